@@ -1,0 +1,456 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/* sysprof-dump: print the contents of a capture, one text block per frame. */
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sysprof-capture.h>
+
+static const char *type_names[SYSPROF_CAPTURE_FRAME_LAST] = {
+  [SYSPROF_CAPTURE_FRAME_TIMESTAMP]    = "TIMESTAMP",
+  [SYSPROF_CAPTURE_FRAME_SAMPLE]       = "SAMPLE",
+  [SYSPROF_CAPTURE_FRAME_MAP]          = "MAP",
+  [SYSPROF_CAPTURE_FRAME_PROCESS]      = "PROCESS",
+  [SYSPROF_CAPTURE_FRAME_FORK]         = "FORK",
+  [SYSPROF_CAPTURE_FRAME_EXIT]         = "EXIT",
+  [SYSPROF_CAPTURE_FRAME_JITMAP]       = "JITMAP",
+  [SYSPROF_CAPTURE_FRAME_CTRDEF]       = "CTRDEF",
+  [SYSPROF_CAPTURE_FRAME_CTRSET]       = "CTRSET",
+  [SYSPROF_CAPTURE_FRAME_MARK]         = "MARK",
+  [SYSPROF_CAPTURE_FRAME_METADATA]     = "METADATA",
+  [SYSPROF_CAPTURE_FRAME_LOG]          = "LOG",
+  [SYSPROF_CAPTURE_FRAME_FILE_CHUNK]   = "FILE_CHUNK",
+  [SYSPROF_CAPTURE_FRAME_ALLOCATION]   = "ALLOCATION",
+  [SYSPROF_CAPTURE_FRAME_OVERLAY]      = "OVERLAY",
+  [SYSPROF_CAPTURE_FRAME_TRACE]        = "TRACE",
+  [SYSPROF_CAPTURE_FRAME_DBUS_MESSAGE] = "DBUS_MESSAGE",
+};
+
+typedef struct
+{
+  uint64_t frames[SYSPROF_CAPTURE_FRAME_LAST];
+  uint64_t unknown;
+  uint64_t sample_addrs;
+  uint64_t allocs;
+  uint64_t frees;
+  uint64_t alloc_bytes;
+} Stats;
+
+static void
+usage (FILE *out)
+{
+  fprintf (out,
+"Usage: sysprof-dump [OPTION...] FILE\n"
+"\n"
+"Print the contents of a Sysprof capture file (.syscap), as written by this\n"
+"project or by GNOME Sysprof, in either byte order.\n"
+"\n"
+"Without options, prints the capture's time range and then one text block per\n"
+"frame, in file order.\n"
+"\n"
+"Options:\n"
+"  -l, --list-files   List the files embedded in the capture, one path per line,\n"
+"                     sorted.  Sysprof 45+ stores compressed copies under\n"
+"                     PATH.gz; they are listed as stored.\n"
+"  -s, --stats        Print one line 'NAME COUNT' per frame type present (TIMESTAMP,\n"
+"                     SAMPLE, MAP, PROCESS, FORK, EXIT, JITMAP, CTRDEF, CTRSET, MARK,\n"
+"                     METADATA, LOG, FILE_CHUNK, ALLOCATION, OVERLAY, TRACE,\n"
+"                     DBUS_MESSAGE, and UNKNOWN for types this tool does not know),\n"
+"                     then SAMPLE_ADDRS (addresses in all SAMPLE frames), ALLOCS\n"
+"                     (ALLOCATION frames with size > 0), FREES, ALLOC_BYTES, then\n"
+"                     'FILE PATH' for each embedded file.\n"
+"  -h, --help         Show this help and exit.\n"
+"      --version      Print the version and exit.\n"
+"\n"
+"Exit status: 0 when the whole capture was read; 1 when the file cannot be\n"
+"opened or is corrupt or truncated (everything before the damage is printed,\n"
+"then an error naming the byte offset); 2 on a usage error.\n");
+}
+
+static void
+print_string_field (const char *label,
+                    const char *value)
+{
+  printf ("  %s: %s\n", label, value);
+}
+
+static void
+print_addrs (const SysprofCaptureAddress *addrs_unaligned,
+             unsigned int                 n)
+{
+  for (unsigned int i = 0; i < n; i++)
+    {
+      SysprofCaptureAddress addr;
+      SysprofAddressContext context;
+
+      memcpy (&addr, (const uint8_t *) addrs_unaligned + i * sizeof addr, sizeof addr);
+      if (sysprof_address_is_context_switch (addr, &context))
+        printf ("    " SYSPROF_CAPTURE_ADDRESS_FORMAT " (%s)\n", addr,
+                sysprof_address_context_to_string (context));
+      else
+        printf ("    " SYSPROF_CAPTURE_ADDRESS_FORMAT "\n", addr);
+    }
+}
+
+static void
+print_frame (const SysprofCaptureFrame *frame)
+{
+  const char *name = frame->type < SYSPROF_CAPTURE_FRAME_LAST && type_names[frame->type]
+    ? type_names[frame->type] : NULL;
+
+  if (name)
+    printf ("%s: pid=%d cpu=%d time=%" PRId64 " len=%u\n", name, frame->pid, frame->cpu,
+            frame->time, frame->len);
+  else
+    printf ("UNKNOWN(type=%u): pid=%d cpu=%d time=%" PRId64 " len=%u\n", frame->type, frame->pid,
+            frame->cpu, frame->time, frame->len);
+
+  switch (frame->type)
+    {
+    case SYSPROF_CAPTURE_FRAME_FORK:
+      printf ("  child_pid: %d\n", ((const SysprofCaptureFork *) frame)->child_pid);
+      break;
+
+    case SYSPROF_CAPTURE_FRAME_PROCESS:
+      print_string_field ("cmdline", ((const SysprofCaptureProcess *) frame)->cmdline);
+      break;
+
+    case SYSPROF_CAPTURE_FRAME_MAP:
+      {
+        const SysprofCaptureMap *map = (const SysprofCaptureMap *) frame;
+        const char *build_id = sysprof_capture_map_get_build_id (map);
+
+        printf ("  range: 0x%" PRIx64 "-0x%" PRIx64 " offset: 0x%" PRIx64 " inode: %" PRIu64 "\n",
+                map->start, map->end, map->offset, map->inode);
+        print_string_field ("file", map->filename);
+        if (build_id)
+          print_string_field ("build-id", build_id);
+      }
+      break;
+
+    case SYSPROF_CAPTURE_FRAME_JITMAP:
+      {
+        const SysprofCaptureJitmap *jm = (const SysprofCaptureJitmap *) frame;
+        const uint8_t *pos = jm->data;
+
+        for (uint32_t i = 0; i < jm->n_jitmaps; i++)
+          {
+            SysprofCaptureAddress addr;
+
+            memcpy (&addr, pos, sizeof addr);
+            printf ("  " SYSPROF_CAPTURE_ADDRESS_FORMAT ": %s\n", addr, (const char *) pos + 8);
+            pos += 8 + strlen ((const char *) pos + 8) + 1;
+          }
+      }
+      break;
+
+    case SYSPROF_CAPTURE_FRAME_SAMPLE:
+      {
+        const SysprofCaptureSample *s = (const SysprofCaptureSample *) frame;
+
+        printf ("  tid: %d addresses: %u\n", s->tid, s->n_addrs);
+        print_addrs ((const SysprofCaptureAddress *) ((const uint8_t *) s + sizeof *s), s->n_addrs);
+      }
+      break;
+
+    case SYSPROF_CAPTURE_FRAME_TRACE:
+      {
+        const SysprofCaptureTrace *t = (const SysprofCaptureTrace *) frame;
+
+        printf ("  tid: %d %s addresses: %u\n", t->tid, t->entering ? "enter" : "exit", t->n_addrs);
+        print_addrs ((const SysprofCaptureAddress *) ((const uint8_t *) t + sizeof *t), t->n_addrs);
+      }
+      break;
+
+    case SYSPROF_CAPTURE_FRAME_CTRDEF:
+      {
+        const SysprofCaptureCounterDefine *def = (const SysprofCaptureCounterDefine *) frame;
+
+        for (unsigned int i = 0; i < def->n_counters; i++)
+          {
+            const SysprofCaptureCounter *c = &def->counters[i];
+            SysprofCaptureCounterValue v;
+
+            memcpy (&v, (const uint8_t *) c + offsetof (SysprofCaptureCounter, value), sizeof v);
+            if (c->type == SYSPROF_CAPTURE_COUNTER_DOUBLE)
+              printf ("  counter %u: [%s] %s (%s) double initial=%g\n", c->id, c->category, c->name,
+                      c->description, v.vdbl);
+            else
+              printf ("  counter %u: [%s] %s (%s) int64 initial=%" PRId64 "\n", c->id, c->category,
+                      c->name, c->description, v.v64);
+          }
+      }
+      break;
+
+    case SYSPROF_CAPTURE_FRAME_CTRSET:
+      {
+        const SysprofCaptureCounterSet *set = (const SysprofCaptureCounterSet *) frame;
+
+        /* The value's type lives in the CTRDEF; show both readings. */
+        for (unsigned int i = 0; i < set->n_values; i++)
+          for (unsigned int j = 0; j < 8; j++)
+            {
+              SysprofCaptureCounterValue v;
+
+              if (set->values[i].ids[j] == 0)
+                continue;
+              memcpy (&v, (const uint8_t *) &set->values[i] + 32 + j * 8, sizeof v);
+              printf ("  counter %u = %" PRId64 " (as double %g)\n", set->values[i].ids[j], v.v64, v.vdbl);
+            }
+      }
+      break;
+
+    case SYSPROF_CAPTURE_FRAME_MARK:
+      {
+        const SysprofCaptureMark *m = (const SysprofCaptureMark *) frame;
+
+        printf ("  duration: %" PRId64 " ns\n", m->duration);
+        print_string_field ("group", m->group);
+        print_string_field ("name", m->name);
+        print_string_field ("message", m->message);
+      }
+      break;
+
+    case SYSPROF_CAPTURE_FRAME_METADATA:
+      {
+        const SysprofCaptureMetadata *m = (const SysprofCaptureMetadata *) frame;
+
+        print_string_field ("id", m->id);
+        printf ("  metadata: \"\"\"\n%s\n\"\"\"\n", m->metadata);
+      }
+      break;
+
+    case SYSPROF_CAPTURE_FRAME_LOG:
+      {
+        const SysprofCaptureLog *l = (const SysprofCaptureLog *) frame;
+
+        printf ("  severity: %u\n", l->severity);
+        print_string_field ("domain", l->domain);
+        print_string_field ("message", l->message);
+      }
+      break;
+
+    case SYSPROF_CAPTURE_FRAME_FILE_CHUNK:
+      {
+        const SysprofCaptureFileChunk *c = (const SysprofCaptureFileChunk *) frame;
+
+        print_string_field ("path", c->path);
+        printf ("  bytes: %u%s\n", c->len, c->is_last ? " (last chunk)" : "");
+      }
+      break;
+
+    case SYSPROF_CAPTURE_FRAME_ALLOCATION:
+      {
+        const SysprofCaptureAllocation *a = (const SysprofCaptureAllocation *) frame;
+
+        if (a->alloc_size > 0)
+          printf ("  alloc tid: %d addr: " SYSPROF_CAPTURE_ADDRESS_FORMAT " size: %" PRId64 " addresses: %u\n",
+                  a->tid, a->alloc_addr, a->alloc_size, a->n_addrs);
+        else
+          printf ("  free tid: %d addr: " SYSPROF_CAPTURE_ADDRESS_FORMAT " addresses: %u\n",
+                  a->tid, a->alloc_addr, a->n_addrs);
+        print_addrs ((const SysprofCaptureAddress *) ((const uint8_t *) a + sizeof *a), a->n_addrs);
+      }
+      break;
+
+    case SYSPROF_CAPTURE_FRAME_OVERLAY:
+      {
+        const SysprofCaptureOverlay *o = (const SysprofCaptureOverlay *) frame;
+
+        printf ("  layer: %u\n", o->layer);
+        print_string_field ("src", sysprof_capture_overlay_get_src (o));
+        print_string_field ("dst", sysprof_capture_overlay_get_dst (o));
+      }
+      break;
+
+    case SYSPROF_CAPTURE_FRAME_DBUS_MESSAGE:
+      {
+        const SysprofCaptureDBusMessage *m = (const SysprofCaptureDBusMessage *) frame;
+
+        printf ("  bus: %u flags: 0x%x message bytes: %u%s\n", m->bus_type, m->flags, m->message_len,
+                (m->flags & SYSPROF_CAPTURE_DBUS_FLAGS_MESSAGE_TOO_LARGE) ? " (too large, omitted)" : "");
+      }
+      break;
+
+    case SYSPROF_CAPTURE_FRAME_TIMESTAMP:
+    case SYSPROF_CAPTURE_FRAME_EXIT:
+    default:
+      break;
+    }
+}
+
+static void
+account (Stats                     *stats,
+         const SysprofCaptureFrame *frame)
+{
+  if (frame->type >= SYSPROF_CAPTURE_FRAME_LAST || frame->type == 0)
+    {
+      stats->unknown++;
+      return;
+    }
+
+  stats->frames[frame->type]++;
+  if (frame->type == SYSPROF_CAPTURE_FRAME_SAMPLE)
+    stats->sample_addrs += ((const SysprofCaptureSample *) frame)->n_addrs;
+  else if (frame->type == SYSPROF_CAPTURE_FRAME_ALLOCATION)
+    {
+      const SysprofCaptureAllocation *a = (const SysprofCaptureAllocation *) frame;
+
+      if (a->alloc_size > 0)
+        {
+          stats->allocs++;
+          stats->alloc_bytes += (uint64_t) a->alloc_size;
+        }
+      else
+        stats->frees++;
+    }
+}
+
+static bool
+print_files (SysprofCaptureReader *reader,
+             const char           *prefix)
+{
+  const char **files = sysprof_capture_reader_list_files (reader);
+
+  if (files == NULL)
+    return false;
+  for (size_t i = 0; files[i]; i++)
+    printf ("%s%s\n", prefix, files[i]);
+  free (files);
+  return true;
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  enum { OPT_VERSION = 256 };
+  static const struct option long_options[] = {
+    { "list-files", no_argument, NULL, 'l' },
+    { "stats",      no_argument, NULL, 's' },
+    { "help",       no_argument, NULL, 'h' },
+    { "version",    no_argument, NULL, OPT_VERSION },
+    { NULL, 0, NULL, 0 },
+  };
+  SysprofCaptureError error;
+  SysprofCaptureReader *reader;
+  Stats stats = { { 0 } };
+  bool list_files = false;
+  bool show_stats = false;
+  bool damaged = false;
+  int opt;
+
+  while ((opt = getopt_long (argc, argv, "lsh", long_options, NULL)) != -1)
+    {
+      switch (opt)
+        {
+        case 'l': list_files = true; break;
+        case 's': show_stats = true; break;
+        case 'h': usage (stdout); return 0;
+        case OPT_VERSION: printf ("sysprof-dump " SYSPROF_VERSION "\n"); return 0;
+        default:
+          fprintf (stderr, "Try 'sysprof-dump --help' for more information.\n");
+          return 2;
+        }
+    }
+
+  if (optind + 1 != argc)
+    {
+      fprintf (stderr, "sysprof-dump: %s\nTry 'sysprof-dump --help' for more information.\n",
+               optind >= argc ? "missing capture FILE" : "only one capture FILE may be given");
+      return 2;
+    }
+
+  if (!(reader = sysprof_capture_reader_new_with_error (argv[optind], &error)))
+    {
+      fprintf (stderr, "sysprof-dump: %s: %s\n", argv[optind], error.message);
+      return 1;
+    }
+
+  if (list_files)
+    {
+      if (!print_files (reader, ""))
+        {
+          fprintf (stderr, "sysprof-dump: %s: cannot list files: %s\n", argv[optind], strerror (errno));
+          damaged = true;
+        }
+      if (sysprof_capture_reader_get_error (reader)->code == 0)
+        {
+          /* list_files stops quietly at damage; run a pass to report it. */
+          while (sysprof_capture_reader_skip (reader))
+            ;
+        }
+      if (sysprof_capture_reader_get_error (reader)->code != 0)
+        {
+          fprintf (stderr, "sysprof-dump: %s: %s\n", argv[optind], sysprof_capture_reader_get_error (reader)->message);
+          damaged = true;
+        }
+      sysprof_capture_reader_unref (reader);
+      return damaged ? 1 : 0;
+    }
+
+  if (!show_stats)
+    {
+      printf ("Capture time: %s\n", sysprof_capture_reader_get_time (reader));
+      printf ("Byte order: %s\n",
+              sysprof_capture_reader_get_byte_order (reader) == SYSPROF_CAPTURE_BYTE_ORDER_BIG_ENDIAN
+                ? "big-endian" : "little-endian");
+      printf ("Start time: %" PRId64 "\n", sysprof_capture_reader_get_start_time (reader));
+      printf ("End time: %" PRId64 "\n", sysprof_capture_reader_get_end_time (reader));
+    }
+
+  for (;;)
+    {
+      SysprofCaptureFrameType type;
+      const SysprofCaptureFrame *frame;
+
+      if (!sysprof_capture_reader_peek_type (reader, &type))
+        break;
+
+      if (!(frame = sysprof_capture_reader_read_frame (reader)))
+        {
+          /* A frame whose payload is corrupt: report it and go on with the next. */
+          fprintf (stderr, "sysprof-dump: %s: %s\n", argv[optind],
+                   sysprof_capture_reader_get_error (reader)->message);
+          damaged = true;
+          sysprof_capture_reader_skip (reader);
+          continue;
+        }
+
+      account (&stats, frame);
+      if (!show_stats)
+        print_frame (frame);
+    }
+
+  if (sysprof_capture_reader_get_error (reader)->code != 0)
+    {
+      fflush (stdout);
+      fprintf (stderr, "sysprof-dump: %s: %s\n", argv[optind], sysprof_capture_reader_get_error (reader)->message);
+      damaged = true;
+    }
+
+  if (show_stats)
+    {
+      for (unsigned int i = 1; i < SYSPROF_CAPTURE_FRAME_LAST; i++)
+        if (stats.frames[i])
+          printf ("%s %" PRIu64 "\n", type_names[i], stats.frames[i]);
+      if (stats.unknown)
+        printf ("UNKNOWN %" PRIu64 "\n", stats.unknown);
+      printf ("SAMPLE_ADDRS %" PRIu64 "\n", stats.sample_addrs);
+      printf ("ALLOCS %" PRIu64 "\n", stats.allocs);
+      printf ("FREES %" PRIu64 "\n", stats.frees);
+      printf ("ALLOC_BYTES %" PRIu64 "\n", stats.alloc_bytes);
+      if (!print_files (reader, "FILE "))
+        {
+          fprintf (stderr, "sysprof-dump: %s: cannot list files: %s\n", argv[optind], strerror (errno));
+          damaged = true;
+        }
+    }
+
+  sysprof_capture_reader_unref (reader);
+  return damaged ? 1 : 0;
+}

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: BSD-2-Clause-Patent
+/* libsysprof-capture: the Sysprof capture format (v1) — types, writer, reader,
+ * cursor and conditions.  C11 + POSIX + pthreads only.
+ *
+ * Error contract (every public function follows it):
+ *  - Functions returning bool return false and set errno on failure; functions
+ *    returning a pointer return NULL and set errno; functions returning an id or
+ *    address return 0 and set errno.  Nothing is printed and nothing aborts.
+ *  - Wrong arguments (NULL where an object is required, out-of-range counts) are
+ *    checked in every build: the call fails with errno = EINVAL.
+ *  - Data from a file, pipe or peer is never trusted.  A reader that meets a
+ *    corrupt or truncated capture stops with EBADMSG (corrupt) or EIO
+ *    (truncated) and describes the problem, naming its byte offset, in
+ *    sysprof_capture_reader_get_error(); it never reads past a frame or the file.
+ *  - Destructors (_unref) accept NULL.  Objects are reference counted with
+ *    atomic counts but are otherwise not thread-safe: use one per thread.
+ */
+#pragma once
+
+#define SYSPROF_CAPTURE_INSIDE 1
+
+#include "sysprof-macros.h"
+#include "sysprof-capture-types.h"
+#include "sysprof-address.h"
+#include "sysprof-clock.h"
+#include "sysprof-capture-condition.h"
+#include "sysprof-capture-cursor.h"
+#include "sysprof-capture-reader.h"
+#include "sysprof-capture-writer.h"
+
+#undef SYSPROF_CAPTURE_INSIDE

@@ -1,0 +1,37 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Sourced by tools/demo.sh and tools/test.sh: installs the Debian packages the
+# build and the tests need, only those missing, quietly unless apt fails.
+
+SYSPROF_BUILD_PACKAGES=(
+  meson ninja-build pkg-config gcc clang libclang-rt-14-dev
+  libglib2.0-dev libpolkit-gobject-1-dev libsystemd-dev libelf-dev libdw-dev
+)
+# Debian's Sysprof 3.46: its static capture library is the oracle of the
+# compatibility tests and its client/daemon are the peers of later tests.
+SYSPROF_TEST_PACKAGES=(libsysprof-4-dev sysprof dbus polkitd)
+
+sysprof_install_packages () {
+  local missing=() pkg log
+  for pkg in "$@"; do
+    if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q '^install ok installed$'; then
+      missing+=("$pkg")
+    fi
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "Missing Debian packages: ${missing[*]} (run as root to install them)" >&2
+    return 1
+  fi
+
+  echo "Installing ${missing[*]} ..."
+  log=$(mktemp)
+  if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+           -o DPkg::Lock::Timeout=600 --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
+    cat "$log" >&2
+    rm -f "$log"
+    echo "apt-get failed to install: ${missing[*]}" >&2
+    return 1
+  fi
+  rm -f "$log"
+}

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Every test suite, on a fresh Debian 12 machine, as root from the checkout:
+# installs what is missing, builds three configurations and runs them.
+#   build/       the normal build: all suites (unit, compat, fuzz replay, slow)
+#   build-asan/  ASan+UBSan: libsysprof-capture and the clients
+#   build-fuzz/  clang + libFuzzer: a short fuzzing run of every target
+# The normal build's suites run last so meson's summary ends the output.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source tools/deps.sh
+
+sysprof_install_packages "${SYSPROF_BUILD_PACKAGES[@]}" "${SYSPROF_TEST_PACKAGES[@]}"
+
+setup () {
+  local dir=$1; shift
+  if [ -f "$dir/build.ninja" ]; then
+    meson setup --reconfigure "$dir" "$@" >/dev/null
+  else
+    meson setup "$dir" "$@" >/dev/null
+  fi
+}
+
+echo "== ASan+UBSan build (libsysprof-capture, clients)"
+setup build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dcompat=enabled -Dbenchmarks=false
+ninja -C build-asan
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  meson test -C build-asan --print-errorlogs --suite capture --suite clients
+
+echo "== libFuzzer build (clang), short runs"
+CC=clang setup build-fuzz -Dfuzzing=true -Dcompat=disabled -Dbenchmarks=false
+ninja -C build-fuzz
+meson test -C build-fuzz --print-errorlogs --suite fuzz-run
+
+echo "== Normal build, every suite"
+setup build -Dcompat=enabled
+ninja -C build
+meson test -C build --print-errorlogs
