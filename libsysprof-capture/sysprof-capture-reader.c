@@ -805,7 +805,11 @@ reader_prepare (SysprofCaptureReader *self)
         }
 
       f = self->buf + self->buf_pos;
-      len = frame_len_of (self, f);
+      /* A frame already prepared is in host order; peeking twice must not swap twice. */
+      if (offset == self->prepared_offset)
+        memcpy (&len, f, sizeof len);
+      else
+        len = frame_len_of (self, f);
       if (len < sizeof (SysprofCaptureFrame) || len % SYSPROF_CAPTURE_ALIGN != 0)
         {
           set_error (&self->error, EBADMSG, offset,

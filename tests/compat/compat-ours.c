@@ -315,8 +315,42 @@ walk (const char *filename,
   return ret;
 }
 
+/* The spec capture plus what Sysprof 3.46 does not know: TRACE, DBUS_MESSAGE,
+ * a MAP with a build-id and a Sysprof 45+ frame-index frame. */
+static bool
+write_extras (SysprofCaptureWriter *w)
+{
+  static const SysprofCaptureAddress addrs[] = { 0x400100, 0x400200, 0x400300 };
+  static const uint8_t message[] = { 'l', 1, 0, 1, 4, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0 };
+  struct {
+    SysprofCaptureFrame frame;
+    uint64_t previous;
+  } index_frame;
+  bool ok = true;
+
+  ok &= sysprof_capture_writer_add_trace (w, 1017, 1, 100, 101, addrs, 3, true);
+  ok &= sysprof_capture_writer_add_trace (w, 1018, 1, 100, 101, addrs, 2, false);
+  ok &= sysprof_capture_writer_add_dbus_message (w, 1019, -1, 100, SYSPROF_CAPTURE_DBUS_TYPE_SESSION, 0,
+                                                 message, sizeof message);
+  ok &= sysprof_capture_writer_add_map_with_build_id (w, 1020, 0, 100, 0x500000, 0x501000, 0, 777,
+                                                      "/usr/lib/libbuildid.so", "0123456789abcdef");
+
+  /* Readers must skip this transparently. */
+  memset (&index_frame, 0, sizeof index_frame);
+  index_frame.frame.len = sizeof index_frame;
+  index_frame.frame.cpu = -1;
+  index_frame.frame.pid = -1;
+  index_frame.frame.time = 1021;
+  index_frame.frame.type = SYSPROF_CAPTURE_FRAME_TIMESTAMP;
+  index_frame.frame.padding2 = SYSPROF_CAPTURE_FRAME_INDEX_MAGIC;
+  ok &= sysprof_capture_writer_add_raw (w, &index_frame.frame);
+  ok &= sysprof_capture_writer_add_exit (w, 1022, 0, 100);
+  return ok;
+}
+
 static int
-write_spec (const char *filename)
+write_spec (const char *filename,
+            bool        extras)
 {
   SysprofCaptureWriter *w = sysprof_capture_writer_new (filename, 0);
   SysprofCaptureAddress a1, a2, a3;
@@ -392,6 +426,8 @@ write_spec (const char *filename)
   ok &= sysprof_capture_writer_add_allocation_copy (w, 1014, 1, 100, 102, 0x7f0000001000, 0, NULL, 0);
   ok &= sysprof_capture_writer_add_overlay (w, 1015, -1, 100, 1, "/var/lib/containers/layer1", "/");
   ok &= sysprof_capture_writer_add_exit (w, 1016, 0, 101);
+  if (extras)
+    ok &= write_extras (w);
   ok &= sysprof_capture_writer_flush (w);
   sysprof_capture_writer_unref (w);
 
@@ -409,11 +445,13 @@ main (int    argc,
 {
   if (argc != 3)
     {
-      fprintf (stderr, "usage: compat-ours write|dump|stats FILE\n");
+      fprintf (stderr, "usage: compat-ours write|write-all|dump|stats FILE\n");
       return 2;
     }
   if (strcmp (argv[1], "write") == 0)
-    return write_spec (argv[2]);
+    return write_spec (argv[2], false);
+  if (strcmp (argv[1], "write-all") == 0)
+    return write_spec (argv[2], true);
   if (strcmp (argv[1], "dump") == 0)
     return walk (argv[2], false);
   if (strcmp (argv[1], "stats") == 0)
