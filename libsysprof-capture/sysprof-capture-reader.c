@@ -11,7 +11,7 @@
 #include "sysprof-capture-util-private.h"
 
 /* Big enough that refills are rare, and always more than two maximal frames. */
-#define READ_BUFFER_SIZE (1024 * 1024)
+#define READ_BUFFER_SIZE (256 * 1024)
 
 struct _SysprofCaptureReader
 {
