@@ -50,7 +50,8 @@ usage (FILE *out)
 "project or by GNOME Sysprof, in either byte order.\n"
 "\n"
 "Without options, prints the capture's time range and then one text block per\n"
-"frame, in file order.\n"
+"frame, in file order; each block starts with the frame type and its byte\n"
+"offset in the file (\"SAMPLE @4096: ...\").\n"
 "\n"
 "Options:\n"
 "  -l, --list-files   List the files embedded in the capture, one path per line,\n"
@@ -97,17 +98,18 @@ print_addrs (const SysprofCaptureAddress *addrs_unaligned,
 }
 
 static void
-print_frame (const SysprofCaptureFrame *frame)
+print_frame (const SysprofCaptureFrame *frame,
+             uint64_t                   offset)
 {
   const char *name = frame->type < SYSPROF_CAPTURE_FRAME_LAST && type_names[frame->type]
     ? type_names[frame->type] : NULL;
 
   if (name)
-    printf ("%s: pid=%d cpu=%d time=%" PRId64 " len=%u\n", name, frame->pid, frame->cpu,
-            frame->time, frame->len);
-  else
-    printf ("UNKNOWN(type=%u): pid=%d cpu=%d time=%" PRId64 " len=%u\n", frame->type, frame->pid,
+    printf ("%s @%" PRIu64 ": pid=%d cpu=%d time=%" PRId64 " len=%u\n", name, offset, frame->pid,
             frame->cpu, frame->time, frame->len);
+  else
+    printf ("UNKNOWN(type=%u) @%" PRIu64 ": pid=%d cpu=%d time=%" PRId64 " len=%u\n", frame->type, offset,
+            frame->pid, frame->cpu, frame->time, frame->len);
 
   switch (frame->type)
     {
@@ -407,9 +409,11 @@ main (int    argc,
     {
       SysprofCaptureFrameType type;
       const SysprofCaptureFrame *frame;
+      uint64_t offset;
 
       if (!sysprof_capture_reader_peek_type (reader, &type))
         break;
+      offset = sysprof_capture_reader_get_offset (reader);
 
       if (!(frame = sysprof_capture_reader_read_frame (reader)))
         {
@@ -423,7 +427,7 @@ main (int    argc,
 
       account (&stats, frame);
       if (!show_stats)
-        print_frame (frame);
+        print_frame (frame, offset);
     }
 
   if (sysprof_capture_reader_get_error (reader)->code != 0)

@@ -128,7 +128,9 @@ typedef struct
   uint32_t type : 8;
   uint32_t padding1 : 24;
   uint32_t padding2;
-  uint8_t  data[];
+  /* Zero-length rather than flexible: every frame type embeds this struct
+   * first, which C++ only accepts for a zero-length array. */
+  uint8_t  data[0];
 } SYSPROF_PACKED SysprofCaptureFrame;
 
 typedef struct
