@@ -1273,7 +1273,8 @@ sysprof_capture_reader_list_files (SysprofCaptureReader *self)
   sysprof_capture_reader_unref (scan);
   scan = NULL;
 
-  qsort (paths, n_paths, sizeof *paths, compare_strings);
+  if (n_paths > 1)
+    qsort (paths, n_paths, sizeof *paths, compare_strings);
 
   ret = malloc ((n_paths + 1) * sizeof *ret + total);
   if (ret == NULL)
