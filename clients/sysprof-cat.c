@@ -15,27 +15,26 @@
 static void
 usage (FILE *out)
 {
-  fprintf (out,
-"Usage: sysprof-cat [OPTION...] CAPTURE... > OUTPUT\n"
-"\n"
-"Merge Sysprof captures into one capture written to standard output.\n"
-"\n"
-"Every frame of every input is re-encoded in order, input after input.  JIT\n"
-"symbol addresses and counter ids are renumbered so that the inputs cannot\n"
-"collide; the header's time range covers all inputs.  Inputs may be in either\n"
-"byte order; the output is in this host's.\n"
-"\n"
-"Standard output must be a file or a pipe, not a terminal.  The merged capture\n"
-"is assembled in a temporary file under $TMPDIR (default /tmp) and copied to\n"
-"standard output at the end, so the header can be finalized even for a pipe.\n"
-"\n"
-"Options:\n"
-"  -h, --help     Show this help and exit.\n"
-"      --version  Print the version and exit.\n"
-"\n"
-"Exit status: 0 on success; 1 when an input could not be opened or read to\n"
-"its end (every frame read before the damage is still merged, and the other\n"
-"inputs too) or the output could not be written; 2 on a usage error.\n");
+  fprintf (out, "Usage: sysprof-cat [OPTION...] CAPTURE... > OUTPUT\n"
+                "\n"
+                "Merge Sysprof captures into one capture written to standard output.\n"
+                "\n"
+                "Every frame of every input is re-encoded in order, input after input.  JIT\n"
+                "symbol addresses and counter ids are renumbered so that the inputs cannot\n"
+                "collide; the header's time range covers all inputs.  Inputs may be in either\n"
+                "byte order; the output is in this host's.\n"
+                "\n"
+                "Standard output must be a file or a pipe, not a terminal.  The merged capture\n"
+                "is assembled in a temporary file under $TMPDIR (default /tmp) and copied to\n"
+                "standard output at the end, so the header can be finalized even for a pipe.\n"
+                "\n"
+                "Options:\n"
+                "  -h, --help     Show this help and exit.\n"
+                "      --version  Print the version and exit.\n"
+                "\n"
+                "Exit status: 0 on success; 1 when an input could not be opened or read to\n"
+                "its end (every frame read before the damage is still merged, and the other\n"
+                "inputs too) or the output could not be written; 2 on a usage error.\n");
 }
 
 static int
@@ -65,13 +64,13 @@ open_temporary (void)
 static bool
 copy_to_stdout (int fd)
 {
-  char buf[65536];
+  char  buf[65536];
   off_t offset = 0;
 
   for (;;)
     {
       ssize_t n = pread (fd, buf, sizeof buf, offset);
-      char *pos = buf;
+      char   *pos = buf;
 
       if (n < 0)
         {
@@ -99,20 +98,22 @@ copy_to_stdout (int fd)
 }
 
 int
-main (int    argc,
-      char **argv)
+main (int argc, char **argv)
 {
-  enum { OPT_VERSION = 256 };
+  enum
+  {
+    OPT_VERSION = 256
+  };
   static const struct option long_options[] = {
-    { "help",    no_argument, NULL, 'h' },
+    { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, OPT_VERSION },
     { NULL, 0, NULL, 0 },
   };
   SysprofCaptureWriter *writer;
-  int status = 0;
-  int tmp_fd;
-  int writer_fd;
-  int opt;
+  int                   status = 0;
+  int                   tmp_fd;
+  int                   writer_fd;
+  int                   opt;
 
   while ((opt = getopt_long (argc, argv, "h", long_options, NULL)) != -1)
     {
@@ -120,9 +121,7 @@ main (int    argc,
         {
         case 'h': usage (stdout); return 0;
         case OPT_VERSION: printf ("sysprof-cat " SYSPROF_VERSION "\n"); return 0;
-        default:
-          fprintf (stderr, "Try 'sysprof-cat --help' for more information.\n");
-          return 2;
+        default: fprintf (stderr, "Try 'sysprof-cat --help' for more information.\n"); return 2;
         }
     }
 
@@ -134,7 +133,8 @@ main (int    argc,
 
   if (isatty (STDOUT_FILENO))
     {
-      fprintf (stderr, "sysprof-cat: refusing to write a binary capture to a terminal; redirect standard output to a file\n");
+      fprintf (stderr,
+               "sysprof-cat: refusing to write a binary capture to a terminal; redirect standard output to a file\n");
       return 2;
     }
 
@@ -154,7 +154,7 @@ main (int    argc,
 
   for (int i = optind; i < argc; i++)
     {
-      SysprofCaptureError error;
+      SysprofCaptureError   error;
       SysprofCaptureReader *reader = sysprof_capture_reader_new_with_error (argv[i], &error);
 
       if (reader == NULL)
@@ -167,7 +167,7 @@ main (int    argc,
       if (!sysprof_capture_writer_cat (writer, reader))
         {
           const SysprofCaptureError *rerr;
-          SysprofCaptureReader *scan = sysprof_capture_reader_copy (reader);
+          SysprofCaptureReader      *scan = sysprof_capture_reader_copy (reader);
 
           /* Find out whether the input was damaged or the output failed. */
           if (scan != NULL && sysprof_capture_reader_reset (scan))

@@ -11,22 +11,22 @@
 #include <sysprof-capture.h>
 
 static const char *type_names[SYSPROF_CAPTURE_FRAME_LAST] = {
-  [SYSPROF_CAPTURE_FRAME_TIMESTAMP]    = "TIMESTAMP",
-  [SYSPROF_CAPTURE_FRAME_SAMPLE]       = "SAMPLE",
-  [SYSPROF_CAPTURE_FRAME_MAP]          = "MAP",
-  [SYSPROF_CAPTURE_FRAME_PROCESS]      = "PROCESS",
-  [SYSPROF_CAPTURE_FRAME_FORK]         = "FORK",
-  [SYSPROF_CAPTURE_FRAME_EXIT]         = "EXIT",
-  [SYSPROF_CAPTURE_FRAME_JITMAP]       = "JITMAP",
-  [SYSPROF_CAPTURE_FRAME_CTRDEF]       = "CTRDEF",
-  [SYSPROF_CAPTURE_FRAME_CTRSET]       = "CTRSET",
-  [SYSPROF_CAPTURE_FRAME_MARK]         = "MARK",
-  [SYSPROF_CAPTURE_FRAME_METADATA]     = "METADATA",
-  [SYSPROF_CAPTURE_FRAME_LOG]          = "LOG",
-  [SYSPROF_CAPTURE_FRAME_FILE_CHUNK]   = "FILE_CHUNK",
-  [SYSPROF_CAPTURE_FRAME_ALLOCATION]   = "ALLOCATION",
-  [SYSPROF_CAPTURE_FRAME_OVERLAY]      = "OVERLAY",
-  [SYSPROF_CAPTURE_FRAME_TRACE]        = "TRACE",
+  [SYSPROF_CAPTURE_FRAME_TIMESTAMP] = "TIMESTAMP",
+  [SYSPROF_CAPTURE_FRAME_SAMPLE] = "SAMPLE",
+  [SYSPROF_CAPTURE_FRAME_MAP] = "MAP",
+  [SYSPROF_CAPTURE_FRAME_PROCESS] = "PROCESS",
+  [SYSPROF_CAPTURE_FRAME_FORK] = "FORK",
+  [SYSPROF_CAPTURE_FRAME_EXIT] = "EXIT",
+  [SYSPROF_CAPTURE_FRAME_JITMAP] = "JITMAP",
+  [SYSPROF_CAPTURE_FRAME_CTRDEF] = "CTRDEF",
+  [SYSPROF_CAPTURE_FRAME_CTRSET] = "CTRSET",
+  [SYSPROF_CAPTURE_FRAME_MARK] = "MARK",
+  [SYSPROF_CAPTURE_FRAME_METADATA] = "METADATA",
+  [SYSPROF_CAPTURE_FRAME_LOG] = "LOG",
+  [SYSPROF_CAPTURE_FRAME_FILE_CHUNK] = "FILE_CHUNK",
+  [SYSPROF_CAPTURE_FRAME_ALLOCATION] = "ALLOCATION",
+  [SYSPROF_CAPTURE_FRAME_OVERLAY] = "OVERLAY",
+  [SYSPROF_CAPTURE_FRAME_TRACE] = "TRACE",
   [SYSPROF_CAPTURE_FRAME_DBUS_MESSAGE] = "DBUS_MESSAGE",
 };
 
@@ -43,45 +43,42 @@ typedef struct
 static void
 usage (FILE *out)
 {
-  fprintf (out,
-"Usage: sysprof-dump [OPTION...] FILE\n"
-"\n"
-"Print the contents of a Sysprof capture file (.syscap), as written by this\n"
-"project or by GNOME Sysprof, in either byte order.\n"
-"\n"
-"Without options, prints the capture's time range and then one text block per\n"
-"frame, in file order; each block starts with the frame type and its byte\n"
-"offset in the file (\"SAMPLE @4096: ...\").\n"
-"\n"
-"Options:\n"
-"  -l, --list-files   List the files embedded in the capture, one path per line,\n"
-"                     sorted.  Sysprof 45+ stores compressed copies under\n"
-"                     PATH.gz; they are listed as stored.\n"
-"  -s, --stats        Print one line 'NAME COUNT' per frame type present (TIMESTAMP,\n"
-"                     SAMPLE, MAP, PROCESS, FORK, EXIT, JITMAP, CTRDEF, CTRSET, MARK,\n"
-"                     METADATA, LOG, FILE_CHUNK, ALLOCATION, OVERLAY, TRACE,\n"
-"                     DBUS_MESSAGE, and UNKNOWN for types this tool does not know),\n"
-"                     then SAMPLE_ADDRS (addresses in all SAMPLE frames), ALLOCS\n"
-"                     (ALLOCATION frames with size > 0), FREES, ALLOC_BYTES, then\n"
-"                     'FILE PATH' for each embedded file.\n"
-"  -h, --help         Show this help and exit.\n"
-"      --version      Print the version and exit.\n"
-"\n"
-"Exit status: 0 when the whole capture was read; 1 when the file cannot be\n"
-"opened or is corrupt or truncated (everything before the damage is printed,\n"
-"then an error naming the byte offset); 2 on a usage error.\n");
+  fprintf (out, "Usage: sysprof-dump [OPTION...] FILE\n"
+                "\n"
+                "Print the contents of a Sysprof capture file (.syscap), as written by this\n"
+                "project or by GNOME Sysprof, in either byte order.\n"
+                "\n"
+                "Without options, prints the capture's time range and then one text block per\n"
+                "frame, in file order; each block starts with the frame type and its byte\n"
+                "offset in the file (\"SAMPLE @4096: ...\").\n"
+                "\n"
+                "Options:\n"
+                "  -l, --list-files   List the files embedded in the capture, one path per line,\n"
+                "                     sorted.  Sysprof 45+ stores compressed copies under\n"
+                "                     PATH.gz; they are listed as stored.\n"
+                "  -s, --stats        Print one line 'NAME COUNT' per frame type present (TIMESTAMP,\n"
+                "                     SAMPLE, MAP, PROCESS, FORK, EXIT, JITMAP, CTRDEF, CTRSET, MARK,\n"
+                "                     METADATA, LOG, FILE_CHUNK, ALLOCATION, OVERLAY, TRACE,\n"
+                "                     DBUS_MESSAGE, and UNKNOWN for types this tool does not know),\n"
+                "                     then SAMPLE_ADDRS (addresses in all SAMPLE frames), ALLOCS\n"
+                "                     (ALLOCATION frames with size > 0), FREES, ALLOC_BYTES, then\n"
+                "                     'FILE PATH' for each embedded file.\n"
+                "  -h, --help         Show this help and exit.\n"
+                "      --version      Print the version and exit.\n"
+                "\n"
+                "Exit status: 0 when the whole capture was read; 1 when the file cannot be\n"
+                "opened or is corrupt or truncated (everything before the damage is printed,\n"
+                "then an error naming the byte offset); 2 on a usage error.\n");
 }
 
 static void
-print_string_field (const char *label,
-                    const char *value)
+print_string_field (const char *label, const char *value)
 {
   printf ("  %s: %s\n", label, value);
 }
 
 static void
-print_addrs (const SysprofCaptureAddress *addrs_unaligned,
-             unsigned int                 n)
+print_addrs (const SysprofCaptureAddress *addrs_unaligned, unsigned int n)
 {
   for (unsigned int i = 0; i < n; i++)
     {
@@ -90,26 +87,24 @@ print_addrs (const SysprofCaptureAddress *addrs_unaligned,
 
       memcpy (&addr, (const uint8_t *) addrs_unaligned + i * sizeof addr, sizeof addr);
       if (sysprof_address_is_context_switch (addr, &context))
-        printf ("    " SYSPROF_CAPTURE_ADDRESS_FORMAT " (%s)\n", addr,
-                sysprof_address_context_to_string (context));
+        printf ("    " SYSPROF_CAPTURE_ADDRESS_FORMAT " (%s)\n", addr, sysprof_address_context_to_string (context));
       else
         printf ("    " SYSPROF_CAPTURE_ADDRESS_FORMAT "\n", addr);
     }
 }
 
 static void
-print_frame (const SysprofCaptureFrame *frame,
-             uint64_t                   offset)
+print_frame (const SysprofCaptureFrame *frame, uint64_t offset)
 {
-  const char *name = frame->type < SYSPROF_CAPTURE_FRAME_LAST && type_names[frame->type]
-    ? type_names[frame->type] : NULL;
+  const char *name =
+      frame->type < SYSPROF_CAPTURE_FRAME_LAST && type_names[frame->type] ? type_names[frame->type] : NULL;
 
   if (name)
-    printf ("%s @%" PRIu64 ": pid=%d cpu=%d time=%" PRId64 " len=%u\n", name, offset, frame->pid,
-            frame->cpu, frame->time, frame->len);
+    printf ("%s @%" PRIu64 ": pid=%d cpu=%d time=%" PRId64 " len=%u\n", name, offset, frame->pid, frame->cpu,
+            frame->time, frame->len);
   else
-    printf ("UNKNOWN(type=%u) @%" PRIu64 ": pid=%d cpu=%d time=%" PRId64 " len=%u\n", frame->type, offset,
-            frame->pid, frame->cpu, frame->time, frame->len);
+    printf ("UNKNOWN(type=%u) @%" PRIu64 ": pid=%d cpu=%d time=%" PRId64 " len=%u\n", frame->type, offset, frame->pid,
+            frame->cpu, frame->time, frame->len);
 
   switch (frame->type)
     {
@@ -124,10 +119,10 @@ print_frame (const SysprofCaptureFrame *frame,
     case SYSPROF_CAPTURE_FRAME_MAP:
       {
         const SysprofCaptureMap *map = (const SysprofCaptureMap *) frame;
-        const char *build_id = sysprof_capture_map_get_build_id (map);
+        const char              *build_id = sysprof_capture_map_get_build_id (map);
 
-        printf ("  range: 0x%" PRIx64 "-0x%" PRIx64 " offset: 0x%" PRIx64 " inode: %" PRIu64 "\n",
-                map->start, map->end, map->offset, map->inode);
+        printf ("  range: 0x%" PRIx64 "-0x%" PRIx64 " offset: 0x%" PRIx64 " inode: %" PRIu64 "\n", map->start, map->end,
+                map->offset, map->inode);
         print_string_field ("file", map->filename);
         if (build_id)
           print_string_field ("build-id", build_id);
@@ -137,7 +132,7 @@ print_frame (const SysprofCaptureFrame *frame,
     case SYSPROF_CAPTURE_FRAME_JITMAP:
       {
         const SysprofCaptureJitmap *jm = (const SysprofCaptureJitmap *) frame;
-        const uint8_t *pos = jm->data;
+        const uint8_t              *pos = jm->data;
 
         for (uint32_t i = 0; i < jm->n_jitmaps; i++)
           {
@@ -175,15 +170,15 @@ print_frame (const SysprofCaptureFrame *frame,
         for (unsigned int i = 0; i < def->n_counters; i++)
           {
             const SysprofCaptureCounter *c = &def->counters[i];
-            SysprofCaptureCounterValue v;
+            SysprofCaptureCounterValue   v;
 
             memcpy (&v, (const uint8_t *) c + offsetof (SysprofCaptureCounter, value), sizeof v);
             if (c->type == SYSPROF_CAPTURE_COUNTER_DOUBLE)
-              printf ("  counter %u: [%s] %s (%s) double initial=%g\n", c->id, c->category, c->name,
-                      c->description, v.vdbl);
+              printf ("  counter %u: [%s] %s (%s) double initial=%g\n", c->id, c->category, c->name, c->description,
+                      v.vdbl);
             else
-              printf ("  counter %u: [%s] %s (%s) int64 initial=%" PRId64 "\n", c->id, c->category,
-                      c->name, c->description, v.v64);
+              printf ("  counter %u: [%s] %s (%s) int64 initial=%" PRId64 "\n", c->id, c->category, c->name,
+                      c->description, v.v64);
           }
       }
       break;
@@ -250,11 +245,11 @@ print_frame (const SysprofCaptureFrame *frame,
         const SysprofCaptureAllocation *a = (const SysprofCaptureAllocation *) frame;
 
         if (a->alloc_size > 0)
-          printf ("  alloc tid: %d addr: " SYSPROF_CAPTURE_ADDRESS_FORMAT " size: %" PRId64 " addresses: %u\n",
-                  a->tid, a->alloc_addr, a->alloc_size, a->n_addrs);
+          printf ("  alloc tid: %d addr: " SYSPROF_CAPTURE_ADDRESS_FORMAT " size: %" PRId64 " addresses: %u\n", a->tid,
+                  a->alloc_addr, a->alloc_size, a->n_addrs);
         else
-          printf ("  free tid: %d addr: " SYSPROF_CAPTURE_ADDRESS_FORMAT " addresses: %u\n",
-                  a->tid, a->alloc_addr, a->n_addrs);
+          printf ("  free tid: %d addr: " SYSPROF_CAPTURE_ADDRESS_FORMAT " addresses: %u\n", a->tid, a->alloc_addr,
+                  a->n_addrs);
         print_addrs ((const SysprofCaptureAddress *) ((const uint8_t *) a + sizeof *a), a->n_addrs);
       }
       break;
@@ -280,14 +275,12 @@ print_frame (const SysprofCaptureFrame *frame,
 
     case SYSPROF_CAPTURE_FRAME_TIMESTAMP:
     case SYSPROF_CAPTURE_FRAME_EXIT:
-    default:
-      break;
+    default: break;
     }
 }
 
 static void
-account (Stats                     *stats,
-         const SysprofCaptureFrame *frame)
+account (Stats *stats, const SysprofCaptureFrame *frame)
 {
   if (frame->type >= SYSPROF_CAPTURE_FRAME_LAST || frame->type == 0)
     {
@@ -313,8 +306,7 @@ account (Stats                     *stats,
 }
 
 static bool
-print_files (SysprofCaptureReader *reader,
-             const char           *prefix)
+print_files (SysprofCaptureReader *reader, const char *prefix)
 {
   const char **files = sysprof_capture_reader_list_files (reader);
 
@@ -327,24 +319,26 @@ print_files (SysprofCaptureReader *reader,
 }
 
 int
-main (int    argc,
-      char **argv)
+main (int argc, char **argv)
 {
-  enum { OPT_VERSION = 256 };
+  enum
+  {
+    OPT_VERSION = 256
+  };
   static const struct option long_options[] = {
     { "list-files", no_argument, NULL, 'l' },
-    { "stats",      no_argument, NULL, 's' },
-    { "help",       no_argument, NULL, 'h' },
-    { "version",    no_argument, NULL, OPT_VERSION },
+    { "stats", no_argument, NULL, 's' },
+    { "help", no_argument, NULL, 'h' },
+    { "version", no_argument, NULL, OPT_VERSION },
     { NULL, 0, NULL, 0 },
   };
-  SysprofCaptureError error;
+  SysprofCaptureError   error;
   SysprofCaptureReader *reader;
-  Stats stats = { { 0 } };
-  bool list_files = false;
-  bool show_stats = false;
-  bool damaged = false;
-  int opt;
+  Stats                 stats = { { 0 } };
+  bool                  list_files = false;
+  bool                  show_stats = false;
+  bool                  damaged = false;
+  int                   opt;
 
   while ((opt = getopt_long (argc, argv, "lsh", long_options, NULL)) != -1)
     {
@@ -354,9 +348,7 @@ main (int    argc,
         case 's': show_stats = true; break;
         case 'h': usage (stdout); return 0;
         case OPT_VERSION: printf ("sysprof-dump " SYSPROF_VERSION "\n"); return 0;
-        default:
-          fprintf (stderr, "Try 'sysprof-dump --help' for more information.\n");
-          return 2;
+        default: fprintf (stderr, "Try 'sysprof-dump --help' for more information.\n"); return 2;
         }
     }
 
@@ -400,16 +392,17 @@ main (int    argc,
       printf ("Capture time: %s\n", sysprof_capture_reader_get_time (reader));
       printf ("Byte order: %s\n",
               sysprof_capture_reader_get_byte_order (reader) == SYSPROF_CAPTURE_BYTE_ORDER_BIG_ENDIAN
-                ? "big-endian" : "little-endian");
+                  ? "big-endian"
+                  : "little-endian");
       printf ("Start time: %" PRId64 "\n", sysprof_capture_reader_get_start_time (reader));
       printf ("End time: %" PRId64 "\n", sysprof_capture_reader_get_end_time (reader));
     }
 
   for (;;)
     {
-      SysprofCaptureFrameType type;
+      SysprofCaptureFrameType    type;
       const SysprofCaptureFrame *frame;
-      uint64_t offset;
+      uint64_t                   offset;
 
       if (!sysprof_capture_reader_peek_type (reader, &type))
         break;
@@ -418,8 +411,7 @@ main (int    argc,
       if (!(frame = sysprof_capture_reader_read_frame (reader)))
         {
           /* A frame whose payload is corrupt: report it and go on with the next. */
-          fprintf (stderr, "sysprof-dump: %s: %s\n", argv[optind],
-                   sysprof_capture_reader_get_error (reader)->message);
+          fprintf (stderr, "sysprof-dump: %s: %s\n", argv[optind], sysprof_capture_reader_get_error (reader)->message);
           damaged = true;
           sysprof_capture_reader_skip (reader);
           continue;

@@ -21,10 +21,21 @@ struct _SysprofCaptureCondition
 {
   atomic_int    ref_count;
   ConditionKind kind;
-  union {
-    struct { SysprofCaptureCondition *left, *right; } pair;
-    struct { int64_t begin, end; } time;
-    struct { unsigned int n; int32_t *items; } ints;   /* types, pids or counter ids */
+  union
+  {
+    struct
+    {
+      SysprofCaptureCondition *left, *right;
+    } pair;
+    struct
+    {
+      int64_t begin, end;
+    } time;
+    struct
+    {
+      unsigned int n;
+      int32_t     *items;
+    } ints; /* types, pids or counter ids */
     char *path;
   } u;
 };
@@ -43,9 +54,7 @@ condition_new (ConditionKind kind)
 }
 
 static SysprofCaptureCondition *
-condition_new_pair (ConditionKind            kind,
-                    SysprofCaptureCondition *left,
-                    SysprofCaptureCondition *right)
+condition_new_pair (ConditionKind kind, SysprofCaptureCondition *left, SysprofCaptureCondition *right)
 {
   SysprofCaptureCondition *self;
 
@@ -62,23 +71,19 @@ condition_new_pair (ConditionKind            kind,
 }
 
 SysprofCaptureCondition *
-sysprof_capture_condition_new_and (SysprofCaptureCondition *left,
-                                   SysprofCaptureCondition *right)
+sysprof_capture_condition_new_and (SysprofCaptureCondition *left, SysprofCaptureCondition *right)
 {
   return condition_new_pair (COND_AND, left, right);
 }
 
 SysprofCaptureCondition *
-sysprof_capture_condition_new_or (SysprofCaptureCondition *left,
-                                  SysprofCaptureCondition *right)
+sysprof_capture_condition_new_or (SysprofCaptureCondition *left, SysprofCaptureCondition *right)
 {
   return condition_new_pair (COND_OR, left, right);
 }
 
 static SysprofCaptureCondition *
-condition_new_ints (ConditionKind  kind,
-                    unsigned int   n,
-                    const void    *items)
+condition_new_ints (ConditionKind kind, unsigned int n, const void *items)
 {
   SysprofCaptureCondition *self;
 
@@ -100,8 +105,7 @@ condition_new_ints (ConditionKind  kind,
 }
 
 SysprofCaptureCondition *
-sysprof_capture_condition_new_where_type_in (unsigned int                   n_types,
-                                             const SysprofCaptureFrameType *types)
+sysprof_capture_condition_new_where_type_in (unsigned int n_types, const SysprofCaptureFrameType *types)
 {
   SysprofCaptureCondition *self;
 
@@ -121,8 +125,7 @@ sysprof_capture_condition_new_where_type_in (unsigned int                   n_ty
 }
 
 SysprofCaptureCondition *
-sysprof_capture_condition_new_where_time_between (int64_t begin_time,
-                                                  int64_t end_time)
+sysprof_capture_condition_new_where_time_between (int64_t begin_time, int64_t end_time)
 {
   SysprofCaptureCondition *self;
 
@@ -141,15 +144,13 @@ sysprof_capture_condition_new_where_time_between (int64_t begin_time,
 }
 
 SysprofCaptureCondition *
-sysprof_capture_condition_new_where_pid_in (unsigned int   n_pids,
-                                            const int32_t *pids)
+sysprof_capture_condition_new_where_pid_in (unsigned int n_pids, const int32_t *pids)
 {
   return condition_new_ints (COND_PID_IN, n_pids, pids);
 }
 
 SysprofCaptureCondition *
-sysprof_capture_condition_new_where_counter_in (unsigned int        n_counters,
-                                                const unsigned int *counters)
+sysprof_capture_condition_new_where_counter_in (unsigned int n_counters, const unsigned int *counters)
 {
   return condition_new_ints (COND_COUNTER_IN, n_counters, counters);
 }
@@ -180,18 +181,15 @@ sysprof_capture_condition_copy (const SysprofCaptureCondition *self)
     {
     case COND_AND:
     case COND_OR:
-      return condition_new_pair (self->kind,
-                                 sysprof_capture_condition_copy (self->u.pair.left),
+      return condition_new_pair (self->kind, sysprof_capture_condition_copy (self->u.pair.left),
                                  sysprof_capture_condition_copy (self->u.pair.right));
     case COND_TIME_BETWEEN:
       return sysprof_capture_condition_new_where_time_between (self->u.time.begin, self->u.time.end);
-    case COND_FILE:
-      return sysprof_capture_condition_new_where_file (self->u.path);
+    case COND_FILE: return sysprof_capture_condition_new_where_file (self->u.path);
     case COND_TYPE_IN:
     case COND_PID_IN:
     case COND_COUNTER_IN:
-    default:
-      return condition_new_ints (self->kind, self->u.ints.n, self->u.ints.items);
+    default: return condition_new_ints (self->kind, self->u.ints.n, self->u.ints.items);
     }
 }
 
@@ -217,24 +215,18 @@ sysprof_capture_condition_unref (SysprofCaptureCondition *self)
       sysprof_capture_condition_unref (self->u.pair.left);
       sysprof_capture_condition_unref (self->u.pair.right);
       break;
-    case COND_FILE:
-      free (self->u.path);
-      break;
+    case COND_FILE: free (self->u.path); break;
     case COND_TYPE_IN:
     case COND_PID_IN:
-    case COND_COUNTER_IN:
-      free (self->u.ints.items);
-      break;
+    case COND_COUNTER_IN: free (self->u.ints.items); break;
     case COND_TIME_BETWEEN:
-    default:
-      break;
+    default: break;
     }
   free (self);
 }
 
 static bool
-ints_contain (const SysprofCaptureCondition *self,
-              int32_t                        value)
+ints_contain (const SysprofCaptureCondition *self, int32_t value)
 {
   for (unsigned int i = 0; i < self->u.ints.n; i++)
     if (self->u.ints.items[i] == value)
@@ -243,8 +235,7 @@ ints_contain (const SysprofCaptureCondition *self,
 }
 
 bool
-sysprof_capture_condition_match (const SysprofCaptureCondition *self,
-                                 const SysprofCaptureFrame     *frame)
+sysprof_capture_condition_match (const SysprofCaptureCondition *self, const SysprofCaptureFrame *frame)
 {
   sysprof_return_val_if_fail (self != NULL, false);
   sysprof_return_val_if_fail (frame != NULL, false);
@@ -259,14 +250,11 @@ sysprof_capture_condition_match (const SysprofCaptureCondition *self,
       return sysprof_capture_condition_match (self->u.pair.left, frame) ||
              sysprof_capture_condition_match (self->u.pair.right, frame);
 
-    case COND_TYPE_IN:
-      return ints_contain (self, (int32_t) frame->type);
+    case COND_TYPE_IN: return ints_contain (self, (int32_t) frame->type);
 
-    case COND_TIME_BETWEEN:
-      return frame->time >= self->u.time.begin && frame->time <= self->u.time.end;
+    case COND_TIME_BETWEEN: return frame->time >= self->u.time.begin && frame->time <= self->u.time.end;
 
-    case COND_PID_IN:
-      return ints_contain (self, frame->pid);
+    case COND_PID_IN: return ints_contain (self, frame->pid);
 
     case COND_COUNTER_IN:
       if (frame->type == SYSPROF_CAPTURE_FRAME_CTRSET)
@@ -292,7 +280,6 @@ sysprof_capture_condition_match (const SysprofCaptureCondition *self,
       return frame->type == SYSPROF_CAPTURE_FRAME_FILE_CHUNK &&
              strcmp (((const SysprofCaptureFileChunk *) frame)->path, self->u.path) == 0;
 
-    default:
-      return false;
+    default: return false;
     }
 }

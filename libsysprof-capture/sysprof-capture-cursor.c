@@ -10,18 +10,18 @@
 
 struct _SysprofCaptureCursor
 {
-  atomic_int                ref_count;
-  bool                      reversed;
+  atomic_int ref_count;
+  bool       reversed;
   /* Where the next forward foreach starts; a stop requested by the callback
    * leaves the cursor after the last delivered frame. */
   SysprofCaptureReader     *reader;
   SysprofCaptureCondition **conditions;
   unsigned int              n_conditions;
   /* Offsets of every frame, filled by the first reverse walk. */
-  uint64_t                 *offsets;
-  size_t                    n_offsets;
-  size_t                    rpos;       /* reverse: frames still to visit */
-  bool                      rpos_valid;
+  uint64_t *offsets;
+  size_t    n_offsets;
+  size_t    rpos; /* reverse: frames still to visit */
+  bool      rpos_valid;
 };
 
 SysprofCaptureCursor *
@@ -74,8 +74,7 @@ sysprof_capture_cursor_get_reader (SysprofCaptureCursor *self)
 }
 
 void
-sysprof_capture_cursor_add_condition (SysprofCaptureCursor    *self,
-                                      SysprofCaptureCondition *condition)
+sysprof_capture_cursor_add_condition (SysprofCaptureCursor *self, SysprofCaptureCondition *condition)
 {
   SysprofCaptureCondition **conditions;
 
@@ -115,8 +114,7 @@ sysprof_capture_cursor_reverse (SysprofCaptureCursor *self)
 }
 
 static bool
-cursor_matches (SysprofCaptureCursor      *self,
-                const SysprofCaptureFrame *frame)
+cursor_matches (SysprofCaptureCursor *self, const SysprofCaptureFrame *frame)
 {
   if (self->n_conditions == 0)
     return true;
@@ -128,19 +126,16 @@ cursor_matches (SysprofCaptureCursor      *self,
 
 /* Returns 1 to continue, 0 when the callback stopped, -1 on a read error. */
 static int
-cursor_visit_next (SysprofCaptureCursor         *self,
-                   SysprofCaptureCursorCallback  callback,
-                   void                         *user_data)
+cursor_visit_next (SysprofCaptureCursor *self, SysprofCaptureCursorCallback callback, void *user_data)
 {
-  SysprofCaptureFrameType type;
+  SysprofCaptureFrameType    type;
   const SysprofCaptureFrame *frame;
 
   if (!sysprof_capture_reader_peek_type (self->reader, &type))
     return sysprof_capture_reader_get_error (self->reader)->code ? -1 : 0;
 
   /* Unknown types and corrupt payloads are stepped over, not delivered. */
-  if (type <= 0 || type >= SYSPROF_CAPTURE_FRAME_LAST ||
-      !(frame = sysprof_capture_reader_read_frame (self->reader)))
+  if (type <= 0 || type >= SYSPROF_CAPTURE_FRAME_LAST || !(frame = sysprof_capture_reader_read_frame (self->reader)))
     {
       sysprof_capture_reader_skip (self->reader);
       return 1;
@@ -163,7 +158,7 @@ cursor_collect_offsets (SysprofCaptureCursor *self)
   sysprof_capture_reader_reset (self->reader);
   for (;;)
     {
-      uint64_t offset = sysprof_capture_reader_get_offset (self->reader);
+      uint64_t                offset = sysprof_capture_reader_get_offset (self->reader);
       SysprofCaptureFrameType type;
 
       if (!sysprof_capture_reader_peek_type (self->reader, &type))
@@ -172,7 +167,7 @@ cursor_collect_offsets (SysprofCaptureCursor *self)
       offset = sysprof_capture_reader_get_offset (self->reader);
       if (self->n_offsets == size)
         {
-          size_t new_size = size ? size * 2 : 1024;
+          size_t    new_size = size ? size * 2 : 1024;
           uint64_t *offsets = realloc (self->offsets, new_size * sizeof *offsets);
 
           if (offsets == NULL)
@@ -190,9 +185,7 @@ cursor_collect_offsets (SysprofCaptureCursor *self)
 }
 
 bool
-sysprof_capture_cursor_foreach (SysprofCaptureCursor         *self,
-                                SysprofCaptureCursorCallback  callback,
-                                void                         *user_data)
+sysprof_capture_cursor_foreach (SysprofCaptureCursor *self, SysprofCaptureCursorCallback callback, void *user_data)
 {
   int r;
 

@@ -15,40 +15,36 @@
 
 struct _SysprofCaptureReader
 {
-  atomic_int               ref_count;
-  int                      fd;
-  bool                     stream;      /* pipe or socket: read() in order, no seeking */
-  bool                     swap;        /* file byte order differs from the host's */
-  bool                     fatal;       /* frame boundaries lost; iteration is over */
-  bool                     cur_valid;   /* payload of the frame at prepared_offset is sound */
-  bool                     has_stat;
-  char                    *filename;
+  atomic_int ref_count;
+  int        fd;
+  bool       stream;    /* pipe or socket: read() in order, no seeking */
+  bool       swap;      /* file byte order differs from the host's */
+  bool       fatal;     /* frame boundaries lost; iteration is over */
+  bool       cur_valid; /* payload of the frame at prepared_offset is sound */
+  bool       has_stat;
+  char      *filename;
 
   SysprofCaptureFileHeader header;
 
-  uint8_t                 *buf;
-  size_t                   buf_pos;     /* current frame */
-  size_t                   buf_len;     /* valid bytes */
-  uint64_t                 buf_offset;  /* file offset of buf[0] */
-  uint64_t                 prepared_offset;
+  uint8_t *buf;
+  size_t   buf_pos;    /* current frame */
+  size_t   buf_len;    /* valid bytes */
+  uint64_t buf_offset; /* file offset of buf[0] */
+  uint64_t prepared_offset;
 
-  int64_t                  max_time_seen;
-  int64_t                  end_time;
-  bool                     end_time_known;
+  int64_t max_time_seen;
+  int64_t end_time;
+  bool    end_time_known;
 
-  SysprofCaptureError      error;
-  SysprofCaptureStat       stat;
+  SysprofCaptureError error;
+  SysprofCaptureStat  stat;
 };
 
 static void set_error (SysprofCaptureError *error, int code, uint64_t offset, const char *format, ...)
-  SYSPROF_PRINTF (4, 5);
+    SYSPROF_PRINTF (4, 5);
 
 static void
-set_error (SysprofCaptureError *error,
-           int                  code,
-           uint64_t             offset,
-           const char          *format,
-           ...)
+set_error (SysprofCaptureError *error, int code, uint64_t offset, const char *format, ...)
 {
   va_list args;
 
@@ -66,27 +62,24 @@ static const char *
 frame_type_name (unsigned type)
 {
   static const char *names[] = {
-    "unknown", "TIMESTAMP", "SAMPLE", "MAP", "PROCESS", "FORK", "EXIT", "JITMAP", "CTRDEF",
-    "CTRSET", "MARK", "METADATA", "LOG", "FILE_CHUNK", "ALLOCATION", "OVERLAY", "TRACE",
-    "DBUS_MESSAGE",
+    "unknown", "TIMESTAMP", "SAMPLE",   "MAP", "PROCESS",    "FORK",       "EXIT",    "JITMAP", "CTRDEF",
+    "CTRSET",  "MARK",      "METADATA", "LOG", "FILE_CHUNK", "ALLOCATION", "OVERLAY", "TRACE",  "DBUS_MESSAGE",
   };
 
   return type < SYSPROF_N_ELEMENTS (names) ? names[type] : "unknown";
 }
 
 static SysprofCaptureReader *
-sysprof_capture_reader_new_internal (int                  fd,
-                                     const char          *filename,
-                                     SysprofCaptureError *error)
+sysprof_capture_reader_new_internal (int fd, const char *filename, SysprofCaptureError *error)
 {
-  static const uint8_t magic_le[4] = { 0x5E, 0x97, 0xCA, 0xFD };
-  static const uint8_t magic_be[4] = { 0xFD, 0xCA, 0x97, 0x5E };
-  _sysprof_autoclose int owned_fd = fd;
+  static const uint8_t                    magic_le[4] = { 0x5E, 0x97, 0xCA, 0xFD };
+  static const uint8_t                    magic_be[4] = { 0xFD, 0xCA, 0x97, 0x5E };
+  _sysprof_autoclose int                  owned_fd = fd;
   _sysprof_autofree SysprofCaptureReader *self = NULL;
-  _sysprof_autofree uint8_t *buf = NULL;
-  size_t have = 0;
-  bool file_le;
-  struct stat st;
+  _sysprof_autofree uint8_t              *buf = NULL;
+  size_t                                  have = 0;
+  bool                                    file_le;
+  struct stat                             st;
 
   if (fstat (owned_fd, &st) != 0)
     {
@@ -116,15 +109,14 @@ sysprof_capture_reader_new_internal (int                  fd,
   while (have < sizeof self->header)
     {
       ssize_t n = self->stream
-        ? read (owned_fd, (uint8_t *) &self->header + have, sizeof self->header - have)
-        : pread (owned_fd, (uint8_t *) &self->header + have, sizeof self->header - have, (off_t) have);
+                      ? read (owned_fd, (uint8_t *) &self->header + have, sizeof self->header - have)
+                      : pread (owned_fd, (uint8_t *) &self->header + have, sizeof self->header - have, (off_t) have);
 
       if (n < 0)
         {
           if (errno == EINTR)
             continue;
-          set_error (error, errno, have, "cannot read the capture header at offset %zu: %s",
-                     have, strerror (errno));
+          set_error (error, errno, have, "cannot read the capture header at offset %zu: %s", have, strerror (errno));
           return NULL;
         }
       if (n == 0)
@@ -149,8 +141,8 @@ sysprof_capture_reader_new_internal (int                  fd,
     {
       const uint8_t *m = (const uint8_t *) &self->header.magic;
       set_error (error, EBADMSG, 0,
-                 "not a Sysprof capture: bad magic %02x %02x %02x %02x at offset 0 (expected 5e 97 ca fd)",
-                 m[0], m[1], m[2], m[3]);
+                 "not a Sysprof capture: bad magic %02x %02x %02x %02x at offset 0 (expected 5e 97 ca fd)", m[0], m[1],
+                 m[2], m[3]);
       errno = EBADMSG;
       return NULL;
     }
@@ -183,8 +175,7 @@ sysprof_capture_reader_new_internal (int                  fd,
 }
 
 SysprofCaptureReader *
-sysprof_capture_reader_new_from_fd_with_error (int                  fd,
-                                               SysprofCaptureError *error)
+sysprof_capture_reader_new_from_fd_with_error (int fd, SysprofCaptureError *error)
 {
   if (error != NULL)
     memset (error, 0, sizeof *error);
@@ -206,8 +197,7 @@ sysprof_capture_reader_new_from_fd (int fd)
 }
 
 SysprofCaptureReader *
-sysprof_capture_reader_new_with_error (const char          *filename,
-                                       SysprofCaptureError *error)
+sysprof_capture_reader_new_with_error (const char *filename, SysprofCaptureError *error)
 {
   int fd;
 
@@ -309,8 +299,7 @@ sysprof_capture_reader_get_error (SysprofCaptureReader *self)
 
 /* Make at least @want bytes available from buf_pos; returns how many are (fewer only at EOF or error). */
 static size_t
-reader_fill (SysprofCaptureReader *self,
-             size_t                want)
+reader_fill (SysprofCaptureReader *self, size_t want)
 {
   size_t avail = self->buf_len - self->buf_pos;
 
@@ -327,17 +316,16 @@ reader_fill (SysprofCaptureReader *self,
 
   while (self->buf_len < want)
     {
-      size_t room = READ_BUFFER_SIZE - self->buf_len;
+      size_t  room = READ_BUFFER_SIZE - self->buf_len;
       ssize_t n = self->stream
-        ? read (self->fd, self->buf + self->buf_len, room)
-        : pread (self->fd, self->buf + self->buf_len, room, (off_t) (self->buf_offset + self->buf_len));
+                      ? read (self->fd, self->buf + self->buf_len, room)
+                      : pread (self->fd, self->buf + self->buf_len, room, (off_t) (self->buf_offset + self->buf_len));
 
       if (n < 0)
         {
           if (errno == EINTR)
             continue;
-          set_error (&self->error, errno, self->buf_offset + self->buf_len,
-                     "read error at offset %" PRIu64 ": %s",
+          set_error (&self->error, errno, self->buf_offset + self->buf_len, "read error at offset %" PRIu64 ": %s",
                      self->buf_offset + self->buf_len, strerror (errno));
           self->fatal = true;
           break;
@@ -351,8 +339,7 @@ reader_fill (SysprofCaptureReader *self,
 }
 
 static inline uint16_t
-frame_len_of (const SysprofCaptureReader *self,
-              const uint8_t              *frame)
+frame_len_of (const SysprofCaptureReader *self, const uint8_t *frame)
 {
   uint16_t len;
 
@@ -361,8 +348,7 @@ frame_len_of (const SysprofCaptureReader *self,
 }
 
 static void
-swap_addrs (uint8_t  *p,
-            size_t    n)
+swap_addrs (uint8_t *p, size_t n)
 {
   for (size_t i = 0; i < n; i++)
     _sysprof_swap64_at (p + i * 8);
@@ -372,8 +358,7 @@ swap_addrs (uint8_t  *p,
  * are clamped to the frame so a hostile count cannot push a swap past it; the
  * validation pass below then rejects it. */
 static void
-swap_frame (uint8_t *f,
-            size_t   len)
+swap_frame (uint8_t *f, size_t len)
 {
   static const uint8_t bits_8_24[] = { 8, 24 };
   static const uint8_t bits_16_16[] = { 16, 16 };
@@ -382,7 +367,7 @@ swap_frame (uint8_t *f,
   static const uint8_t bits_chunk[] = { 1, 15, 16 };
   static const uint8_t bits_dbus[] = { 2, 14 };
   SysprofCaptureFrame *frame = (SysprofCaptureFrame *) f;
-  size_t n;
+  size_t               n;
 
   _sysprof_swap16_at (f + 0);
   _sysprof_swap16_at (f + 2);
@@ -532,8 +517,7 @@ swap_frame (uint8_t *f,
     case SYSPROF_CAPTURE_FRAME_EXIT:
     case SYSPROF_CAPTURE_FRAME_PROCESS:
     case SYSPROF_CAPTURE_FRAME_METADATA:
-    default:
-      break;
+    default: break;
     }
 #undef HAVE
 }
@@ -543,26 +527,27 @@ swap_frame (uint8_t *f,
  * and trailing strings get a terminating NUL forced in, as Sysprof does, so a
  * hostile frame can never make a caller read past it. */
 static const char *
-validate_frame (uint8_t *f,
-                size_t   len,
-                char    *why,
-                size_t   why_size)
+validate_frame (uint8_t *f, size_t len, char *why, size_t why_size)
 {
   SysprofCaptureFrame *frame = (SysprofCaptureFrame *) f;
-  size_t need = 0;
+  size_t               need = 0;
 
 #define NEED(n_bytes, what) \
-  do { need = (n_bytes); if (len < need) goto too_short; (void) (what); } while (0)
+  do                        \
+    {                       \
+      need = (n_bytes);     \
+      if (len < need)       \
+        goto too_short;     \
+      (void) (what);        \
+    }                       \
+  while (0)
 
   switch (frame->type)
     {
     case SYSPROF_CAPTURE_FRAME_TIMESTAMP:
-    case SYSPROF_CAPTURE_FRAME_EXIT:
-      return NULL;
+    case SYSPROF_CAPTURE_FRAME_EXIT: return NULL;
 
-    case SYSPROF_CAPTURE_FRAME_FORK:
-      NEED (sizeof (SysprofCaptureFork), 0);
-      return NULL;
+    case SYSPROF_CAPTURE_FRAME_FORK: NEED (sizeof (SysprofCaptureFork), 0); return NULL;
 
     case SYSPROF_CAPTURE_FRAME_PROCESS:
       NEED (sizeof (SysprofCaptureProcess) + 1, 0);
@@ -579,8 +564,8 @@ validate_frame (uint8_t *f,
     case SYSPROF_CAPTURE_FRAME_JITMAP:
       {
         SysprofCaptureJitmap *jm = (SysprofCaptureJitmap *) f;
-        uint8_t *pos = f + sizeof *jm;
-        uint8_t *end = f + len;
+        uint8_t              *pos = f + sizeof *jm;
+        uint8_t              *end = f + len;
 
         NEED (sizeof *jm, 0);
         for (uint32_t i = 0; i < jm->n_jitmaps; i++)
@@ -690,8 +675,8 @@ validate_frame (uint8_t *f,
         need = sizeof *chunk + chunk->len;
         if (len < need)
           {
-            snprintf (why, why_size, "it claims %u data bytes, which need %zu bytes, but the frame has %zu",
-                      chunk->len, need, len);
+            snprintf (why, why_size, "it claims %u data bytes, which need %zu bytes, but the frame has %zu", chunk->len,
+                      need, len);
             return why;
           }
         chunk->path[sizeof chunk->path - 1] = 0;
@@ -758,8 +743,7 @@ too_short:
 static inline bool
 is_frame_index (const SysprofCaptureFrame *frame)
 {
-  return frame->type == SYSPROF_CAPTURE_FRAME_TIMESTAMP &&
-         frame->padding2 == SYSPROF_CAPTURE_FRAME_INDEX_MAGIC;
+  return frame->type == SYSPROF_CAPTURE_FRAME_TIMESTAMP && frame->padding2 == SYSPROF_CAPTURE_FRAME_INDEX_MAGIC;
 }
 
 /* Brings the next frame whole into the buffer, in host order, validated once.
@@ -771,7 +755,7 @@ reader_prepare (SysprofCaptureReader *self)
     {
       uint8_t *f;
       uint64_t offset;
-      size_t avail;
+      size_t   avail;
       uint16_t len;
 
       if (self->fatal)
@@ -785,12 +769,11 @@ reader_prepare (SysprofCaptureReader *self)
         {
           self->error.code = 0;
           self->error.offset = offset;
-          snprintf (self->error.message, sizeof self->error.message,
-                    "end of capture at offset %" PRIu64, offset);
+          snprintf (self->error.message, sizeof self->error.message, "end of capture at offset %" PRIu64, offset);
           if (!self->end_time_known && self->header.end_time >= self->header.time)
             {
-              self->end_time = self->max_time_seen > self->header.end_time
-                ? self->max_time_seen : self->header.end_time;
+              self->end_time =
+                  self->max_time_seen > self->header.end_time ? self->max_time_seen : self->header.end_time;
               self->end_time_known = true;
             }
           return NULL;
@@ -812,8 +795,7 @@ reader_prepare (SysprofCaptureReader *self)
         len = frame_len_of (self, f);
       if (len < sizeof (SysprofCaptureFrame) || len % SYSPROF_CAPTURE_ALIGN != 0)
         {
-          set_error (&self->error, EBADMSG, offset,
-                     "corrupt frame at offset %" PRIu64 ": length %u is %s", offset, len,
+          set_error (&self->error, EBADMSG, offset, "corrupt frame at offset %" PRIu64 ": length %u is %s", offset, len,
                      len < sizeof (SysprofCaptureFrame) ? "shorter than the 24-byte frame header"
                                                         : "not a multiple of 8");
           self->fatal = true;
@@ -827,15 +809,15 @@ reader_prepare (SysprofCaptureReader *self)
       if (avail < len)
         {
           set_error (&self->error, EIO, offset,
-                     "truncated frame at offset %" PRIu64 ": it is %u bytes long but only %zu bytes remain",
-                     offset, len, avail);
+                     "truncated frame at offset %" PRIu64 ": it is %u bytes long but only %zu bytes remain", offset,
+                     len, avail);
           self->fatal = true;
           return NULL;
         }
 
       if (offset != self->prepared_offset)
         {
-          char why[160];
+          char        why[160];
           const char *problem;
 
           if (self->swap)
@@ -859,8 +841,7 @@ reader_prepare (SysprofCaptureReader *self)
 }
 
 static inline void
-reader_advance (SysprofCaptureReader *self,
-                SysprofCaptureFrame  *frame)
+reader_advance (SysprofCaptureReader *self, SysprofCaptureFrame *frame)
 {
   int64_t end = frame->time;
 
@@ -872,8 +853,7 @@ reader_advance (SysprofCaptureReader *self,
 }
 
 bool
-sysprof_capture_reader_peek_type (SysprofCaptureReader    *self,
-                                  SysprofCaptureFrameType *type)
+sysprof_capture_reader_peek_type (SysprofCaptureReader *self, SysprofCaptureFrameType *type)
 {
   SysprofCaptureFrame *frame;
 
@@ -887,8 +867,7 @@ sysprof_capture_reader_peek_type (SysprofCaptureReader    *self,
 }
 
 bool
-sysprof_capture_reader_peek_frame (SysprofCaptureReader *self,
-                                   SysprofCaptureFrame  *out)
+sysprof_capture_reader_peek_frame (SysprofCaptureReader *self, SysprofCaptureFrame *out)
 {
   SysprofCaptureFrame *frame;
 
@@ -915,8 +894,7 @@ sysprof_capture_reader_skip (SysprofCaptureReader *self)
 }
 
 bool
-_sysprof_capture_reader_seek (SysprofCaptureReader *self,
-                              uint64_t              offset)
+_sysprof_capture_reader_seek (SysprofCaptureReader *self, uint64_t offset)
 {
   if (self->stream)
     {
@@ -987,8 +965,7 @@ sysprof_capture_reader_read_frame (SysprofCaptureReader *self)
 }
 
 static inline const void *
-read_typed (SysprofCaptureReader    *self,
-            SysprofCaptureFrameType  type)
+read_typed (SysprofCaptureReader *self, SysprofCaptureFrameType type)
 {
   SysprofCaptureFrame *frame;
 
@@ -1148,7 +1125,7 @@ SysprofCaptureReader *
 sysprof_capture_reader_copy (SysprofCaptureReader *self)
 {
   SysprofCaptureReader *copy;
-  int fd;
+  int                   fd;
 
   sysprof_return_val_if_fail (self != NULL, NULL);
 
@@ -1176,7 +1153,7 @@ int64_t
 sysprof_capture_reader_get_end_time (SysprofCaptureReader *self)
 {
   SysprofCaptureReader *scan;
-  int64_t end;
+  int64_t               end;
 
   sysprof_return_val_if_fail (self != NULL, 0);
 
@@ -1192,8 +1169,7 @@ sysprof_capture_reader_get_end_time (SysprofCaptureReader *self)
 
   /* An unfinished capture (writer killed, pipe) has no end time: find the
    * latest frame once. */
-  if (self->header.end_time < self->header.time && !self->stream &&
-      (scan = sysprof_capture_reader_copy (self)))
+  if (self->header.end_time < self->header.time && !self->stream && (scan = sysprof_capture_reader_copy (self)))
     {
       sysprof_capture_reader_reset (scan);
       while (sysprof_capture_reader_skip (scan))
@@ -1209,23 +1185,22 @@ sysprof_capture_reader_get_end_time (SysprofCaptureReader *self)
 }
 
 static int
-compare_strings (const void *a,
-                 const void *b)
+compare_strings (const void *a, const void *b)
 {
-  return strcmp (*(const char * const *) a, *(const char * const *) b);
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
 }
 
 const char **
 sysprof_capture_reader_list_files (SysprofCaptureReader *self)
 {
-  SysprofCaptureReader *scan;
+  SysprofCaptureReader    *scan;
   _sysprof_autofree char **paths = NULL;
-  size_t n_paths = 0;
-  size_t size_paths = 0;
-  size_t total = 0;
-  size_t n_unique = 0;
-  const char **ret;
-  char *strings;
+  size_t                   n_paths = 0;
+  size_t                   size_paths = 0;
+  size_t                   total = 0;
+  size_t                   n_unique = 0;
+  const char             **ret;
+  char                    *strings;
 
   sysprof_return_val_if_fail (self != NULL, NULL);
 
@@ -1235,9 +1210,9 @@ sysprof_capture_reader_list_files (SysprofCaptureReader *self)
 
   for (;;)
     {
-      SysprofCaptureFrameType type;
+      SysprofCaptureFrameType        type;
       const SysprofCaptureFileChunk *chunk;
-      bool seen = false;
+      bool                           seen = false;
 
       if (!sysprof_capture_reader_peek_type (scan, &type))
         break;
@@ -1301,8 +1276,7 @@ fail:
 }
 
 bool
-sysprof_capture_reader_find_file (SysprofCaptureReader *self,
-                                  const char           *path)
+sysprof_capture_reader_find_file (SysprofCaptureReader *self, const char *path)
 {
   SysprofCaptureFrameType type;
 
@@ -1316,8 +1290,7 @@ sysprof_capture_reader_find_file (SysprofCaptureReader *self,
     {
       if (type == SYSPROF_CAPTURE_FRAME_FILE_CHUNK && self->cur_valid)
         {
-          const SysprofCaptureFileChunk *chunk =
-            (const SysprofCaptureFileChunk *) (self->buf + self->buf_pos);
+          const SysprofCaptureFileChunk *chunk = (const SysprofCaptureFileChunk *) (self->buf + self->buf_pos);
 
           if (strcmp (chunk->path, path) == 0)
             return true;
@@ -1330,9 +1303,7 @@ sysprof_capture_reader_find_file (SysprofCaptureReader *self,
 }
 
 bool
-sysprof_capture_reader_read_file_fd (SysprofCaptureReader *self,
-                                     const char           *path,
-                                     int                   fd)
+sysprof_capture_reader_read_file_fd (SysprofCaptureReader *self, const char *path, int fd)
 {
   SysprofCaptureFrameType type;
 
@@ -1366,12 +1337,11 @@ sysprof_capture_reader_read_file_fd (SysprofCaptureReader *self,
 }
 
 bool
-sysprof_capture_reader_splice (SysprofCaptureReader *self,
-                               SysprofCaptureWriter *dest)
+sysprof_capture_reader_splice (SysprofCaptureReader *self, SysprofCaptureWriter *dest)
 {
   SysprofCaptureStat stat = { { 0 } };
-  struct stat st;
-  uint64_t len;
+  struct stat        st;
+  uint64_t           len;
 
   sysprof_return_val_if_fail (self != NULL, false);
   sysprof_return_val_if_fail (dest != NULL, false);
@@ -1404,8 +1374,7 @@ sysprof_capture_reader_splice (SysprofCaptureReader *self,
 }
 
 bool
-sysprof_capture_reader_save_as (SysprofCaptureReader *self,
-                                const char           *filename)
+sysprof_capture_reader_save_as (SysprofCaptureReader *self, const char *filename)
 {
   _sysprof_autoclose int fd = -1;
 
@@ -1426,8 +1395,7 @@ sysprof_capture_reader_save_as (SysprofCaptureReader *self,
 }
 
 bool
-sysprof_capture_reader_get_stat (SysprofCaptureReader *self,
-                                 SysprofCaptureStat   *st_buf)
+sysprof_capture_reader_get_stat (SysprofCaptureReader *self, SysprofCaptureStat *st_buf)
 {
   sysprof_return_val_if_fail (self != NULL, false);
   sysprof_return_val_if_fail (st_buf != NULL, false);
@@ -1442,8 +1410,7 @@ sysprof_capture_reader_get_stat (SysprofCaptureReader *self,
 }
 
 void
-sysprof_capture_reader_set_stat (SysprofCaptureReader     *self,
-                                 const SysprofCaptureStat *st_buf)
+sysprof_capture_reader_set_stat (SysprofCaptureReader *self, const SysprofCaptureStat *st_buf)
 {
   sysprof_return_if_fail (self != NULL);
 
@@ -1459,8 +1426,7 @@ sysprof_capture_reader_set_stat (SysprofCaptureReader     *self,
 /* The iterator keeps a private reader copy (p1), the frame being walked (p2 =
  * next entry, p3 = end of frame) and the entries left in it (u1). */
 bool
-sysprof_capture_jitmap_iter_init (SysprofCaptureJitmapIter *iter,
-                                  SysprofCaptureReader     *reader)
+sysprof_capture_jitmap_iter_init (SysprofCaptureJitmapIter *iter, SysprofCaptureReader *reader)
 {
   SysprofCaptureReader *copy;
 
@@ -1476,9 +1442,7 @@ sysprof_capture_jitmap_iter_init (SysprofCaptureJitmapIter *iter,
 }
 
 bool
-sysprof_capture_jitmap_iter_next (SysprofCaptureJitmapIter *iter,
-                                  SysprofCaptureAddress    *addr,
-                                  const char              **name)
+sysprof_capture_jitmap_iter_next (SysprofCaptureJitmapIter *iter, SysprofCaptureAddress *addr, const char **name)
 {
   SysprofCaptureReader *reader;
 
@@ -1490,7 +1454,7 @@ sysprof_capture_jitmap_iter_next (SysprofCaptureJitmapIter *iter,
 
   while (iter->u1 == 0)
     {
-      SysprofCaptureFrameType type;
+      SysprofCaptureFrameType     type;
       const SysprofCaptureJitmap *jm;
 
       if (!sysprof_capture_reader_peek_type (reader, &type))

@@ -2,7 +2,7 @@
 #pragma once
 
 #if !defined(SYSPROF_CAPTURE_INSIDE) && !defined(SYSPROF_CAPTURE_COMPILATION)
-# error "Only <sysprof-capture.h> can be included directly."
+#error "Only <sysprof-capture.h> can be included directly."
 #endif
 
 #include <stdbool.h>
@@ -25,60 +25,58 @@ typedef struct
 typedef enum
 {
   SYSPROF_CAPTURE_BYTE_ORDER_LITTLE_ENDIAN = 1234,
-  SYSPROF_CAPTURE_BYTE_ORDER_BIG_ENDIAN    = 4321,
+  SYSPROF_CAPTURE_BYTE_ORDER_BIG_ENDIAN = 4321,
 } SysprofCaptureByteOrder;
 
 typedef struct
 {
   /* Opaque. */
-  void *p1;
-  void *p2;
+  void        *p1;
+  void        *p2;
   unsigned int u1;
-  void *p3;
-  void *p4;
+  void        *p3;
+  void        *p4;
 } SysprofCaptureJitmapIter;
 
 /* Opening validates the 256-byte header; NULL with errno on failure (EBADMSG
  * for a file that is not a capture).  The _with_error variants also fill @error. */
 SYSPROF_AVAILABLE_IN_ALL
-SysprofCaptureReader *sysprof_capture_reader_new                 (const char *filename);
+SysprofCaptureReader *sysprof_capture_reader_new (const char *filename);
 /* Takes ownership of @fd (also on failure).  Pipes work for one forward pass. */
 SYSPROF_AVAILABLE_IN_ALL
-SysprofCaptureReader *sysprof_capture_reader_new_from_fd         (int fd);
+SysprofCaptureReader *sysprof_capture_reader_new_from_fd (int fd);
 SYSPROF_AVAILABLE_IN_ALL
-SysprofCaptureReader *sysprof_capture_reader_new_with_error      (const char          *filename,
-                                                                  SysprofCaptureError *error);
+SysprofCaptureReader *sysprof_capture_reader_new_with_error (const char *filename, SysprofCaptureError *error);
 SYSPROF_AVAILABLE_IN_ALL
-SysprofCaptureReader *sysprof_capture_reader_new_from_fd_with_error (int                  fd,
-                                                                     SysprofCaptureError *error);
+SysprofCaptureReader *sysprof_capture_reader_new_from_fd_with_error (int fd, SysprofCaptureError *error);
 /* A second reader on the same file with its own position (seekable files only). */
 SYSPROF_AVAILABLE_IN_ALL
-SysprofCaptureReader *sysprof_capture_reader_copy                (SysprofCaptureReader *self);
+SysprofCaptureReader *sysprof_capture_reader_copy (SysprofCaptureReader *self);
 SYSPROF_AVAILABLE_IN_ALL
-SysprofCaptureReader *sysprof_capture_reader_ref                 (SysprofCaptureReader *self);
+SysprofCaptureReader *sysprof_capture_reader_ref (SysprofCaptureReader *self);
 /* Accepts NULL. */
 SYSPROF_AVAILABLE_IN_ALL
-void                  sysprof_capture_reader_unref               (SysprofCaptureReader *self);
+void sysprof_capture_reader_unref (SysprofCaptureReader *self);
 
 SYSPROF_AVAILABLE_IN_ALL
-const char           *sysprof_capture_reader_get_filename        (SysprofCaptureReader *self);
+const char *sysprof_capture_reader_get_filename (SysprofCaptureReader *self);
 /* The capture_time string of the header (wall-clock UTC, ISO 8601). */
 SYSPROF_AVAILABLE_IN_ALL
-const char           *sysprof_capture_reader_get_time            (SysprofCaptureReader *self);
+const char *sysprof_capture_reader_get_time (SysprofCaptureReader *self);
 SYSPROF_AVAILABLE_IN_ALL
-int64_t               sysprof_capture_reader_get_start_time      (SysprofCaptureReader *self);
+int64_t sysprof_capture_reader_get_start_time (SysprofCaptureReader *self);
 /* The header end time, or (when the writer never finalized it) the latest
  * frame time, mark durations included; scans the file once in that case. */
 SYSPROF_AVAILABLE_IN_ALL
-int64_t               sysprof_capture_reader_get_end_time        (SysprofCaptureReader *self);
+int64_t sysprof_capture_reader_get_end_time (SysprofCaptureReader *self);
 SYSPROF_AVAILABLE_IN_ALL
-SysprofCaptureByteOrder sysprof_capture_reader_get_byte_order    (SysprofCaptureReader *self);
+SysprofCaptureByteOrder sysprof_capture_reader_get_byte_order (SysprofCaptureReader *self);
 /* Position of the next frame in the file. */
 SYSPROF_AVAILABLE_IN_ALL
-uint64_t              sysprof_capture_reader_get_offset          (SysprofCaptureReader *self);
+uint64_t sysprof_capture_reader_get_offset (SysprofCaptureReader *self);
 /* The reason the last call failed, or code 0 after a clean end of file. */
 SYSPROF_AVAILABLE_IN_ALL
-const SysprofCaptureError *sysprof_capture_reader_get_error      (SysprofCaptureReader *self);
+const SysprofCaptureError *sysprof_capture_reader_get_error (SysprofCaptureReader *self);
 
 /* Iteration.  peek_* look at the next frame without consuming it and return
  * false at the end of the file or on an error (see get_error).  Frames of an
@@ -86,104 +84,92 @@ const SysprofCaptureError *sysprof_capture_reader_get_error      (SysprofCapture
  * frame-index frames are skipped transparently.  Every frame is returned in host
  * byte order and has been validated against its type's layout. */
 SYSPROF_AVAILABLE_IN_ALL
-bool sysprof_capture_reader_peek_type  (SysprofCaptureReader    *self,
-                                        SysprofCaptureFrameType *type);
+bool sysprof_capture_reader_peek_type (SysprofCaptureReader *self, SysprofCaptureFrameType *type);
 SYSPROF_AVAILABLE_IN_ALL
-bool sysprof_capture_reader_peek_frame (SysprofCaptureReader    *self,
-                                        SysprofCaptureFrame     *frame);
+bool sysprof_capture_reader_peek_frame (SysprofCaptureReader *self, SysprofCaptureFrame *frame);
 /* Moves past the next frame, even one whose payload is invalid. */
 SYSPROF_AVAILABLE_IN_ALL
-bool sysprof_capture_reader_skip       (SysprofCaptureReader    *self);
+bool sysprof_capture_reader_skip (SysprofCaptureReader *self);
 SYSPROF_AVAILABLE_IN_ALL
-bool sysprof_capture_reader_reset      (SysprofCaptureReader    *self);
+bool sysprof_capture_reader_reset (SysprofCaptureReader *self);
 
 /* Read and consume the next frame.  The pointer stays valid until the next call
  * on this reader.  NULL with errno (EBADMSG and an error naming the offset for a
  * corrupt frame, which is then still the next frame; EINVAL for another type). */
 SYSPROF_AVAILABLE_IN_ALL
-const SysprofCaptureFrame          *sysprof_capture_reader_read_frame        (SysprofCaptureReader *self);
+const SysprofCaptureFrame *sysprof_capture_reader_read_frame (SysprofCaptureReader *self);
 SYSPROF_AVAILABLE_IN_ALL
-const SysprofCaptureTimestamp      *sysprof_capture_reader_read_timestamp    (SysprofCaptureReader *self);
+const SysprofCaptureTimestamp *sysprof_capture_reader_read_timestamp (SysprofCaptureReader *self);
 SYSPROF_AVAILABLE_IN_ALL
-const SysprofCaptureSample         *sysprof_capture_reader_read_sample       (SysprofCaptureReader *self);
+const SysprofCaptureSample *sysprof_capture_reader_read_sample (SysprofCaptureReader *self);
 SYSPROF_AVAILABLE_IN_ALL
-const SysprofCaptureMap            *sysprof_capture_reader_read_map          (SysprofCaptureReader *self);
+const SysprofCaptureMap *sysprof_capture_reader_read_map (SysprofCaptureReader *self);
 SYSPROF_AVAILABLE_IN_ALL
-const SysprofCaptureProcess        *sysprof_capture_reader_read_process      (SysprofCaptureReader *self);
+const SysprofCaptureProcess *sysprof_capture_reader_read_process (SysprofCaptureReader *self);
 SYSPROF_AVAILABLE_IN_ALL
-const SysprofCaptureFork           *sysprof_capture_reader_read_fork         (SysprofCaptureReader *self);
+const SysprofCaptureFork *sysprof_capture_reader_read_fork (SysprofCaptureReader *self);
 SYSPROF_AVAILABLE_IN_ALL
-const SysprofCaptureExit           *sysprof_capture_reader_read_exit         (SysprofCaptureReader *self);
+const SysprofCaptureExit *sysprof_capture_reader_read_exit (SysprofCaptureReader *self);
 SYSPROF_AVAILABLE_IN_ALL
-const SysprofCaptureJitmap         *sysprof_capture_reader_read_jitmap       (SysprofCaptureReader *self);
+const SysprofCaptureJitmap *sysprof_capture_reader_read_jitmap (SysprofCaptureReader *self);
 SYSPROF_AVAILABLE_IN_ALL
-const SysprofCaptureCounterDefine  *sysprof_capture_reader_read_counter_define (SysprofCaptureReader *self);
+const SysprofCaptureCounterDefine *sysprof_capture_reader_read_counter_define (SysprofCaptureReader *self);
 SYSPROF_AVAILABLE_IN_ALL
-const SysprofCaptureCounterSet     *sysprof_capture_reader_read_counter_set  (SysprofCaptureReader *self);
+const SysprofCaptureCounterSet *sysprof_capture_reader_read_counter_set (SysprofCaptureReader *self);
 SYSPROF_AVAILABLE_IN_ALL
-const SysprofCaptureMark           *sysprof_capture_reader_read_mark         (SysprofCaptureReader *self);
+const SysprofCaptureMark *sysprof_capture_reader_read_mark (SysprofCaptureReader *self);
 SYSPROF_AVAILABLE_IN_ALL
-const SysprofCaptureMetadata       *sysprof_capture_reader_read_metadata     (SysprofCaptureReader *self);
+const SysprofCaptureMetadata *sysprof_capture_reader_read_metadata (SysprofCaptureReader *self);
 SYSPROF_AVAILABLE_IN_ALL
-const SysprofCaptureLog            *sysprof_capture_reader_read_log          (SysprofCaptureReader *self);
+const SysprofCaptureLog *sysprof_capture_reader_read_log (SysprofCaptureReader *self);
 SYSPROF_AVAILABLE_IN_ALL
-const SysprofCaptureFileChunk      *sysprof_capture_reader_read_file         (SysprofCaptureReader *self);
+const SysprofCaptureFileChunk *sysprof_capture_reader_read_file (SysprofCaptureReader *self);
 SYSPROF_AVAILABLE_IN_ALL
-const SysprofCaptureAllocation     *sysprof_capture_reader_read_allocation   (SysprofCaptureReader *self);
+const SysprofCaptureAllocation *sysprof_capture_reader_read_allocation (SysprofCaptureReader *self);
 SYSPROF_AVAILABLE_IN_ALL
-const SysprofCaptureOverlay        *sysprof_capture_reader_read_overlay      (SysprofCaptureReader *self);
+const SysprofCaptureOverlay *sysprof_capture_reader_read_overlay (SysprofCaptureReader *self);
 SYSPROF_AVAILABLE_IN_ALL
-const SysprofCaptureTrace          *sysprof_capture_reader_read_trace        (SysprofCaptureReader *self);
+const SysprofCaptureTrace *sysprof_capture_reader_read_trace (SysprofCaptureReader *self);
 SYSPROF_AVAILABLE_IN_ALL
-const SysprofCaptureDBusMessage    *sysprof_capture_reader_read_dbus_message (SysprofCaptureReader *self);
+const SysprofCaptureDBusMessage *sysprof_capture_reader_read_dbus_message (SysprofCaptureReader *self);
 
 /* The build-id stored after a MAP filename by Sysprof 45+ ("name\0@hex"), or NULL. */
 SYSPROF_AVAILABLE_IN_ALL
 const char *sysprof_capture_map_get_build_id (const SysprofCaptureMap *map);
 /* The src and dst strings of an overlay frame returned by the reader. */
 SYSPROF_AVAILABLE_IN_ALL
-const char *sysprof_capture_overlay_get_src  (const SysprofCaptureOverlay *overlay);
+const char *sysprof_capture_overlay_get_src (const SysprofCaptureOverlay *overlay);
 SYSPROF_AVAILABLE_IN_ALL
-const char *sysprof_capture_overlay_get_dst  (const SysprofCaptureOverlay *overlay);
+const char *sysprof_capture_overlay_get_dst (const SysprofCaptureOverlay *overlay);
 
 /* Embedded files.  list_files returns a sorted, de-duplicated, NULL-terminated
  * array the caller frees with free() (the strings live in the same block).
  * Paths ending in ".gz" (Sysprof 45+ compresses most files) are listed as they
  * are stored. */
 SYSPROF_AVAILABLE_IN_ALL
-const char **sysprof_capture_reader_list_files   (SysprofCaptureReader *self);
+const char **sysprof_capture_reader_list_files (SysprofCaptureReader *self);
 /* Position the reader at the first chunk of @path; false if absent. */
 SYSPROF_AVAILABLE_IN_ALL
-bool         sysprof_capture_reader_find_file    (SysprofCaptureReader *self,
-                                                  const char           *path);
+bool sysprof_capture_reader_find_file (SysprofCaptureReader *self, const char *path);
 /* Writes every chunk of @path, in order, to @fd; stops at the chunk marked last. */
 SYSPROF_AVAILABLE_IN_ALL
-bool         sysprof_capture_reader_read_file_fd (SysprofCaptureReader *self,
-                                                  const char           *path,
-                                                  int                   fd);
+bool sysprof_capture_reader_read_file_fd (SysprofCaptureReader *self, const char *path, int fd);
 
 /* Appends every frame of @self (raw bytes) to @dest. */
 SYSPROF_AVAILABLE_IN_ALL
-bool sysprof_capture_reader_splice  (SysprofCaptureReader *self,
-                                     SysprofCaptureWriter *dest);
+bool sysprof_capture_reader_splice (SysprofCaptureReader *self, SysprofCaptureWriter *dest);
 SYSPROF_AVAILABLE_IN_ALL
-bool sysprof_capture_reader_save_as (SysprofCaptureReader *self,
-                                     const char           *filename);
+bool sysprof_capture_reader_save_as (SysprofCaptureReader *self, const char *filename);
 SYSPROF_AVAILABLE_IN_ALL
-bool sysprof_capture_reader_get_stat (SysprofCaptureReader *self,
-                                      SysprofCaptureStat   *st_buf);
+bool sysprof_capture_reader_get_stat (SysprofCaptureReader *self, SysprofCaptureStat *st_buf);
 SYSPROF_AVAILABLE_IN_ALL
-void sysprof_capture_reader_set_stat (SysprofCaptureReader     *self,
-                                      const SysprofCaptureStat *st_buf);
+void sysprof_capture_reader_set_stat (SysprofCaptureReader *self, const SysprofCaptureStat *st_buf);
 
 /* Iterates the JIT map entries of the whole capture (the reader position is not disturbed). */
 SYSPROF_AVAILABLE_IN_ALL
-bool sysprof_capture_jitmap_iter_init (SysprofCaptureJitmapIter *iter,
-                                       SysprofCaptureReader     *reader);
+bool sysprof_capture_jitmap_iter_init (SysprofCaptureJitmapIter *iter, SysprofCaptureReader *reader);
 SYSPROF_AVAILABLE_IN_ALL
-bool sysprof_capture_jitmap_iter_next (SysprofCaptureJitmapIter *iter,
-                                       SysprofCaptureAddress    *addr,
-                                       const char              **name);
+bool sysprof_capture_jitmap_iter_next (SysprofCaptureJitmapIter *iter, SysprofCaptureAddress *addr, const char **name);
 SYSPROF_AVAILABLE_IN_ALL
 void sysprof_capture_jitmap_iter_clear (SysprofCaptureJitmapIter *iter);
 

@@ -9,7 +9,7 @@
 #pragma once
 
 #if !defined(SYSPROF_CAPTURE_INSIDE) && !defined(SYSPROF_CAPTURE_COMPILATION)
-# error "Only <sysprof-capture.h> can be included directly."
+#error "Only <sysprof-capture.h> can be included directly."
 #endif
 
 #include <stddef.h>
@@ -20,20 +20,20 @@
 
 SYSPROF_BEGIN_DECLS
 
-#define SYSPROF_CAPTURE_MAGIC           0xFDCA975Eu
-#define SYSPROF_CAPTURE_FORMAT_VERSION  1
-#define SYSPROF_CAPTURE_ALIGN           8
-#define SYSPROF_CAPTURE_MAX_FRAME_LEN   65528
-#define SYSPROF_CAPTURE_ADDRESS_FORMAT  "0x%016" PRIx64
-#define SYSPROF_CAPTURE_JITMAP_MARK     UINT64_C (0xE000000000000000)
-#define SYSPROF_CAPTURE_COUNTER_INT64   0
-#define SYSPROF_CAPTURE_COUNTER_DOUBLE  1
+#define SYSPROF_CAPTURE_MAGIC          0xFDCA975Eu
+#define SYSPROF_CAPTURE_FORMAT_VERSION 1
+#define SYSPROF_CAPTURE_ALIGN          8
+#define SYSPROF_CAPTURE_MAX_FRAME_LEN  65528
+#define SYSPROF_CAPTURE_ADDRESS_FORMAT "0x%016" PRIx64
+#define SYSPROF_CAPTURE_JITMAP_MARK    UINT64_C (0xE000000000000000)
+#define SYSPROF_CAPTURE_COUNTER_INT64  0
+#define SYSPROF_CAPTURE_COUNTER_DOUBLE 1
 /* Sysprof 45+ marks its reverse frame-index TIMESTAMP frames with this value in padding2. */
 #define SYSPROF_CAPTURE_FRAME_INDEX_MAGIC 0x53504958u
 /* Counter ids are 24-bit on the wire. */
-#define SYSPROF_CAPTURE_COUNTER_ID_MAX  0xFFFFFFu
+#define SYSPROF_CAPTURE_COUNTER_ID_MAX 0xFFFFFFu
 /* A single TIMESTAMP..DBUS_MESSAGE frame may carry at most this many addresses. */
-#define SYSPROF_CAPTURE_MAX_ADDRS       ((SYSPROF_CAPTURE_MAX_FRAME_LEN - 48) / 8)
+#define SYSPROF_CAPTURE_MAX_ADDRS ((SYSPROF_CAPTURE_MAX_FRAME_LEN - 48) / 8)
 
 typedef uint64_t SysprofCaptureAddress;
 
@@ -44,22 +44,22 @@ typedef struct _SysprofCaptureCondition SysprofCaptureCondition;
 
 typedef enum
 {
-  SYSPROF_CAPTURE_FRAME_TIMESTAMP    = 1,
-  SYSPROF_CAPTURE_FRAME_SAMPLE       = 2,
-  SYSPROF_CAPTURE_FRAME_MAP          = 3,
-  SYSPROF_CAPTURE_FRAME_PROCESS      = 4,
-  SYSPROF_CAPTURE_FRAME_FORK         = 5,
-  SYSPROF_CAPTURE_FRAME_EXIT         = 6,
-  SYSPROF_CAPTURE_FRAME_JITMAP       = 7,
-  SYSPROF_CAPTURE_FRAME_CTRDEF       = 8,
-  SYSPROF_CAPTURE_FRAME_CTRSET       = 9,
-  SYSPROF_CAPTURE_FRAME_MARK         = 10,
-  SYSPROF_CAPTURE_FRAME_METADATA     = 11,
-  SYSPROF_CAPTURE_FRAME_LOG          = 12,
-  SYSPROF_CAPTURE_FRAME_FILE_CHUNK   = 13,
-  SYSPROF_CAPTURE_FRAME_ALLOCATION   = 14,
-  SYSPROF_CAPTURE_FRAME_OVERLAY      = 15,
-  SYSPROF_CAPTURE_FRAME_TRACE        = 16,
+  SYSPROF_CAPTURE_FRAME_TIMESTAMP = 1,
+  SYSPROF_CAPTURE_FRAME_SAMPLE = 2,
+  SYSPROF_CAPTURE_FRAME_MAP = 3,
+  SYSPROF_CAPTURE_FRAME_PROCESS = 4,
+  SYSPROF_CAPTURE_FRAME_FORK = 5,
+  SYSPROF_CAPTURE_FRAME_EXIT = 6,
+  SYSPROF_CAPTURE_FRAME_JITMAP = 7,
+  SYSPROF_CAPTURE_FRAME_CTRDEF = 8,
+  SYSPROF_CAPTURE_FRAME_CTRSET = 9,
+  SYSPROF_CAPTURE_FRAME_MARK = 10,
+  SYSPROF_CAPTURE_FRAME_METADATA = 11,
+  SYSPROF_CAPTURE_FRAME_LOG = 12,
+  SYSPROF_CAPTURE_FRAME_FILE_CHUNK = 13,
+  SYSPROF_CAPTURE_FRAME_ALLOCATION = 14,
+  SYSPROF_CAPTURE_FRAME_OVERLAY = 15,
+  SYSPROF_CAPTURE_FRAME_TRACE = 16,
   SYSPROF_CAPTURE_FRAME_DBUS_MESSAGE = 17,
 } SysprofCaptureFrameType;
 
@@ -87,10 +87,10 @@ typedef enum
 
 typedef enum
 {
-  SYSPROF_CAPTURE_DBUS_TYPE_SYSTEM  = 0,
+  SYSPROF_CAPTURE_DBUS_TYPE_SYSTEM = 0,
   SYSPROF_CAPTURE_DBUS_TYPE_SESSION = 1,
-  SYSPROF_CAPTURE_DBUS_TYPE_A11Y    = 2,
-  SYSPROF_CAPTURE_DBUS_TYPE_OTHER   = 3,
+  SYSPROF_CAPTURE_DBUS_TYPE_A11Y = 2,
+  SYSPROF_CAPTURE_DBUS_TYPE_OTHER = 3,
 } SysprofCaptureDBusType;
 
 #define SYSPROF_CAPTURE_DBUS_FLAGS_MESSAGE_TOO_LARGE 1
@@ -110,12 +110,14 @@ typedef struct
   char     capture_time[64];
   int64_t  time;
   int64_t  end_time;
-  union {
-    struct {
+  union
+  {
+    struct
+    {
       /* File offset of the newest reverse-index frame (Sysprof 45+), 0 = none. */
       uint64_t last_frame_index;
     } SYSPROF_PACKED frame_index;
-    char suffix[168];
+    char             suffix[168];
   };
 } SYSPROF_PACKED SysprofCaptureFileHeader;
 
@@ -130,7 +132,7 @@ typedef struct
   uint32_t padding2;
   /* Zero-length rather than flexible: every frame type embeds this struct
    * first, which C++ only accepts for a zero-length array. */
-  uint8_t  data[0];
+  uint8_t data[0];
 } SYSPROF_PACKED SysprofCaptureFrame;
 
 typedef struct
@@ -170,7 +172,7 @@ typedef struct
   SysprofCaptureFrame frame;
   uint32_t            n_jitmaps;
   /* n_jitmaps packed entries: an unaligned u64 address, then a NUL-terminated name. */
-  uint8_t             data[];
+  uint8_t data[];
 } SYSPROF_PACKED SysprofCaptureJitmap;
 
 typedef struct
@@ -282,7 +284,7 @@ typedef struct
   uint32_t            src_len : 16;
   uint32_t            dst_len : 16;
   /* "src\0dst\0": src is the host path, dst the mount point inside the process. */
-  char                data[];
+  char data[];
 } SYSPROF_PACKED SysprofCaptureOverlay;
 
 typedef struct
@@ -292,7 +294,7 @@ typedef struct
   uint16_t            flags : 14;
   uint16_t            message_len;
   /* The raw D-Bus wire message (absent when MESSAGE_TOO_LARGE is set). */
-  uint8_t             message[];
+  uint8_t message[];
 } SYSPROF_PACKED SysprofCaptureDBusMessage;
 
 /* Frames counted by a writer, by type. */

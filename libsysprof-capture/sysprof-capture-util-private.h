@@ -4,7 +4,7 @@
 #pragma once
 
 #ifndef SYSPROF_CAPTURE_COMPILATION
-# error "This header is private to libsysprof-capture."
+#error "This header is private to libsysprof-capture."
 #endif
 
 #include <errno.h>
@@ -18,33 +18,37 @@
 /* Public argument checks.  They stay in release builds: a wrong argument from a
  * caller sets errno = EINVAL and fails the call instead of corrupting a file. */
 #define sysprof_return_val_if_fail(expr, val) \
-  do {                                        \
-    if (__builtin_expect (!(expr), 0))        \
-      {                                       \
-        errno = EINVAL;                       \
-        return (val);                         \
-      }                                       \
-  } while (0)
+  do                                          \
+    {                                         \
+      if (__builtin_expect (!(expr), 0))      \
+        {                                     \
+          errno = EINVAL;                     \
+          return (val);                       \
+        }                                     \
+    }                                         \
+  while (0)
 
-#define sysprof_return_if_fail(expr)   \
-  do {                                 \
-    if (__builtin_expect (!(expr), 0)) \
-      {                                \
-        errno = EINVAL;                \
-        return;                        \
-      }                                \
-  } while (0)
+#define sysprof_return_if_fail(expr)     \
+  do                                     \
+    {                                    \
+      if (__builtin_expect (!(expr), 0)) \
+        {                                \
+          errno = EINVAL;                \
+          return;                        \
+        }                                \
+    }                                    \
+  while (0)
 
-#define SYSPROF_LIKELY(x)   __builtin_expect (!!(x), 1)
-#define SYSPROF_UNLIKELY(x) __builtin_expect (!!(x), 0)
-#define SYSPROF_N_ELEMENTS(a) (sizeof (a) / sizeof ((a)[0]))
-#define SYSPROF_ALIGN_UP(n, a) (((n) + ((a) - 1)) & ~((size_t) (a) - 1))
+#define SYSPROF_LIKELY(x)      __builtin_expect (!!(x), 1)
+#define SYSPROF_UNLIKELY(x)    __builtin_expect (!!(x), 0)
+#define SYSPROF_N_ELEMENTS(a)  (sizeof (a) / sizeof ((a)[0]))
+#define SYSPROF_ALIGN_UP(n, a) (((n) + ((a) -1)) & ~((size_t) (a) -1))
 
 /* Scope-based cleanup.  Each cleanup function takes a pointer to the variable
  * and accepts NULL / -1 so early returns need no bookkeeping. */
-#define _sysprof_cleanup_(f) __attribute__((cleanup (f)))
-#define _sysprof_autofree _sysprof_cleanup_ (_sysprof_freep)
-#define _sysprof_autoclose _sysprof_cleanup_ (_sysprof_closep)
+#define _sysprof_cleanup_(f) __attribute__ ((cleanup (f)))
+#define _sysprof_autofree    _sysprof_cleanup_ (_sysprof_freep)
+#define _sysprof_autoclose   _sysprof_cleanup_ (_sysprof_closep)
 
 static inline void
 _sysprof_freep (void *p)
@@ -68,7 +72,7 @@ static inline void *
 _sysprof_steal_pointer (void *pp)
 {
   void **p = (void **) pp;
-  void *ret = *p;
+  void  *ret = *p;
   *p = NULL;
   return ret;
 }
@@ -83,9 +87,21 @@ _sysprof_steal_fd (int *fd)
 
 #define _SYSPROF_IS_LITTLE_ENDIAN (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
 
-static inline uint16_t _sysprof_swap16 (uint16_t v) { return __builtin_bswap16 (v); }
-static inline uint32_t _sysprof_swap32 (uint32_t v) { return __builtin_bswap32 (v); }
-static inline uint64_t _sysprof_swap64 (uint64_t v) { return __builtin_bswap64 (v); }
+static inline uint16_t
+_sysprof_swap16 (uint16_t v)
+{
+  return __builtin_bswap16 (v);
+}
+static inline uint32_t
+_sysprof_swap32 (uint32_t v)
+{
+  return __builtin_bswap32 (v);
+}
+static inline uint64_t
+_sysprof_swap64 (uint64_t v)
+{
+  return __builtin_bswap64 (v);
+}
 
 /* In-place swaps of possibly unaligned fields inside a frame buffer. */
 static inline void
@@ -120,17 +136,12 @@ _sysprof_swap64_at (void *p)
  * significant bits on big-endian hosts.  This converts one 16- or 32-bit
  * bitfield unit at @p, declared with @n_fields widths, from the opposite byte
  * order to the host's, moving every field to its host position. */
-void _sysprof_bitfield_from_foreign (void           *p,
-                                     unsigned        unit_bits,
-                                     const uint8_t  *widths,
-                                     unsigned        n_fields);
+void _sysprof_bitfield_from_foreign (void *p, unsigned unit_bits, const uint8_t *widths, unsigned n_fields);
 
 /* Copy @src into the fixed-size field @dst, truncating, always NUL-terminated,
  * the rest zero-filled so no stale bytes reach the file. */
 static inline void
-_sysprof_strlcpy_field (char       *dst,
-                        const char *src,
-                        size_t      dst_size)
+_sysprof_strlcpy_field (char *dst, const char *src, size_t dst_size)
 {
   size_t len = src ? strnlen (src, dst_size - 1) : 0;
 

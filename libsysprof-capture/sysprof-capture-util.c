@@ -7,10 +7,7 @@
 #include "sysprof-capture-util-private.h"
 
 void
-_sysprof_bitfield_from_foreign (void          *p,
-                                unsigned       unit_bits,
-                                const uint8_t *widths,
-                                unsigned       n_fields)
+_sysprof_bitfield_from_foreign (void *p, unsigned unit_bits, const uint8_t *widths, unsigned n_fields)
 {
   uint32_t raw = 0;
   uint32_t out = 0;
@@ -32,8 +29,8 @@ _sysprof_bitfield_from_foreign (void          *p,
     {
       unsigned w = widths[i];
       uint32_t mask = w >= 32 ? 0xFFFFFFFFu : ((1u << w) - 1);
-      unsigned lsb_pos = shift;                   /* little-endian writer's position */
-      unsigned msb_pos = unit_bits - shift - w;   /* big-endian writer's position */
+      unsigned lsb_pos = shift;                 /* little-endian writer's position */
+      unsigned msb_pos = unit_bits - shift - w; /* big-endian writer's position */
       uint32_t field;
 
       if (_SYSPROF_IS_LITTLE_ENDIAN)
@@ -59,9 +56,7 @@ _sysprof_bitfield_from_foreign (void          *p,
 }
 
 bool
-_sysprof_write_all (int         fd,
-                    const void *data,
-                    size_t      len)
+_sysprof_write_all (int fd, const void *data, size_t len)
 {
   const uint8_t *pos = data;
 
@@ -88,10 +83,7 @@ _sysprof_write_all (int         fd,
 }
 
 bool
-_sysprof_pwrite_all (int         fd,
-                     const void *data,
-                     size_t      len,
-                     off_t       offset)
+_sysprof_pwrite_all (int fd, const void *data, size_t len, off_t offset)
 {
   const uint8_t *pos = data;
 
@@ -119,17 +111,14 @@ _sysprof_pwrite_all (int         fd,
 }
 
 bool
-_sysprof_copy_range (int      in_fd,
-                     off_t    in_offset,
-                     uint64_t len,
-                     int      out_fd)
+_sysprof_copy_range (int in_fd, off_t in_offset, uint64_t len, int out_fd)
 {
   uint8_t buf[65536];
 
   /* sendfile only works towards some fd kinds; fall back to pread + write for the rest. */
   while (len > 0)
     {
-      size_t want = len > sizeof buf ? sizeof buf : (size_t) len;
+      size_t  want = len > sizeof buf ? sizeof buf : (size_t) len;
       ssize_t n = sendfile (out_fd, in_fd, &in_offset, want);
 
       if (n > 0)

@@ -31,13 +31,11 @@ table_clear (TranslationTable *t)
 }
 
 static bool
-table_add (TranslationTable *t,
-           uint64_t          src,
-           uint64_t          dst)
+table_add (TranslationTable *t, uint64_t src, uint64_t dst)
 {
   if (t->len == t->size)
     {
-      size_t new_size = t->size ? t->size * 2 : 64;
+      size_t       new_size = t->size ? t->size * 2 : 64;
       Translation *items = realloc (t->items, new_size * sizeof *items);
 
       if (items == NULL)
@@ -45,14 +43,13 @@ table_add (TranslationTable *t,
       t->items = items;
       t->size = new_size;
     }
-  t->items[t->len++] = (Translation) { src, dst };
+  t->items[t->len++] = (Translation){ src, dst };
   t->sorted = false;
   return true;
 }
 
 static int
-compare_translation (const void *a,
-                     const void *b)
+compare_translation (const void *a, const void *b)
 {
   const Translation *ta = a;
   const Translation *tb = b;
@@ -62,8 +59,7 @@ compare_translation (const void *a,
 
 /* Returns the translation of @src, or @src itself when unknown. */
 static uint64_t
-table_lookup (TranslationTable *t,
-              uint64_t          src)
+table_lookup (TranslationTable *t, uint64_t src)
 {
   size_t lo = 0;
   size_t hi;
@@ -94,10 +90,7 @@ table_lookup (TranslationTable *t,
 
 /* @in points into a packed frame: read it bytewise. */
 static void
-translate_addrs (TranslationTable      *jit,
-                 const void            *in,
-                 unsigned int           n,
-                 SysprofCaptureAddress *out)
+translate_addrs (TranslationTable *jit, const void *in, unsigned int n, SysprofCaptureAddress *out)
 {
   memcpy (out, in, (size_t) n * sizeof *out);
   for (unsigned int i = 0; i < n; i++)
@@ -112,19 +105,18 @@ translate_addrs (TranslationTable      *jit,
 }
 
 bool
-sysprof_capture_writer_cat (SysprofCaptureWriter *self,
-                            SysprofCaptureReader *reader)
+sysprof_capture_writer_cat (SysprofCaptureWriter *self, SysprofCaptureReader *reader)
 {
-  TranslationTable jit = { 0 };
-  TranslationTable counters = { 0 };
-  SysprofCaptureReader *src = NULL;
+  TranslationTable         jit = { 0 };
+  TranslationTable         counters = { 0 };
+  SysprofCaptureReader    *src = NULL;
   SysprofCaptureJitmapIter iter;
-  SysprofCaptureAddress addr;
-  const char *name;
-  int64_t start_time;
-  int64_t end_time;
-  SysprofCaptureAddress *addrs = NULL;
-  bool ok = false;
+  SysprofCaptureAddress    addr;
+  const char              *name;
+  int64_t                  start_time;
+  int64_t                  end_time;
+  SysprofCaptureAddress   *addrs = NULL;
+  bool                     ok = false;
 
   sysprof_return_val_if_fail (self != NULL, false);
   sysprof_return_val_if_fail (reader != NULL, false);
@@ -154,9 +146,9 @@ sysprof_capture_writer_cat (SysprofCaptureWriter *self,
 
   for (;;)
     {
-      SysprofCaptureFrameType type;
+      SysprofCaptureFrameType    type;
       const SysprofCaptureFrame *frame;
-      bool added = true;
+      bool                       added = true;
 
       if (!sysprof_capture_reader_peek_type (src, &type))
         break;
@@ -191,9 +183,8 @@ sysprof_capture_writer_cat (SysprofCaptureWriter *self,
           {
             const SysprofCaptureMap *map = (const SysprofCaptureMap *) frame;
 
-            added = sysprof_capture_writer_add_map_with_build_id (self, frame->time, frame->cpu, frame->pid,
-                                                                  map->start, map->end, map->offset,
-                                                                  map->inode, map->filename,
+            added = sysprof_capture_writer_add_map_with_build_id (self, frame->time, frame->cpu, frame->pid, map->start,
+                                                                  map->end, map->offset, map->inode, map->filename,
                                                                   sysprof_capture_map_get_build_id (map));
           }
           break;
@@ -209,18 +200,18 @@ sysprof_capture_writer_cat (SysprofCaptureWriter *self,
 
             translate_addrs (&jit, (const uint8_t *) s + sizeof *s, s->n_addrs, addrs);
             if (type == SYSPROF_CAPTURE_FRAME_SAMPLE)
-              added = sysprof_capture_writer_add_sample (self, frame->time, frame->cpu, frame->pid,
-                                                         s->tid, addrs, s->n_addrs);
+              added = sysprof_capture_writer_add_sample (self, frame->time, frame->cpu, frame->pid, s->tid, addrs,
+                                                         s->n_addrs);
             else
-              added = sysprof_capture_writer_add_trace (self, frame->time, frame->cpu, frame->pid,
-                                                        s->tid, addrs, s->n_addrs, s->entering);
+              added = sysprof_capture_writer_add_trace (self, frame->time, frame->cpu, frame->pid, s->tid, addrs,
+                                                        s->n_addrs, s->entering);
           }
           break;
 
         case SYSPROF_CAPTURE_FRAME_CTRDEF:
           {
             const SysprofCaptureCounterDefine *def = (const SysprofCaptureCounterDefine *) frame;
-            SysprofCaptureCounter *defs;
+            SysprofCaptureCounter             *defs;
 
             if (def->n_counters == 0)
               break;
@@ -238,8 +229,8 @@ sysprof_capture_writer_cat (SysprofCaptureWriter *self,
                 defs[i] = def->counters[i];
                 defs[i].id = id;
               }
-            added = sysprof_capture_writer_define_counters (self, frame->time, frame->cpu, frame->pid,
-                                                            defs, def->n_counters);
+            added = sysprof_capture_writer_define_counters (self, frame->time, frame->cpu, frame->pid, defs,
+                                                            def->n_counters);
             free (defs);
           }
           break;
@@ -247,9 +238,9 @@ sysprof_capture_writer_cat (SysprofCaptureWriter *self,
         case SYSPROF_CAPTURE_FRAME_CTRSET:
           {
             const SysprofCaptureCounterSet *set = (const SysprofCaptureCounterSet *) frame;
-            unsigned int *ids;
-            SysprofCaptureCounterValue *values;
-            unsigned int n = 0;
+            unsigned int                   *ids;
+            SysprofCaptureCounterValue     *values;
+            unsigned int                    n = 0;
 
             ids = malloc ((size_t) set->n_values * 8 * sizeof *ids + 1);
             values = malloc ((size_t) set->n_values * 8 * sizeof *values + 1);
@@ -268,8 +259,7 @@ sysprof_capture_writer_cat (SysprofCaptureWriter *self,
                   values[n] = set->values[i].values[j];
                   n++;
                 }
-            added = sysprof_capture_writer_set_counters (self, frame->time, frame->cpu, frame->pid,
-                                                         ids, values, n);
+            added = sysprof_capture_writer_set_counters (self, frame->time, frame->cpu, frame->pid, ids, values, n);
             free (ids);
             free (values);
           }
@@ -279,8 +269,8 @@ sysprof_capture_writer_cat (SysprofCaptureWriter *self,
           {
             const SysprofCaptureMark *m = (const SysprofCaptureMark *) frame;
 
-            added = sysprof_capture_writer_add_mark (self, frame->time, frame->cpu, frame->pid,
-                                                     (uint64_t) m->duration, m->group, m->name, m->message);
+            added = sysprof_capture_writer_add_mark (self, frame->time, frame->cpu, frame->pid, (uint64_t) m->duration,
+                                                     m->group, m->name, m->message);
           }
           break;
 
@@ -288,8 +278,8 @@ sysprof_capture_writer_cat (SysprofCaptureWriter *self,
           {
             const SysprofCaptureMetadata *m = (const SysprofCaptureMetadata *) frame;
 
-            added = sysprof_capture_writer_add_metadata (self, frame->time, frame->cpu, frame->pid,
-                                                         m->id, m->metadata, -1);
+            added =
+                sysprof_capture_writer_add_metadata (self, frame->time, frame->cpu, frame->pid, m->id, m->metadata, -1);
           }
           break;
 
@@ -297,8 +287,8 @@ sysprof_capture_writer_cat (SysprofCaptureWriter *self,
           {
             const SysprofCaptureLog *l = (const SysprofCaptureLog *) frame;
 
-            added = sysprof_capture_writer_add_log (self, frame->time, frame->cpu, frame->pid,
-                                                    (int) l->severity, l->domain, l->message);
+            added = sysprof_capture_writer_add_log (self, frame->time, frame->cpu, frame->pid, (int) l->severity,
+                                                    l->domain, l->message);
           }
           break;
 
@@ -306,8 +296,8 @@ sysprof_capture_writer_cat (SysprofCaptureWriter *self,
           {
             const SysprofCaptureFileChunk *c = (const SysprofCaptureFileChunk *) frame;
 
-            added = sysprof_capture_writer_add_file (self, frame->time, frame->cpu, frame->pid,
-                                                     c->path, c->is_last, c->data, c->len);
+            added = sysprof_capture_writer_add_file (self, frame->time, frame->cpu, frame->pid, c->path, c->is_last,
+                                                     c->data, c->len);
           }
           break;
 
@@ -316,9 +306,8 @@ sysprof_capture_writer_cat (SysprofCaptureWriter *self,
             const SysprofCaptureAllocation *a = (const SysprofCaptureAllocation *) frame;
 
             translate_addrs (&jit, (const uint8_t *) a + sizeof *a, a->n_addrs, addrs);
-            added = sysprof_capture_writer_add_allocation_copy (self, frame->time, frame->cpu, frame->pid,
-                                                                a->tid, a->alloc_addr, a->alloc_size,
-                                                                addrs, a->n_addrs);
+            added = sysprof_capture_writer_add_allocation_copy (self, frame->time, frame->cpu, frame->pid, a->tid,
+                                                                a->alloc_addr, a->alloc_size, addrs, a->n_addrs);
           }
           break;
 
@@ -326,8 +315,8 @@ sysprof_capture_writer_cat (SysprofCaptureWriter *self,
           {
             const SysprofCaptureOverlay *o = (const SysprofCaptureOverlay *) frame;
 
-            added = sysprof_capture_writer_add_overlay (self, frame->time, frame->cpu, frame->pid,
-                                                        o->layer, sysprof_capture_overlay_get_src (o),
+            added = sysprof_capture_writer_add_overlay (self, frame->time, frame->cpu, frame->pid, o->layer,
+                                                        sysprof_capture_overlay_get_src (o),
                                                         sysprof_capture_overlay_get_dst (o));
           }
           break;
@@ -336,9 +325,8 @@ sysprof_capture_writer_cat (SysprofCaptureWriter *self,
           {
             const SysprofCaptureDBusMessage *m = (const SysprofCaptureDBusMessage *) frame;
 
-            added = sysprof_capture_writer_add_dbus_message (self, frame->time, frame->cpu, frame->pid,
-                                                             m->bus_type, m->flags,
-                                                             m->message, m->message_len);
+            added = sysprof_capture_writer_add_dbus_message (self, frame->time, frame->cpu, frame->pid, m->bus_type,
+                                                             m->flags, m->message, m->message_len);
           }
           break;
 

@@ -27,38 +27,38 @@ typedef struct
 
 struct _SysprofCaptureWriter
 {
-  atomic_int          ref_count;
-  int                 fd;
-  bool                seekable;
-  bool                time_range_set;
+  atomic_int ref_count;
+  int        fd;
+  bool       seekable;
+  bool       time_range_set;
 
-  uint8_t            *buf;
-  size_t              len;
-  size_t              size;
+  uint8_t *buf;
+  size_t   len;
+  size_t   size;
 
   /* Bytes already handed to the fd, header included. */
-  uint64_t            written;
+  uint64_t written;
 
   SysprofCaptureFileHeader header;
-  int64_t             max_time;
+  int64_t                  max_time;
 
   /* JIT map: every name ever registered (for de-duplication across the whole
    * capture) and the entries not yet emitted as a JITMAP frame. */
-  JitEntry           *jit_table;
-  size_t              jit_table_size;   /* power of two */
-  size_t              jit_table_used;
-  char               *jit_names;
-  size_t              jit_names_len;
-  size_t              jit_names_size;
-  uint64_t            jit_next;
-  uint32_t           *jit_pending;      /* indexes into jit_table */
-  size_t              jit_pending_len;
-  size_t              jit_pending_size;
-  size_t              jit_pending_bytes;
+  JitEntry *jit_table;
+  size_t    jit_table_size; /* power of two */
+  size_t    jit_table_used;
+  char     *jit_names;
+  size_t    jit_names_len;
+  size_t    jit_names_size;
+  uint64_t  jit_next;
+  uint32_t *jit_pending; /* indexes into jit_table */
+  size_t    jit_pending_len;
+  size_t    jit_pending_size;
+  size_t    jit_pending_bytes;
 
-  unsigned int        next_counter_id;
+  unsigned int next_counter_id;
 
-  SysprofCaptureStat  stat;
+  SysprofCaptureStat stat;
 };
 
 static bool sysprof_capture_writer_flush_jitmap (SysprofCaptureWriter *self);
@@ -66,7 +66,7 @@ static bool sysprof_capture_writer_flush_jitmap (SysprofCaptureWriter *self);
 static bool
 sysprof_capture_writer_flush_data (SysprofCaptureWriter *self)
 {
-  size_t len = self->len;
+  size_t   len = self->len;
   uint8_t *pos = self->buf;
 
   /* On a short write keep what did not reach the fd: nothing buffered is lost
@@ -105,15 +105,14 @@ sysprof_capture_writer_flush_data (SysprofCaptureWriter *self)
 }
 
 static SysprofCaptureWriter *
-sysprof_capture_writer_new_internal (int    fd,
-                                     size_t buffer_size)
+sysprof_capture_writer_new_internal (int fd, size_t buffer_size)
 {
-  _sysprof_autoclose int owned_fd = fd;
+  _sysprof_autoclose int                  owned_fd = fd;
   _sysprof_autofree SysprofCaptureWriter *self = NULL;
-  long page_size = sysconf (_SC_PAGESIZE);
-  struct timespec ts;
-  struct tm tm;
-  struct stat st;
+  long                                    page_size = sysconf (_SC_PAGESIZE);
+  struct timespec                         ts;
+  struct tm                               tm;
+  struct stat                             st;
 
   if (page_size <= 0)
     page_size = 4096;
@@ -187,8 +186,7 @@ sysprof_capture_writer_new_internal (int    fd,
 }
 
 SysprofCaptureWriter *
-sysprof_capture_writer_new_from_fd (int    fd,
-                                    size_t buffer_size)
+sysprof_capture_writer_new_from_fd (int fd, size_t buffer_size)
 {
   sysprof_return_val_if_fail (fd >= 0, NULL);
 
@@ -196,8 +194,7 @@ sysprof_capture_writer_new_from_fd (int    fd,
 }
 
 SysprofCaptureWriter *
-sysprof_capture_writer_new (const char *filename,
-                            size_t      buffer_size)
+sysprof_capture_writer_new (const char *filename, size_t buffer_size)
 {
   int fd;
 
@@ -214,9 +211,9 @@ SysprofCaptureWriter *
 sysprof_capture_writer_new_from_env (size_t buffer_size)
 {
   const char *str = getenv ("SYSPROF_TRACE_FD");
-  char *end = NULL;
-  long fd;
-  int dup_fd;
+  char       *end = NULL;
+  long        fd;
+  int         dup_fd;
 
   if (str == NULL || *str == 0)
     {
@@ -277,8 +274,7 @@ sysprof_capture_writer_get_buffer_size (SysprofCaptureWriter *self)
 }
 
 void
-sysprof_capture_writer_stat (SysprofCaptureWriter *self,
-                             SysprofCaptureStat   *stat)
+sysprof_capture_writer_stat (SysprofCaptureWriter *self, SysprofCaptureStat *stat)
 {
   sysprof_return_if_fail (self != NULL);
   sysprof_return_if_fail (stat != NULL);
@@ -295,15 +291,11 @@ sysprof_capture_writer_get_size (SysprofCaptureWriter *self)
 }
 
 void *
-_sysprof_capture_writer_reserve (SysprofCaptureWriter    *self,
-                                 size_t                   len,
-                                 int64_t                  time,
-                                 int                      cpu,
-                                 int32_t                  pid,
-                                 SysprofCaptureFrameType  type)
+_sysprof_capture_writer_reserve (
+    SysprofCaptureWriter *self, size_t len, int64_t time, int cpu, int32_t pid, SysprofCaptureFrameType type)
 {
   SysprofCaptureFrame *frame;
-  size_t aligned = SYSPROF_ALIGN_UP (len, SYSPROF_CAPTURE_ALIGN);
+  size_t               aligned = SYSPROF_ALIGN_UP (len, SYSPROF_CAPTURE_ALIGN);
 
   if (SYSPROF_UNLIKELY (aligned > SYSPROF_CAPTURE_MAX_FRAME_LEN))
     {
@@ -333,8 +325,7 @@ _sysprof_capture_writer_reserve (SysprofCaptureWriter    *self,
 }
 
 static inline void
-sysprof_capture_writer_commit (SysprofCaptureWriter *self,
-                               void                 *frame_ptr)
+sysprof_capture_writer_commit (SysprofCaptureWriter *self, void *frame_ptr)
 {
   SysprofCaptureFrame *frame = frame_ptr;
 
@@ -344,14 +335,10 @@ sysprof_capture_writer_commit (SysprofCaptureWriter *self,
     self->max_time = frame->time;
 }
 
-#define RESERVE(T, extra, ft) \
-  ((T *) _sysprof_capture_writer_reserve (self, sizeof (T) + (extra), time, cpu, pid, ft))
+#define RESERVE(T, extra, ft) ((T *) _sysprof_capture_writer_reserve (self, sizeof (T) + (extra), time, cpu, pid, ft))
 
 bool
-sysprof_capture_writer_add_timestamp (SysprofCaptureWriter *self,
-                                      int64_t               time,
-                                      int                   cpu,
-                                      int32_t               pid)
+sysprof_capture_writer_add_timestamp (SysprofCaptureWriter *self, int64_t time, int cpu, int32_t pid)
 {
   SysprofCaptureTimestamp *ev;
 
@@ -364,10 +351,7 @@ sysprof_capture_writer_add_timestamp (SysprofCaptureWriter *self,
 }
 
 bool
-sysprof_capture_writer_add_exit (SysprofCaptureWriter *self,
-                                 int64_t               time,
-                                 int                   cpu,
-                                 int32_t               pid)
+sysprof_capture_writer_add_exit (SysprofCaptureWriter *self, int64_t time, int cpu, int32_t pid)
 {
   SysprofCaptureExit *ev;
 
@@ -380,11 +364,7 @@ sysprof_capture_writer_add_exit (SysprofCaptureWriter *self,
 }
 
 bool
-sysprof_capture_writer_add_fork (SysprofCaptureWriter *self,
-                                 int64_t               time,
-                                 int                   cpu,
-                                 int32_t               pid,
-                                 int32_t               child_pid)
+sysprof_capture_writer_add_fork (SysprofCaptureWriter *self, int64_t time, int cpu, int32_t pid, int32_t child_pid)
 {
   SysprofCaptureFork *ev;
 
@@ -399,23 +379,17 @@ sysprof_capture_writer_add_fork (SysprofCaptureWriter *self,
 
 /* Copies @str (strlen @len) plus its NUL to @dst, zero-filling to the frame end. */
 static inline void
-copy_trailing_string (uint8_t    *dst,
-                      const char *str,
-                      size_t      len)
+copy_trailing_string (uint8_t *dst, const char *str, size_t len)
 {
   memcpy (dst, str, len);
   dst[len] = 0;
 }
 
 bool
-sysprof_capture_writer_add_process (SysprofCaptureWriter *self,
-                                    int64_t               time,
-                                    int                   cpu,
-                                    int32_t               pid,
-                                    const char           *cmdline)
+sysprof_capture_writer_add_process (SysprofCaptureWriter *self, int64_t time, int cpu, int32_t pid, const char *cmdline)
 {
   SysprofCaptureProcess *ev;
-  size_t len;
+  size_t                 len;
 
   sysprof_return_val_if_fail (self != NULL, false);
 
@@ -443,8 +417,8 @@ sysprof_capture_writer_add_map_with_build_id (SysprofCaptureWriter *self,
                                               const char           *build_id)
 {
   SysprofCaptureMap *ev;
-  size_t len;
-  size_t build_id_len = 0;
+  size_t             len;
+  size_t             build_id_len = 0;
 
   sysprof_return_val_if_fail (self != NULL, false);
 
@@ -454,8 +428,7 @@ sysprof_capture_writer_add_map_with_build_id (SysprofCaptureWriter *self,
   if (build_id != NULL && *build_id != 0)
     build_id_len = strlen (build_id);
 
-  if (!(ev = RESERVE (SysprofCaptureMap, len + 1 + (build_id_len ? build_id_len + 2 : 0),
-                      SYSPROF_CAPTURE_FRAME_MAP)))
+  if (!(ev = RESERVE (SysprofCaptureMap, len + 1 + (build_id_len ? build_id_len + 2 : 0), SYSPROF_CAPTURE_FRAME_MAP)))
     return false;
 
   ev->start = start;
@@ -483,8 +456,7 @@ sysprof_capture_writer_add_map (SysprofCaptureWriter *self,
                                 uint64_t              inode,
                                 const char           *filename)
 {
-  return sysprof_capture_writer_add_map_with_build_id (self, time, cpu, pid, start, end,
-                                                       offset, inode, filename, NULL);
+  return sysprof_capture_writer_add_map_with_build_id (self, time, cpu, pid, start, end, offset, inode, filename, NULL);
 }
 
 static bool
@@ -528,8 +500,8 @@ sysprof_capture_writer_add_sample (SysprofCaptureWriter        *self,
                                    const SysprofCaptureAddress *addrs,
                                    unsigned int                 n_addrs)
 {
-  return sysprof_capture_writer_add_addrs_frame (self, SYSPROF_CAPTURE_FRAME_SAMPLE,
-                                                 time, cpu, pid, tid, addrs, n_addrs, false);
+  return sysprof_capture_writer_add_addrs_frame (self, SYSPROF_CAPTURE_FRAME_SAMPLE, time, cpu, pid, tid, addrs,
+                                                 n_addrs, false);
 }
 
 bool
@@ -543,8 +515,8 @@ sysprof_capture_writer_add_trace (SysprofCaptureWriter        *self,
                                   bool                         entering)
 {
   /* Sysprof 45+ stamps trace frames as SAMPLE by mistake; we write TRACE. */
-  return sysprof_capture_writer_add_addrs_frame (self, SYSPROF_CAPTURE_FRAME_TRACE,
-                                                 time, cpu, pid, tid, addrs, n_addrs, entering);
+  return sysprof_capture_writer_add_addrs_frame (self, SYSPROF_CAPTURE_FRAME_TRACE, time, cpu, pid, tid, addrs, n_addrs,
+                                                 entering);
 }
 
 static uint32_t
@@ -560,7 +532,7 @@ jit_hash (const char *str)
 static bool
 jit_table_grow (SysprofCaptureWriter *self)
 {
-  size_t new_size = self->jit_table_size ? self->jit_table_size * 2 : 512;
+  size_t    new_size = self->jit_table_size ? self->jit_table_size * 2 : 512;
   JitEntry *table = calloc (new_size, sizeof *table);
 
   if (table == NULL)
@@ -569,7 +541,7 @@ jit_table_grow (SysprofCaptureWriter *self)
   for (size_t i = 0; i < self->jit_table_size; i++)
     {
       const JitEntry *e = &self->jit_table[i];
-      size_t j;
+      size_t          j;
 
       if (e->addr == 0)
         continue;
@@ -582,7 +554,7 @@ jit_table_grow (SysprofCaptureWriter *self)
   for (size_t p = 0; p < self->jit_pending_len; p++)
     {
       const JitEntry *old = &self->jit_table[self->jit_pending[p]];
-      size_t j;
+      size_t          j;
 
       for (j = old->hash & (new_size - 1); table[j].addr != old->addr; j = (j + 1) & (new_size - 1))
         ;
@@ -596,13 +568,12 @@ jit_table_grow (SysprofCaptureWriter *self)
 }
 
 SysprofCaptureAddress
-sysprof_capture_writer_add_jitmap (SysprofCaptureWriter *self,
-                                   const char           *name)
+sysprof_capture_writer_add_jitmap (SysprofCaptureWriter *self, const char *name)
 {
   JitEntry *e;
-  uint32_t hash;
-  size_t name_len;
-  size_t i;
+  uint32_t  hash;
+  size_t    name_len;
+  size_t    i;
 
   sysprof_return_val_if_fail (self != NULL, 0);
   sysprof_return_val_if_fail (name != NULL, 0);
@@ -617,18 +588,15 @@ sysprof_capture_writer_add_jitmap (SysprofCaptureWriter *self,
   hash = jit_hash (name);
   if (self->jit_table_size)
     {
-      for (i = hash & (self->jit_table_size - 1);
-           self->jit_table[i].addr != 0;
+      for (i = hash & (self->jit_table_size - 1); self->jit_table[i].addr != 0;
            i = (i + 1) & (self->jit_table_size - 1))
         {
-          if (self->jit_table[i].hash == hash &&
-              strcmp (self->jit_names + self->jit_table[i].name_off, name) == 0)
+          if (self->jit_table[i].hash == hash && strcmp (self->jit_names + self->jit_table[i].name_off, name) == 0)
             return self->jit_table[i].addr;
         }
     }
 
-  if (self->jit_pending_bytes + 8 + name_len + 1 > JITMAP_PENDING_MAX &&
-      !sysprof_capture_writer_flush_jitmap (self))
+  if (self->jit_pending_bytes + 8 + name_len + 1 > JITMAP_PENDING_MAX && !sysprof_capture_writer_flush_jitmap (self))
     return 0;
 
   if ((self->jit_table_used + 1) * 2 > self->jit_table_size && !jit_table_grow (self))
@@ -637,7 +605,7 @@ sysprof_capture_writer_add_jitmap (SysprofCaptureWriter *self,
   if (self->jit_names_len + name_len + 1 > self->jit_names_size)
     {
       size_t new_size = self->jit_names_size ? self->jit_names_size * 2 : 16384;
-      char *names;
+      char  *names;
 
       while (new_size < self->jit_names_len + name_len + 1)
         new_size *= 2;
@@ -652,7 +620,7 @@ sysprof_capture_writer_add_jitmap (SysprofCaptureWriter *self,
 
   if (self->jit_pending_len == self->jit_pending_size)
     {
-      size_t new_size = self->jit_pending_size ? self->jit_pending_size * 2 : 256;
+      size_t    new_size = self->jit_pending_size ? self->jit_pending_size * 2 : 256;
       uint32_t *pending = realloc (self->jit_pending, new_size * sizeof *pending);
 
       if (pending == NULL)
@@ -661,9 +629,7 @@ sysprof_capture_writer_add_jitmap (SysprofCaptureWriter *self,
       self->jit_pending_size = new_size;
     }
 
-  for (i = hash & (self->jit_table_size - 1);
-       self->jit_table[i].addr != 0;
-       i = (i + 1) & (self->jit_table_size - 1))
+  for (i = hash & (self->jit_table_size - 1); self->jit_table[i].addr != 0; i = (i + 1) & (self->jit_table_size - 1))
     ;
 
   e = &self->jit_table[i];
@@ -684,16 +650,14 @@ static bool
 sysprof_capture_writer_flush_jitmap (SysprofCaptureWriter *self)
 {
   SysprofCaptureJitmap *ev;
-  uint8_t *pos;
+  uint8_t              *pos;
 
   if (self->jit_pending_len == 0)
     return true;
 
   /* Stamped like Sysprof: our own pid, no cpu, the current time. */
-  ev = (SysprofCaptureJitmap *) _sysprof_capture_writer_reserve (self,
-                                                                 sizeof *ev + self->jit_pending_bytes,
-                                                                 SYSPROF_CAPTURE_CURRENT_TIME,
-                                                                 -1, getpid (),
+  ev = (SysprofCaptureJitmap *) _sysprof_capture_writer_reserve (self, sizeof *ev + self->jit_pending_bytes,
+                                                                 SYSPROF_CAPTURE_CURRENT_TIME, -1, getpid (),
                                                                  SYSPROF_CAPTURE_FRAME_JITMAP);
   if (ev == NULL)
     return false;
@@ -703,8 +667,8 @@ sysprof_capture_writer_flush_jitmap (SysprofCaptureWriter *self)
   for (size_t p = 0; p < self->jit_pending_len; p++)
     {
       const JitEntry *e = &self->jit_table[self->jit_pending[p]];
-      const char *name = self->jit_names + e->name_off;
-      size_t len = strlen (name) + 1;
+      const char     *name = self->jit_names + e->name_off;
+      size_t          len = strlen (name) + 1;
 
       memcpy (pos, &e->addr, 8);
       memcpy (pos + 8, name, len);
@@ -718,8 +682,7 @@ sysprof_capture_writer_flush_jitmap (SysprofCaptureWriter *self)
 }
 
 unsigned int
-sysprof_capture_writer_request_counter (SysprofCaptureWriter *self,
-                                        unsigned int          n_counters)
+sysprof_capture_writer_request_counter (SysprofCaptureWriter *self, unsigned int n_counters)
 {
   unsigned int ret;
 
@@ -747,8 +710,8 @@ sysprof_capture_writer_define_counters (SysprofCaptureWriter        *self,
                                         unsigned int                 n_counters)
 {
   SysprofCaptureCounterDefine *ev;
-  const unsigned int max_per_frame =
-    (SYSPROF_CAPTURE_MAX_FRAME_LEN - sizeof (SysprofCaptureCounterDefine)) / sizeof (SysprofCaptureCounter);
+  const unsigned int           max_per_frame =
+      (SYSPROF_CAPTURE_MAX_FRAME_LEN - sizeof (SysprofCaptureCounterDefine)) / sizeof (SysprofCaptureCounter);
 
   sysprof_return_val_if_fail (self != NULL, false);
   sysprof_return_val_if_fail (counters != NULL || n_counters == 0, false);
@@ -794,8 +757,8 @@ sysprof_capture_writer_set_counters (SysprofCaptureWriter             *self,
                                      unsigned int                      n_counters)
 {
   SysprofCaptureCounterSet *ev;
-  const unsigned int max_groups =
-    (SYSPROF_CAPTURE_MAX_FRAME_LEN - sizeof (SysprofCaptureCounterSet)) / sizeof (SysprofCaptureCounterValues);
+  const unsigned int        max_groups =
+      (SYSPROF_CAPTURE_MAX_FRAME_LEN - sizeof (SysprofCaptureCounterSet)) / sizeof (SysprofCaptureCounterValues);
   unsigned int n_groups;
 
   sysprof_return_val_if_fail (self != NULL, false);
@@ -835,8 +798,7 @@ sysprof_capture_writer_set_counters (SysprofCaptureWriter             *self,
 /* Trailing strings longer than what fits in one frame are truncated, not refused:
  * a log line or mark message is still useful cut short. */
 static size_t
-clamp_trailing (const char *str,
-                size_t      fixed)
+clamp_trailing (const char *str, size_t fixed)
 {
   size_t max = SYSPROF_CAPTURE_MAX_FRAME_LEN - fixed - 1;
 
@@ -854,7 +816,7 @@ sysprof_capture_writer_add_mark (SysprofCaptureWriter *self,
                                  const char           *message)
 {
   SysprofCaptureMark *ev;
-  size_t len;
+  size_t              len;
 
   sysprof_return_val_if_fail (self != NULL, false);
   sysprof_return_val_if_fail (name != NULL, false);
@@ -888,8 +850,8 @@ sysprof_capture_writer_add_metadata (SysprofCaptureWriter *self,
                                      ssize_t               metadata_len)
 {
   SysprofCaptureMetadata *ev;
-  size_t len;
-  size_t max = SYSPROF_CAPTURE_MAX_FRAME_LEN - sizeof *ev - 1;
+  size_t                  len;
+  size_t                  max = SYSPROF_CAPTURE_MAX_FRAME_LEN - sizeof *ev - 1;
 
   sysprof_return_val_if_fail (self != NULL, false);
   sysprof_return_val_if_fail (id != NULL, false);
@@ -924,7 +886,7 @@ sysprof_capture_writer_add_log (SysprofCaptureWriter *self,
                                 const char           *message)
 {
   SysprofCaptureLog *ev;
-  size_t len;
+  size_t             len;
 
   sysprof_return_val_if_fail (self != NULL, false);
 
@@ -975,15 +937,11 @@ sysprof_capture_writer_add_file (SysprofCaptureWriter *self,
 }
 
 bool
-sysprof_capture_writer_add_file_fd (SysprofCaptureWriter *self,
-                                    int64_t               time,
-                                    int                   cpu,
-                                    int32_t               pid,
-                                    const char           *path,
-                                    int                   fd)
+sysprof_capture_writer_add_file_fd (
+    SysprofCaptureWriter *self, int64_t time, int cpu, int32_t pid, const char *path, int fd)
 {
   _sysprof_autofree uint8_t *chunk = NULL;
-  size_t have = 0;
+  size_t                     have = 0;
 
   sysprof_return_val_if_fail (self != NULL, false);
   sysprof_return_val_if_fail (path != NULL, false);
@@ -1031,19 +989,22 @@ sysprof_capture_writer_add_file_fd (SysprofCaptureWriter *self,
 }
 
 bool
-sysprof_capture_writer_add_allocation (SysprofCaptureWriter  *self,
-                                       int64_t                time,
-                                       int                    cpu,
-                                       int32_t                pid,
-                                       int32_t                tid,
-                                       SysprofCaptureAddress  alloc_addr,
-                                       int64_t                alloc_size,
-                                       SysprofBacktraceFunc   backtrace_func,
-                                       void                  *backtrace_data)
+sysprof_capture_writer_add_allocation (SysprofCaptureWriter *self,
+                                       int64_t               time,
+                                       int                   cpu,
+                                       int32_t               pid,
+                                       int32_t               tid,
+                                       SysprofCaptureAddress alloc_addr,
+                                       int64_t               alloc_size,
+                                       SysprofBacktraceFunc  backtrace_func,
+                                       void                 *backtrace_data)
 {
-  enum { MAX_UNWIND_DEPTH = 128 };
+  enum
+  {
+    MAX_UNWIND_DEPTH = 128
+  };
   SysprofCaptureAllocation *ev;
-  int n = 0;
+  int                       n = 0;
 
   sysprof_return_val_if_fail (self != NULL, false);
 
@@ -1055,8 +1016,8 @@ sysprof_capture_writer_add_allocation (SysprofCaptureWriter  *self,
 
   /* Frames start 8-aligned in the buffer, so the packed array is aligned. */
   if (backtrace_func != NULL)
-    n = backtrace_func ((SysprofCaptureAddress *) (void *) ((uint8_t *) ev + sizeof *ev),
-                        MAX_UNWIND_DEPTH, backtrace_data);
+    n = backtrace_func ((SysprofCaptureAddress *) (void *) ((uint8_t *) ev + sizeof *ev), MAX_UNWIND_DEPTH,
+                        backtrace_data);
   if (n < 0)
     n = 0;
   if (n > MAX_UNWIND_DEPTH)
@@ -1104,17 +1065,12 @@ sysprof_capture_writer_add_allocation_copy (SysprofCaptureWriter        *self,
 }
 
 bool
-sysprof_capture_writer_add_overlay (SysprofCaptureWriter *self,
-                                    int64_t               time,
-                                    int                   cpu,
-                                    int32_t               pid,
-                                    uint32_t              layer,
-                                    const char           *src,
-                                    const char           *dst)
+sysprof_capture_writer_add_overlay (
+    SysprofCaptureWriter *self, int64_t time, int cpu, int32_t pid, uint32_t layer, const char *src, const char *dst)
 {
   SysprofCaptureOverlay *ev;
-  size_t src_len;
-  size_t dst_len;
+  size_t                 src_len;
+  size_t                 dst_len;
 
   sysprof_return_val_if_fail (self != NULL, false);
   sysprof_return_val_if_fail (src != NULL, false);
@@ -1176,8 +1132,7 @@ sysprof_capture_writer_add_dbus_message (SysprofCaptureWriter *self,
 }
 
 bool
-sysprof_capture_writer_add_raw (SysprofCaptureWriter      *self,
-                                const SysprofCaptureFrame *frame)
+sysprof_capture_writer_add_raw (SysprofCaptureWriter *self, const SysprofCaptureFrame *frame)
 {
   uint8_t *dst;
 
@@ -1197,9 +1152,7 @@ sysprof_capture_writer_add_raw (SysprofCaptureWriter      *self,
 }
 
 bool
-sysprof_capture_writer_set_time_range (SysprofCaptureWriter *self,
-                                       int64_t               start_time,
-                                       int64_t               end_time)
+sysprof_capture_writer_set_time_range (SysprofCaptureWriter *self, int64_t start_time, int64_t end_time)
 {
   sysprof_return_val_if_fail (self != NULL, false);
 
@@ -1210,9 +1163,7 @@ sysprof_capture_writer_set_time_range (SysprofCaptureWriter *self,
 }
 
 bool
-_sysprof_capture_writer_extend_time_range (SysprofCaptureWriter *self,
-                                           int64_t               start_time,
-                                           int64_t               end_time)
+_sysprof_capture_writer_extend_time_range (SysprofCaptureWriter *self, int64_t start_time, int64_t end_time)
 {
   if (self->time_range_set)
     {
@@ -1229,8 +1180,7 @@ sysprof_capture_writer_flush (SysprofCaptureWriter *self)
 {
   sysprof_return_val_if_fail (self != NULL, false);
 
-  if (!sysprof_capture_writer_flush_jitmap (self) ||
-      !sysprof_capture_writer_flush_data (self))
+  if (!sysprof_capture_writer_flush_jitmap (self) || !sysprof_capture_writer_flush_data (self))
     return false;
 
   if (self->seekable)
@@ -1242,9 +1192,8 @@ sysprof_capture_writer_flush (SysprofCaptureWriter *self)
           /* Frames with explicit times (tests, merged captures) may lie past "now". */
           self->header.end_time = now > self->max_time ? now : self->max_time;
         }
-      if (!_sysprof_pwrite_all (self->fd,
-                                (const uint8_t *) &self->header + offsetof (SysprofCaptureFileHeader, time), 16,
-                                offsetof (SysprofCaptureFileHeader, time)))
+      if (!_sysprof_pwrite_all (self->fd, (const uint8_t *) &self->header + offsetof (SysprofCaptureFileHeader, time),
+                                16, offsetof (SysprofCaptureFileHeader, time)))
         return false;
     }
 
@@ -1252,8 +1201,7 @@ sysprof_capture_writer_flush (SysprofCaptureWriter *self)
 }
 
 bool
-sysprof_capture_writer_save_as (SysprofCaptureWriter *self,
-                                const char           *filename)
+sysprof_capture_writer_save_as (SysprofCaptureWriter *self, const char *filename)
 {
   _sysprof_autoclose int fd = -1;
 
@@ -1279,7 +1227,7 @@ SysprofCaptureReader *
 sysprof_capture_writer_create_reader (SysprofCaptureWriter *self)
 {
   SysprofCaptureReader *reader;
-  int fd;
+  int                   fd;
 
   sysprof_return_val_if_fail (self != NULL, NULL);
 
@@ -1303,8 +1251,7 @@ sysprof_capture_writer_create_reader (SysprofCaptureWriter *self)
 }
 
 bool
-sysprof_capture_writer_splice (SysprofCaptureWriter *self,
-                               SysprofCaptureWriter *dest)
+sysprof_capture_writer_splice (SysprofCaptureWriter *self, SysprofCaptureWriter *dest)
 {
   sysprof_return_val_if_fail (self != NULL, false);
   sysprof_return_val_if_fail (dest != NULL, false);

@@ -2,7 +2,7 @@
 #pragma once
 
 #if !defined(SYSPROF_CAPTURE_INSIDE) && !defined(SYSPROF_CAPTURE_COMPILATION)
-# error "Only <sysprof-capture.h> can be included directly."
+#error "Only <sysprof-capture.h> can be included directly."
 #endif
 
 #include <stdbool.h>
@@ -13,182 +13,202 @@
 SYSPROF_BEGIN_DECLS
 
 /* Fills @addrs (room for @n_addrs) with a backtrace, returns how many were written. */
-typedef int (*SysprofBacktraceFunc) (SysprofCaptureAddress *addrs,
-                                     unsigned int           n_addrs,
-                                     void                  *user_data);
+typedef int (*SysprofBacktraceFunc) (SysprofCaptureAddress *addrs, unsigned int n_addrs, void *user_data);
 
 /* Writers buffer frames in memory and write() them when the buffer fills or on
  * sysprof_capture_writer_flush().  @buffer_size 0 picks the default; otherwise it
  * must be a multiple of the page size.  The fd may be a regular file, a pipe or a
  * socket: header end_time is rewritten only when the fd is seekable. */
 SYSPROF_AVAILABLE_IN_ALL
-SysprofCaptureWriter *sysprof_capture_writer_new            (const char *filename,
-                                                             size_t      buffer_size);
+SysprofCaptureWriter *sysprof_capture_writer_new (const char *filename, size_t buffer_size);
 /* Takes ownership of @fd (also on failure). */
 SYSPROF_AVAILABLE_IN_ALL
-SysprofCaptureWriter *sysprof_capture_writer_new_from_fd    (int         fd,
-                                                             size_t      buffer_size);
+SysprofCaptureWriter *sysprof_capture_writer_new_from_fd (int fd, size_t buffer_size);
 /* Uses the fd number in $SYSPROF_TRACE_FD (dup'ed); NULL with errno ENOENT when unset. */
 SYSPROF_AVAILABLE_IN_ALL
-SysprofCaptureWriter *sysprof_capture_writer_new_from_env   (size_t      buffer_size);
+SysprofCaptureWriter *sysprof_capture_writer_new_from_env (size_t buffer_size);
 SYSPROF_AVAILABLE_IN_ALL
-SysprofCaptureWriter *sysprof_capture_writer_ref            (SysprofCaptureWriter *self);
+SysprofCaptureWriter *sysprof_capture_writer_ref (SysprofCaptureWriter *self);
 /* Flushes and closes on the last reference.  Accepts NULL. */
 SYSPROF_AVAILABLE_IN_ALL
-void                  sysprof_capture_writer_unref          (SysprofCaptureWriter *self);
+void sysprof_capture_writer_unref (SysprofCaptureWriter *self);
 SYSPROF_AVAILABLE_IN_ALL
-size_t                sysprof_capture_writer_get_buffer_size (SysprofCaptureWriter *self);
+size_t sysprof_capture_writer_get_buffer_size (SysprofCaptureWriter *self);
 SYSPROF_AVAILABLE_IN_ALL
-void                  sysprof_capture_writer_stat           (SysprofCaptureWriter *self,
-                                                             SysprofCaptureStat   *stat);
+void sysprof_capture_writer_stat (SysprofCaptureWriter *self, SysprofCaptureStat *stat);
 /* Bytes handed to the fd so far plus what is still buffered. */
 SYSPROF_AVAILABLE_IN_ALL
-uint64_t              sysprof_capture_writer_get_size       (SysprofCaptureWriter *self);
+uint64_t sysprof_capture_writer_get_size (SysprofCaptureWriter *self);
 
 SYSPROF_AVAILABLE_IN_ALL
-bool sysprof_capture_writer_add_timestamp (SysprofCaptureWriter *self,
-                                           int64_t time, int cpu, int32_t pid);
+bool sysprof_capture_writer_add_timestamp (SysprofCaptureWriter *self, int64_t time, int cpu, int32_t pid);
 SYSPROF_AVAILABLE_IN_ALL
-bool sysprof_capture_writer_add_exit      (SysprofCaptureWriter *self,
-                                           int64_t time, int cpu, int32_t pid);
+bool sysprof_capture_writer_add_exit (SysprofCaptureWriter *self, int64_t time, int cpu, int32_t pid);
 SYSPROF_AVAILABLE_IN_ALL
-bool sysprof_capture_writer_add_fork      (SysprofCaptureWriter *self,
-                                           int64_t time, int cpu, int32_t pid,
-                                           int32_t child_pid);
+bool
+sysprof_capture_writer_add_fork (SysprofCaptureWriter *self, int64_t time, int cpu, int32_t pid, int32_t child_pid);
 SYSPROF_AVAILABLE_IN_ALL
-bool sysprof_capture_writer_add_process   (SysprofCaptureWriter *self,
-                                           int64_t time, int cpu, int32_t pid,
-                                           const char *cmdline);
+bool sysprof_capture_writer_add_process (
+    SysprofCaptureWriter *self, int64_t time, int cpu, int32_t pid, const char *cmdline);
 SYSPROF_AVAILABLE_IN_ALL
-bool sysprof_capture_writer_add_map       (SysprofCaptureWriter *self,
-                                           int64_t time, int cpu, int32_t pid,
-                                           uint64_t start, uint64_t end,
-                                           uint64_t offset, uint64_t inode,
-                                           const char *filename);
+bool sysprof_capture_writer_add_map (SysprofCaptureWriter *self,
+                                     int64_t               time,
+                                     int                   cpu,
+                                     int32_t               pid,
+                                     uint64_t              start,
+                                     uint64_t              end,
+                                     uint64_t              offset,
+                                     uint64_t              inode,
+                                     const char           *filename);
 /* Stores "filename\0@build_id" as Sysprof 45+ does; @build_id is lower-case hex. */
 SYSPROF_AVAILABLE_IN_ALL
 bool sysprof_capture_writer_add_map_with_build_id (SysprofCaptureWriter *self,
-                                                   int64_t time, int cpu, int32_t pid,
-                                                   uint64_t start, uint64_t end,
-                                                   uint64_t offset, uint64_t inode,
-                                                   const char *filename,
-                                                   const char *build_id);
+                                                   int64_t               time,
+                                                   int                   cpu,
+                                                   int32_t               pid,
+                                                   uint64_t              start,
+                                                   uint64_t              end,
+                                                   uint64_t              offset,
+                                                   uint64_t              inode,
+                                                   const char           *filename,
+                                                   const char           *build_id);
 /* Returns the pseudo address (SYSPROF_CAPTURE_JITMAP_MARK | n) standing for
  * @name, the same one for the same name; 0 with errno on failure. */
 SYSPROF_AVAILABLE_IN_ALL
-SysprofCaptureAddress sysprof_capture_writer_add_jitmap (SysprofCaptureWriter *self,
-                                                         const char           *name);
+SysprofCaptureAddress sysprof_capture_writer_add_jitmap (SysprofCaptureWriter *self, const char *name);
 SYSPROF_AVAILABLE_IN_ALL
-bool sysprof_capture_writer_add_sample    (SysprofCaptureWriter *self,
-                                           int64_t time, int cpu, int32_t pid, int32_t tid,
-                                           const SysprofCaptureAddress *addrs,
-                                           unsigned int n_addrs);
+bool sysprof_capture_writer_add_sample (SysprofCaptureWriter        *self,
+                                        int64_t                      time,
+                                        int                          cpu,
+                                        int32_t                      pid,
+                                        int32_t                      tid,
+                                        const SysprofCaptureAddress *addrs,
+                                        unsigned int                 n_addrs);
 SYSPROF_AVAILABLE_IN_ALL
-bool sysprof_capture_writer_add_trace     (SysprofCaptureWriter *self,
-                                           int64_t time, int cpu, int32_t pid, int32_t tid,
-                                           const SysprofCaptureAddress *addrs,
-                                           unsigned int n_addrs,
-                                           bool entering);
+bool sysprof_capture_writer_add_trace (SysprofCaptureWriter        *self,
+                                       int64_t                      time,
+                                       int                          cpu,
+                                       int32_t                      pid,
+                                       int32_t                      tid,
+                                       const SysprofCaptureAddress *addrs,
+                                       unsigned int                 n_addrs,
+                                       bool                         entering);
 /* Reserves @n_counters consecutive ids and returns the first; 0 with errno on exhaustion. */
 SYSPROF_AVAILABLE_IN_ALL
-unsigned int sysprof_capture_writer_request_counter (SysprofCaptureWriter *self,
-                                                     unsigned int          n_counters);
+unsigned int sysprof_capture_writer_request_counter (SysprofCaptureWriter *self, unsigned int n_counters);
 SYSPROF_AVAILABLE_IN_ALL
-bool sysprof_capture_writer_define_counters (SysprofCaptureWriter *self,
-                                             int64_t time, int cpu, int32_t pid,
+bool sysprof_capture_writer_define_counters (SysprofCaptureWriter        *self,
+                                             int64_t                      time,
+                                             int                          cpu,
+                                             int32_t                      pid,
                                              const SysprofCaptureCounter *counters,
-                                             unsigned int n_counters);
+                                             unsigned int                 n_counters);
 SYSPROF_AVAILABLE_IN_ALL
-bool sysprof_capture_writer_set_counters  (SysprofCaptureWriter *self,
-                                           int64_t time, int cpu, int32_t pid,
-                                           const unsigned int *counters_ids,
-                                           const SysprofCaptureCounterValue *values,
-                                           unsigned int n_counters);
+bool sysprof_capture_writer_set_counters (SysprofCaptureWriter             *self,
+                                          int64_t                           time,
+                                          int                               cpu,
+                                          int32_t                           pid,
+                                          const unsigned int               *counters_ids,
+                                          const SysprofCaptureCounterValue *values,
+                                          unsigned int                      n_counters);
 SYSPROF_AVAILABLE_IN_ALL
-bool sysprof_capture_writer_add_mark      (SysprofCaptureWriter *self,
-                                           int64_t time, int cpu, int32_t pid,
-                                           uint64_t duration,
-                                           const char *group, const char *name,
-                                           const char *message);
+bool sysprof_capture_writer_add_mark (SysprofCaptureWriter *self,
+                                      int64_t               time,
+                                      int                   cpu,
+                                      int32_t               pid,
+                                      uint64_t              duration,
+                                      const char           *group,
+                                      const char           *name,
+                                      const char           *message);
 /* @metadata_len -1 means strlen(@metadata). */
 SYSPROF_AVAILABLE_IN_ALL
-bool sysprof_capture_writer_add_metadata  (SysprofCaptureWriter *self,
-                                           int64_t time, int cpu, int32_t pid,
-                                           const char *id,
-                                           const char *metadata,
-                                           ssize_t metadata_len);
+bool sysprof_capture_writer_add_metadata (SysprofCaptureWriter *self,
+                                          int64_t               time,
+                                          int                   cpu,
+                                          int32_t               pid,
+                                          const char           *id,
+                                          const char           *metadata,
+                                          ssize_t               metadata_len);
 SYSPROF_AVAILABLE_IN_ALL
-bool sysprof_capture_writer_add_log       (SysprofCaptureWriter *self,
-                                           int64_t time, int cpu, int32_t pid,
-                                           int severity, const char *domain,
-                                           const char *message);
+bool sysprof_capture_writer_add_log (SysprofCaptureWriter *self,
+                                     int64_t               time,
+                                     int                   cpu,
+                                     int32_t               pid,
+                                     int                   severity,
+                                     const char           *domain,
+                                     const char           *message);
 /* One FILE_CHUNK; @data_len at most SYSPROF_CAPTURE_FILE_CHUNK_MAX. */
 SYSPROF_AVAILABLE_IN_ALL
-bool sysprof_capture_writer_add_file      (SysprofCaptureWriter *self,
-                                           int64_t time, int cpu, int32_t pid,
-                                           const char *path, bool is_last,
-                                           const uint8_t *data, size_t data_len);
+bool sysprof_capture_writer_add_file (SysprofCaptureWriter *self,
+                                      int64_t               time,
+                                      int                   cpu,
+                                      int32_t               pid,
+                                      const char           *path,
+                                      bool                  is_last,
+                                      const uint8_t        *data,
+                                      size_t                data_len);
 /* Reads @fd to its end and stores it as FILE_CHUNK frames (an empty file gives one empty last chunk). */
 SYSPROF_AVAILABLE_IN_ALL
-bool sysprof_capture_writer_add_file_fd   (SysprofCaptureWriter *self,
-                                           int64_t time, int cpu, int32_t pid,
-                                           const char *path, int fd);
+bool sysprof_capture_writer_add_file_fd (
+    SysprofCaptureWriter *self, int64_t time, int cpu, int32_t pid, const char *path, int fd);
 /* @backtrace_func fills the addresses directly into the frame. */
 SYSPROF_AVAILABLE_IN_ALL
 bool sysprof_capture_writer_add_allocation (SysprofCaptureWriter *self,
-                                            int64_t time, int cpu, int32_t pid, int32_t tid,
+                                            int64_t               time,
+                                            int                   cpu,
+                                            int32_t               pid,
+                                            int32_t               tid,
                                             SysprofCaptureAddress alloc_addr,
-                                            int64_t alloc_size,
-                                            SysprofBacktraceFunc backtrace_func,
-                                            void *backtrace_data);
+                                            int64_t               alloc_size,
+                                            SysprofBacktraceFunc  backtrace_func,
+                                            void                 *backtrace_data);
 SYSPROF_AVAILABLE_IN_ALL
-bool sysprof_capture_writer_add_allocation_copy (SysprofCaptureWriter *self,
-                                                 int64_t time, int cpu, int32_t pid, int32_t tid,
-                                                 SysprofCaptureAddress alloc_addr,
-                                                 int64_t alloc_size,
+bool sysprof_capture_writer_add_allocation_copy (SysprofCaptureWriter        *self,
+                                                 int64_t                      time,
+                                                 int                          cpu,
+                                                 int32_t                      pid,
+                                                 int32_t                      tid,
+                                                 SysprofCaptureAddress        alloc_addr,
+                                                 int64_t                      alloc_size,
                                                  const SysprofCaptureAddress *addrs,
-                                                 unsigned int n_addrs);
+                                                 unsigned int                 n_addrs);
 SYSPROF_AVAILABLE_IN_ALL
-bool sysprof_capture_writer_add_overlay   (SysprofCaptureWriter *self,
-                                           int64_t time, int cpu, int32_t pid,
-                                           uint32_t layer,
-                                           const char *src, const char *dst);
+bool sysprof_capture_writer_add_overlay (
+    SysprofCaptureWriter *self, int64_t time, int cpu, int32_t pid, uint32_t layer, const char *src, const char *dst);
 /* A message longer than SYSPROF_CAPTURE_DBUS_MESSAGE_MAX is stored without its
  * body and with SYSPROF_CAPTURE_DBUS_FLAGS_MESSAGE_TOO_LARGE set. */
 SYSPROF_AVAILABLE_IN_ALL
 bool sysprof_capture_writer_add_dbus_message (SysprofCaptureWriter *self,
-                                              int64_t time, int cpu, int32_t pid,
-                                              unsigned int bus_type, unsigned int flags,
-                                              const uint8_t *message, size_t message_len);
+                                              int64_t               time,
+                                              int                   cpu,
+                                              int32_t               pid,
+                                              unsigned int          bus_type,
+                                              unsigned int          flags,
+                                              const uint8_t        *message,
+                                              size_t                message_len);
 /* Appends an already encoded frame (e.g. drained from a ring buffer) after
  * checking its header: len multiple of 8, at least 24, type known. */
 SYSPROF_AVAILABLE_IN_ALL
-bool sysprof_capture_writer_add_raw       (SysprofCaptureWriter      *self,
-                                           const SysprofCaptureFrame *frame);
+bool sysprof_capture_writer_add_raw (SysprofCaptureWriter *self, const SysprofCaptureFrame *frame);
 
 /* Writes the pending JIT map and the buffer, then (seekable fds) end_time. */
 SYSPROF_AVAILABLE_IN_ALL
-bool                  sysprof_capture_writer_flush          (SysprofCaptureWriter *self);
+bool sysprof_capture_writer_flush (SysprofCaptureWriter *self);
 SYSPROF_AVAILABLE_IN_ALL
-bool                  sysprof_capture_writer_save_as        (SysprofCaptureWriter *self,
-                                                             const char           *filename);
+bool sysprof_capture_writer_save_as (SysprofCaptureWriter *self, const char *filename);
 /* Flushes and opens a reader on a duplicate of the fd (seekable fds only). */
 SYSPROF_AVAILABLE_IN_ALL
-SysprofCaptureReader *sysprof_capture_writer_create_reader  (SysprofCaptureWriter *self);
+SysprofCaptureReader *sysprof_capture_writer_create_reader (SysprofCaptureWriter *self);
 /* Appends every frame of @self to @dest as raw bytes (no re-mapping). */
 SYSPROF_AVAILABLE_IN_ALL
-bool                  sysprof_capture_writer_splice         (SysprofCaptureWriter *self,
-                                                             SysprofCaptureWriter *dest);
+bool sysprof_capture_writer_splice (SysprofCaptureWriter *self, SysprofCaptureWriter *dest);
 /* Re-emits every frame of @reader into @self, giving its JIT addresses and
  * counter ids new values that cannot collide with those already in @self. */
 SYSPROF_AVAILABLE_IN_ALL
-bool                  sysprof_capture_writer_cat            (SysprofCaptureWriter *self,
-                                                             SysprofCaptureReader *reader);
+bool sysprof_capture_writer_cat (SysprofCaptureWriter *self, SysprofCaptureReader *reader);
 /* Overrides the header start and end times written by the next flush. */
 SYSPROF_AVAILABLE_IN_ALL
-bool                  sysprof_capture_writer_set_time_range (SysprofCaptureWriter *self,
-                                                             int64_t               start_time,
-                                                             int64_t               end_time);
+bool sysprof_capture_writer_set_time_range (SysprofCaptureWriter *self, int64_t start_time, int64_t end_time);
 
 #define SYSPROF_CAPTURE_FILE_CHUNK_MAX   (SYSPROF_CAPTURE_MAX_FRAME_LEN - sizeof (SysprofCaptureFileChunk) - 4)
 #define SYSPROF_CAPTURE_DBUS_MESSAGE_MAX (65536 - 28 - 16)

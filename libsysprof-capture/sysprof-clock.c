@@ -11,11 +11,7 @@ static void
 sysprof_clock_pick (void)
 {
   static const int clocks[] = {
-    CLOCK_MONOTONIC,
-    CLOCK_MONOTONIC_RAW,
-    CLOCK_MONOTONIC_COARSE,
-    CLOCK_REALTIME_COARSE,
-    CLOCK_REALTIME,
+    CLOCK_MONOTONIC, CLOCK_MONOTONIC_RAW, CLOCK_MONOTONIC_COARSE, CLOCK_REALTIME_COARSE, CLOCK_REALTIME,
   };
 
   for (unsigned i = 0; i < sizeof clocks / sizeof clocks[0]; i++)

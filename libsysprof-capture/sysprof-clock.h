@@ -2,7 +2,7 @@
 #pragma once
 
 #if !defined(SYSPROF_CAPTURE_INSIDE) && !defined(SYSPROF_CAPTURE_COMPILATION)
-# error "Only <sysprof-capture.h> can be included directly."
+#error "Only <sysprof-capture.h> can be included directly."
 #endif
 
 #include <stdint.h>
@@ -27,7 +27,7 @@ static inline int64_t
 sysprof_clock_get_current_time (void)
 {
   struct timespec ts;
-  int clock_id = sysprof_clock;
+  int             clock_id = sysprof_clock;
 
   if (clock_id == -1)
     clock_id = CLOCK_MONOTONIC;

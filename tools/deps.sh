@@ -3,7 +3,7 @@
 # build and the tests need, only those missing, quietly unless apt fails.
 
 SYSPROF_BUILD_PACKAGES=(
-  meson ninja-build pkg-config gcc g++ clang libclang-rt-14-dev
+  meson ninja-build pkg-config gcc g++ clang clang-format libclang-rt-14-dev
   libglib2.0-dev libpolkit-gobject-1-dev libsystemd-dev libelf-dev libdw-dev
 )
 # Debian's Sysprof 3.46: its static capture library is the oracle of the

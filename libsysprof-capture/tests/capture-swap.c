@@ -4,8 +4,7 @@
 #include "capture-swap.h"
 
 static void
-bswap_at (uint8_t *p,
-          size_t   n)
+bswap_at (uint8_t *p, size_t n)
 {
   for (size_t i = 0; i < n / 2; i++)
     {
@@ -16,8 +15,7 @@ bswap_at (uint8_t *p,
 }
 
 static uint32_t
-le_load (const uint8_t *p,
-         size_t         n)
+le_load (const uint8_t *p, size_t n)
 {
   uint32_t v = 0;
 
@@ -29,9 +27,7 @@ le_load (const uint8_t *p,
 /* A little-endian bitfield unit of @bits bits becomes a big-endian one: the
  * first declared field moves from the lowest to the highest bits. */
 static void
-to_be_bitfield (uint8_t       *p,
-                unsigned       bits,
-                const unsigned *widths)
+to_be_bitfield (uint8_t *p, unsigned bits, const unsigned *widths)
 {
   uint32_t in = le_load (p, bits / 8);
   uint32_t out = 0;
@@ -51,8 +47,7 @@ static const unsigned W_8_24[] = { 8, 24, 0 };
 static const unsigned W_16_16[] = { 16, 16, 0 };
 
 static bool
-swap_frame (uint8_t *f,
-            size_t   len)
+swap_frame (uint8_t *f, size_t len)
 {
   unsigned type = f[16];
   unsigned n;
@@ -66,16 +61,16 @@ swap_frame (uint8_t *f,
 
   switch (type)
     {
-    case 1: case 4: case 6: case 11:   /* TIMESTAMP PROCESS EXIT METADATA */
-      return true;
-    case 5:                            /* FORK */
-      bswap_at (f + 24, 4);
-      return true;
-    case 3:                            /* MAP */
+    case 1:
+    case 4:
+    case 6:
+    case 11: /* TIMESTAMP PROCESS EXIT METADATA */ return true;
+    case 5: /* FORK */ bswap_at (f + 24, 4); return true;
+    case 3: /* MAP */
       for (int i = 0; i < 4; i++)
         bswap_at (f + 24 + 8 * i, 8);
       return true;
-    case 7:                            /* JITMAP */
+    case 7: /* JITMAP */
       {
         size_t pos = 28;
 
@@ -93,7 +88,8 @@ swap_frame (uint8_t *f,
           }
         return true;
       }
-    case 2: case 16:                   /* SAMPLE TRACE */
+    case 2:
+    case 16: /* SAMPLE TRACE */
       {
         static const unsigned w_trace[] = { 16, 1, 15, 0 };
 
@@ -104,7 +100,7 @@ swap_frame (uint8_t *f,
           bswap_at (f + 32 + 8 * i, 8);
         return 32 + 8 * (size_t) n <= len;
       }
-    case 8:                            /* CTRDEF */
+    case 8: /* CTRDEF */
       {
         static const unsigned w_id[] = { 24, 8, 0 };
 
@@ -118,7 +114,7 @@ swap_frame (uint8_t *f,
           }
         return 32 + 128 * (size_t) n <= len;
       }
-    case 9:                            /* CTRSET */
+    case 9: /* CTRSET */
       n = le_load (f + 24, 2);
       to_be_bitfield (f + 24, 32, W_16_16);
       bswap_at (f + 28, 4);
@@ -129,20 +125,18 @@ swap_frame (uint8_t *f,
             bswap_at (f + 32 + 96 * i + 32 + 8 * j, 8);
           }
       return 32 + 96 * (size_t) n <= len;
-    case 10:                           /* MARK */
-      bswap_at (f + 24, 8);
-      return true;
-    case 12:                           /* LOG */
+    case 10: /* MARK */ bswap_at (f + 24, 8); return true;
+    case 12: /* LOG */
       to_be_bitfield (f + 24, 32, W_16_16);
       bswap_at (f + 28, 4);
       return true;
-    case 13:                           /* FILE_CHUNK */
+    case 13: /* FILE_CHUNK */
       {
         static const unsigned w_chunk[] = { 1, 15, 16, 0 };
         to_be_bitfield (f + 24, 32, w_chunk);
         return true;
       }
-    case 14:                           /* ALLOCATION */
+    case 14: /* ALLOCATION */
       n = le_load (f + 44, 2);
       bswap_at (f + 24, 8);
       bswap_at (f + 32, 8);
@@ -151,28 +145,26 @@ swap_frame (uint8_t *f,
       for (unsigned i = 0; i < n; i++)
         bswap_at (f + 48 + 8 * i, 8);
       return 48 + 8 * (size_t) n <= len;
-    case 15:                           /* OVERLAY */
+    case 15: /* OVERLAY */
       to_be_bitfield (f + 24, 32, W_8_24);
       to_be_bitfield (f + 28, 32, W_16_16);
       return true;
-    case 17:                           /* DBUS_MESSAGE */
+    case 17: /* DBUS_MESSAGE */
       {
         static const unsigned w_dbus[] = { 2, 14, 0 };
         to_be_bitfield (f + 24, 16, w_dbus);
         bswap_at (f + 26, 2);
         return true;
       }
-    default:
-      return false;
+    default: return false;
     }
 }
 
 bool
-capture_swap_to_big_endian (uint8_t *data,
-                            size_t   len)
+capture_swap_to_big_endian (uint8_t *data, size_t len)
 {
   static const unsigned w_header[] = { 8, 1, 23, 0 };
-  size_t pos = 256;
+  size_t                pos = 256;
 
   if (len < 256 || memcmp (data, "\x5e\x97\xca\xfd", 4) != 0)
     return false;

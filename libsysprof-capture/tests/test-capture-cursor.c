@@ -19,7 +19,7 @@ static char *capture_path;
 static void
 build_capture (void)
 {
-  g_autofree char *dir = g_dir_make_tmp ("test-capture-cursor-XXXXXX", NULL);
+  g_autofree char      *dir = g_dir_make_tmp ("test-capture-cursor-XXXXXX", NULL);
   SysprofCaptureWriter *w;
   SysprofCaptureCounter defs[2] = { { .name = "one", .id = 1 }, { .name = "two", .id = 2 } };
 
@@ -33,7 +33,7 @@ build_capture (void)
 
       if (i % 50 == 0)
         {
-          unsigned int id = 1 + (i / 50) % 2;
+          unsigned int               id = 1 + (i / 50) % 2;
           SysprofCaptureCounterValue v = { .v64 = i };
           g_assert_true (sysprof_capture_writer_set_counters (w, i, -1, pid, &id, &v, 1));
           continue;
@@ -46,9 +46,7 @@ build_capture (void)
             g_assert_true (sysprof_capture_writer_add_sample (w, i, 0, pid, pid, &a, 1));
           }
           break;
-        case 1:
-          g_assert_true (sysprof_capture_writer_add_exit (w, i, 0, pid));
-          break;
+        case 1: g_assert_true (sysprof_capture_writer_add_exit (w, i, 0, pid)); break;
         default:
           g_assert_true (sysprof_capture_writer_add_file (w, i, 0, pid, (i / 3) % 2 ? "/a" : "/b", false,
                                                           (const uint8_t *) "x", 1));
@@ -65,11 +63,10 @@ typedef struct
 } Collect;
 
 static bool
-collect_cb (const SysprofCaptureFrame *frame,
-            void                      *user_data)
+collect_cb (const SysprofCaptureFrame *frame, void *user_data)
 {
   Collect *c = user_data;
-  int64_t t = frame->time;
+  int64_t  t = frame->time;
 
   g_array_append_val (c->times, t);
   return c->stop_after == 0 || c->times->len < c->stop_after;
@@ -77,12 +74,11 @@ collect_cb (const SysprofCaptureFrame *frame,
 
 /* Runs the cursor with @cond (NULL = no condition) and compares with @pred applied to every frame. */
 static GArray *
-run_cursor (SysprofCaptureCondition *cond,
-            gboolean                 reverse)
+run_cursor (SysprofCaptureCondition *cond, gboolean reverse)
 {
   SysprofCaptureReader *r = sysprof_capture_reader_new (capture_path);
   SysprofCaptureCursor *cursor = sysprof_capture_cursor_new (r);
-  Collect c = { g_array_new (FALSE, FALSE, sizeof (int64_t)), 0 };
+  Collect               c = { g_array_new (FALSE, FALSE, sizeof (int64_t)), 0 };
 
   /* The cursor works on its own copy: the reader passed in is not moved. */
   g_assert_true (sysprof_capture_reader_read_frame (r) != NULL);
@@ -99,13 +95,12 @@ run_cursor (SysprofCaptureCondition *cond,
 typedef gboolean (*Pred) (int i);
 
 static void
-check (SysprofCaptureCondition *cond,
-       Pred                     pred)
+check (SysprofCaptureCondition *cond, Pred pred)
 {
   SysprofCaptureCondition *copy = cond ? sysprof_capture_condition_copy (cond) : NULL;
-  g_autoptr(GArray) fwd = run_cursor (cond, FALSE);
-  g_autoptr(GArray) rev = run_cursor (copy, TRUE);
-  g_autoptr(GArray) expected = g_array_new (FALSE, FALSE, sizeof (int64_t));
+  g_autoptr (GArray) fwd = run_cursor (cond, FALSE);
+  g_autoptr (GArray) rev = run_cursor (copy, TRUE);
+  g_autoptr (GArray) expected = g_array_new (FALSE, FALSE, sizeof (int64_t));
 
   for (int i = 0; i < N_FRAMES; i++)
     if (pred (i))
@@ -120,28 +115,81 @@ check (SysprofCaptureCondition *cond,
     g_assert_cmpint (g_array_index (rev, int64_t, i), ==, g_array_index (fwd, int64_t, fwd->len - 1 - i));
 }
 
-static int frame_pid (int i) { return i == 0 ? 1 : i % 3 + 1; }
-static gboolean is_ctrset (int i) { return i > 0 && i % 50 == 0; }
-static gboolean is_sample (int i) { return i > 0 && !is_ctrset (i) && i % 3 == 0; }
-static gboolean is_file (int i) { return i > 0 && !is_ctrset (i) && i % 3 == 2; }
-static gboolean is_file_a (int i) { return is_file (i) && (i / 3) % 2; }
+static int
+frame_pid (int i)
+{
+  return i == 0 ? 1 : i % 3 + 1;
+}
+static gboolean
+is_ctrset (int i)
+{
+  return i > 0 && i % 50 == 0;
+}
+static gboolean
+is_sample (int i)
+{
+  return i > 0 && !is_ctrset (i) && i % 3 == 0;
+}
+static gboolean
+is_file (int i)
+{
+  return i > 0 && !is_ctrset (i) && i % 3 == 2;
+}
+static gboolean
+is_file_a (int i)
+{
+  return is_file (i) && (i / 3) % 2;
+}
 
-static gboolean pred_all (int i) { (void) i; return TRUE; }
-static gboolean pred_types (int i) { return is_sample (i) || is_ctrset (i); }
-static gboolean pred_time (int i) { return i >= 10 && i <= 20; }
-static gboolean pred_pid (int i) { return frame_pid (i) == 2 || frame_pid (i) == 3; }
-static gboolean pred_counter_two (int i) { return i == 0 || (is_ctrset (i) && (i / 50) % 2 == 1); }
-static gboolean pred_file_a (int i) { return is_file_a (i); }
-static gboolean pred_and (int i) { return is_sample (i) && i >= 100 && i <= 200; }
-static gboolean pred_or (int i) { return is_file_a (i) || frame_pid (i) == 1; }
+static gboolean
+pred_all (int i)
+{
+  (void) i;
+  return TRUE;
+}
+static gboolean
+pred_types (int i)
+{
+  return is_sample (i) || is_ctrset (i);
+}
+static gboolean
+pred_time (int i)
+{
+  return i >= 10 && i <= 20;
+}
+static gboolean
+pred_pid (int i)
+{
+  return frame_pid (i) == 2 || frame_pid (i) == 3;
+}
+static gboolean
+pred_counter_two (int i)
+{
+  return i == 0 || (is_ctrset (i) && (i / 50) % 2 == 1);
+}
+static gboolean
+pred_file_a (int i)
+{
+  return is_file_a (i);
+}
+static gboolean
+pred_and (int i)
+{
+  return is_sample (i) && i >= 100 && i <= 200;
+}
+static gboolean
+pred_or (int i)
+{
+  return is_file_a (i) || frame_pid (i) == 1;
+}
 
 static void
 test_conditions (void)
 {
   static const SysprofCaptureFrameType types[] = { SYSPROF_CAPTURE_FRAME_SAMPLE, SYSPROF_CAPTURE_FRAME_CTRSET };
-  static const int32_t pids[] = { 2, 3 };
-  static const unsigned int counters[] = { 2 };
-  static const int32_t pid_one[] = { 1 };
+  static const int32_t                 pids[] = { 2, 3 };
+  static const unsigned int            counters[] = { 2 };
+  static const int32_t                 pid_one[] = { 1 };
 
   check (NULL, pred_all);
   check (sysprof_capture_condition_new_where_type_in (2, types), pred_types);
@@ -160,11 +208,11 @@ test_conditions (void)
 static void
 test_multiple_conditions_are_ored (void)
 {
-  static const int32_t pid_one[] = { 1 };
+  static const int32_t  pid_one[] = { 1 };
   SysprofCaptureReader *r = sysprof_capture_reader_new (capture_path);
   SysprofCaptureCursor *cursor = sysprof_capture_cursor_new (r);
-  Collect c = { g_array_new (FALSE, FALSE, sizeof (int64_t)), 0 };
-  guint expected = 0;
+  Collect               c = { g_array_new (FALSE, FALSE, sizeof (int64_t)), 0 };
+  guint                 expected = 0;
 
   sysprof_capture_cursor_add_condition (cursor, sysprof_capture_condition_new_where_file ("/a"));
   sysprof_capture_cursor_add_condition (cursor, sysprof_capture_condition_new_where_pid_in (1, pid_one));
@@ -182,7 +230,7 @@ test_stop_reset_reverse (void)
 {
   SysprofCaptureReader *r = sysprof_capture_reader_new (capture_path);
   SysprofCaptureCursor *cursor = sysprof_capture_cursor_new (r);
-  Collect c = { g_array_new (FALSE, FALSE, sizeof (int64_t)), 5 };
+  Collect               c = { g_array_new (FALSE, FALSE, sizeof (int64_t)), 5 };
 
   /* Stop after 5, continue where it stopped, then reset. */
   g_assert_true (sysprof_capture_cursor_foreach (cursor, collect_cb, &c));
@@ -214,12 +262,12 @@ test_stop_reset_reverse (void)
 static void
 test_damaged_capture (void)
 {
-  g_autofree char *contents = NULL;
-  gsize len;
+  g_autofree char      *contents = NULL;
+  gsize                 len;
   SysprofCaptureReader *r;
   SysprofCaptureCursor *cursor;
-  Collect c = { g_array_new (FALSE, FALSE, sizeof (int64_t)), 0 };
-  int fd;
+  Collect               c = { g_array_new (FALSE, FALSE, sizeof (int64_t)), 0 };
+  int                   fd;
 
   g_assert_true (g_file_get_contents (capture_path, &contents, &len, NULL));
   fd = memfd_create ("damaged", MFD_CLOEXEC);
@@ -245,8 +293,7 @@ test_damaged_capture (void)
 }
 
 int
-main (int    argc,
-      char **argv)
+main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   build_capture ();

@@ -22,8 +22,7 @@ tmp_path (const char *name)
 }
 
 static int
-memfd_with (const void *data,
-            size_t      len)
+memfd_with (const void *data, size_t len)
 {
   int fd = memfd_create ("test-capture", MFD_CLOEXEC);
 
@@ -36,24 +35,33 @@ memfd_with (const void *data,
 static GBytes *
 build_all_types (GArray *boundaries)
 {
-  g_autofree char *path = tmp_path ("all.syscap");
-  SysprofCaptureWriter *w = sysprof_capture_writer_new (path, 0);
-  SysprofCaptureAddress a[4] = { 1, SYSPROF_CAPTURE_ADDRESS_USER, 3, 4 };
-  SysprofCaptureCounter c = { .category = "C", .name = "N", .description = "D", .id = 1 };
+  g_autofree char           *path = tmp_path ("all.syscap");
+  SysprofCaptureWriter      *w = sysprof_capture_writer_new (path, 0);
+  SysprofCaptureAddress      a[4] = { 1, SYSPROF_CAPTURE_ADDRESS_USER, 3, 4 };
+  SysprofCaptureCounter      c = { .category = "C", .name = "N", .description = "D", .id = 1 };
   SysprofCaptureCounterValue v = { .v64 = 9 };
-  unsigned int id = 1;
-  static const uint8_t msg[9] = "dbus-msg";
-  struct { SysprofCaptureFrame frame; uint64_t prev; } idx = {
-    .frame = { .len = 32, .cpu = -1, .pid = -1, .time = 5, .type = SYSPROF_CAPTURE_FRAME_TIMESTAMP,
+  unsigned int               id = 1;
+  static const uint8_t       msg[9] = "dbus-msg";
+  struct
+  {
+    SysprofCaptureFrame frame;
+    uint64_t            prev;
+  } idx = {
+    .frame = { .len = 32,
+               .cpu = -1,
+               .pid = -1,
+               .time = 5,
+               .type = SYSPROF_CAPTURE_FRAME_TIMESTAMP,
                .padding2 = SYSPROF_CAPTURE_FRAME_INDEX_MAGIC },
   };
   g_autofree char *contents = NULL;
-  gsize len;
+  gsize            len;
 
   g_assert_cmpuint (sysprof_capture_writer_request_counter (w, 1), ==, 1);
   g_assert_true (sysprof_capture_writer_add_timestamp (w, 1, 0, 1));
   g_assert_true (sysprof_capture_writer_add_sample (w, 2, 0, 1, 2, a, 4));
-  g_assert_true (sysprof_capture_writer_add_map_with_build_id (w, 3, 0, 1, 0x1000, 0x2000, 0, 7, "/lib/a.so", "abcdef"));
+  g_assert_true (
+      sysprof_capture_writer_add_map_with_build_id (w, 3, 0, 1, 0x1000, 0x2000, 0, 7, "/lib/a.so", "abcdef"));
   g_assert_true (sysprof_capture_writer_add_process (w, 4, 0, 1, "proc"));
   g_assert_true (sysprof_capture_writer_add_raw (w, &idx.frame));
   g_assert_true (sysprof_capture_writer_add_fork (w, 6, 0, 1, 2));
@@ -91,15 +99,14 @@ build_all_types (GArray *boundaries)
 }
 
 static void
-assert_same_frames (SysprofCaptureReader *a,
-                    SysprofCaptureReader *b)
+assert_same_frames (SysprofCaptureReader *a, SysprofCaptureReader *b)
 {
   const SysprofCaptureFrame *fa;
-  guint n = 0;
+  guint                      n = 0;
 
   for (;;)
     {
-      g_autofree void *copy = NULL;
+      g_autofree void           *copy = NULL;
       const SysprofCaptureFrame *fb;
 
       fa = sysprof_capture_reader_read_frame (a);
@@ -119,10 +126,9 @@ assert_same_frames (SysprofCaptureReader *a,
 }
 
 static void
-check_big_endian_of (const void *data,
-                     size_t      len)
+check_big_endian_of (const void *data, size_t len)
 {
-  g_autofree uint8_t *be = g_memdup2 (data, len);
+  g_autofree uint8_t   *be = g_memdup2 (data, len);
   SysprofCaptureReader *le_reader;
   SysprofCaptureReader *be_reader;
 
@@ -148,7 +154,7 @@ check_big_endian_of (const void *data,
   {
     const char **le_files = sysprof_capture_reader_list_files (le_reader);
     const char **be_files = sysprof_capture_reader_list_files (be_reader);
-    guint i;
+    guint        i;
 
     for (i = 0; le_files[i]; i++)
       g_assert_cmpstr (le_files[i], ==, be_files[i]);
@@ -164,8 +170,8 @@ check_big_endian_of (const void *data,
 static void
 test_big_endian_all_types (void)
 {
-  g_autoptr(GBytes) bytes = build_all_types (NULL);
-  gsize len;
+  g_autoptr (GBytes) bytes = build_all_types (NULL);
+  gsize       len;
   const void *data = g_bytes_get_data (bytes, &len);
 
   check_big_endian_of (data, len);
@@ -174,13 +180,14 @@ test_big_endian_all_types (void)
 static void
 test_big_endian_fixtures (void)
 {
-  static const char *fixtures[] = { "sysprof-3.46-perf.syscap", "sysprof-3.46-memprof.syscap", "sysprof-3.46-marks.syscap" };
+  static const char *fixtures[] = { "sysprof-3.46-perf.syscap", "sysprof-3.46-memprof.syscap",
+                                    "sysprof-3.46-marks.syscap" };
 
   for (guint i = 0; i < G_N_ELEMENTS (fixtures); i++)
     {
       g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "..", "tests", "data", fixtures[i], NULL);
       g_autofree char *contents = NULL;
-      gsize len;
+      gsize            len;
 
       g_assert_true (g_file_get_contents (path, &contents, &len, NULL));
       check_big_endian_of (contents, len);
@@ -192,18 +199,18 @@ test_big_endian_fixtures (void)
 static void
 test_truncation_every_offset (void)
 {
-  g_autoptr(GArray) boundaries = g_array_new (FALSE, FALSE, sizeof (size_t));
-  g_autoptr(GBytes) bytes = build_all_types (boundaries);
-  gsize len;
+  g_autoptr (GArray) boundaries = g_array_new (FALSE, FALSE, sizeof (size_t));
+  g_autoptr (GBytes) bytes = build_all_types (boundaries);
+  gsize          len;
   const uint8_t *data = g_bytes_get_data (bytes, &len);
 
   for (size_t cut = 0; cut < len; cut++)
     {
-      SysprofCaptureError error;
+      SysprofCaptureError   error;
       SysprofCaptureReader *r = sysprof_capture_reader_new_from_fd_with_error (memfd_with (data, cut), &error);
-      size_t expected_frames = 0;
-      size_t last_boundary = 256;
-      size_t n = 0;
+      size_t                expected_frames = 0;
+      size_t                last_boundary = 256;
+      size_t                n = 0;
 
       if (cut < 256)
         {
@@ -231,7 +238,7 @@ test_truncation_every_offset (void)
         g_assert_cmpint (sysprof_capture_reader_get_error (r)->code, ==, 0);
       else
         {
-          g_autofree char *needle = g_strdup_printf ("offset %zu", last_boundary);
+          g_autofree char           *needle = g_strdup_printf ("offset %zu", last_boundary);
           const SysprofCaptureError *e = sysprof_capture_reader_get_error (r);
 
           g_assert_cmpint (e->code, ==, EIO);
@@ -249,7 +256,8 @@ test_truncation_every_offset (void)
       {
         SysprofCaptureCursor *cursor = sysprof_capture_cursor_new (r);
         sysprof_capture_cursor_reverse (cursor);
-        (void) sysprof_capture_cursor_foreach (cursor, (SysprofCaptureCursorCallback) (void (*) (void)) g_nullify_pointer, NULL);
+        (void) sysprof_capture_cursor_foreach (
+            cursor, (SysprofCaptureCursorCallback) (void (*) (void)) g_nullify_pointer, NULL);
         sysprof_capture_cursor_unref (cursor);
       }
       sysprof_capture_reader_unref (r);
@@ -258,11 +266,9 @@ test_truncation_every_offset (void)
 
 /* Builds header + the given frames; returns the file as a memfd. */
 static SysprofCaptureReader *
-reader_for_frames (const void *frames,
-                   size_t      len,
-                   SysprofCaptureError *error)
+reader_for_frames (const void *frames, size_t len, SysprofCaptureError *error)
 {
-  g_autoptr(GBytes) base = build_all_types (NULL);
+  g_autoptr (GBytes) base = build_all_types (NULL);
   g_autofree uint8_t *file = g_malloc (256 + len);
 
   memcpy (file, g_bytes_get_data (base, NULL), 256);
@@ -271,9 +277,7 @@ reader_for_frames (const void *frames,
 }
 
 static void
-expect_error (SysprofCaptureReader *r,
-              int                   code,
-              const char           *fragment)
+expect_error (SysprofCaptureReader *r, int code, const char *fragment)
 {
   const SysprofCaptureError *e = sysprof_capture_reader_get_error (r);
 
@@ -285,10 +289,10 @@ expect_error (SysprofCaptureReader *r,
 static void
 test_corrupt_frames (void)
 {
-  uint8_t buf[512];
-  SysprofCaptureFrame *f = (SysprofCaptureFrame *) buf;
+  uint8_t                 buf[512];
+  SysprofCaptureFrame    *f = (SysprofCaptureFrame *) buf;
   SysprofCaptureFrameType type;
-  SysprofCaptureReader *r;
+  SysprofCaptureReader   *r;
 
   /* A length below the frame header loses the frame boundaries: fatal. */
   memset (buf, 0, sizeof buf);
@@ -402,14 +406,15 @@ test_corrupt_frames (void)
 static void
 test_bad_headers (void)
 {
-  g_autoptr(GBytes) base = build_all_types (NULL);
-  g_autofree uint8_t *file = g_bytes_unref_to_data (g_bytes_ref (base), &(gsize) { 0 });
+  g_autoptr (GBytes) base = build_all_types (NULL);
+  g_autofree uint8_t *file = g_bytes_unref_to_data (g_bytes_ref (base), &(gsize){ 0 });
   SysprofCaptureError error;
 
   memcpy (file, "GIF8", 4);
   g_assert_null (sysprof_capture_reader_new_from_fd_with_error (memfd_with (file, 300), &error));
   g_assert_cmpint (error.code, ==, EBADMSG);
-  g_assert_cmpstr (error.message, ==, "not a Sysprof capture: bad magic 47 49 46 38 at offset 0 (expected 5e 97 ca fd)");
+  g_assert_cmpstr (error.message, ==,
+                   "not a Sysprof capture: bad magic 47 49 46 38 at offset 0 (expected 5e 97 ca fd)");
   g_assert_cmpint (errno, ==, EBADMSG);
 
   g_assert_null (sysprof_capture_reader_new_with_error ("/nonexistent/capture.syscap", &error));
@@ -423,10 +428,10 @@ test_bad_headers (void)
 static void
 test_unknown_and_index_frames (void)
 {
-  uint8_t buf[96] = { 0 };
-  SysprofCaptureFrame *f;
+  uint8_t                 buf[96] = { 0 };
+  SysprofCaptureFrame    *f;
   SysprofCaptureFrameType type;
-  SysprofCaptureReader *r;
+  SysprofCaptureReader   *r;
 
   /* index frame, unknown type 42, exit */
   f = (SysprofCaptureFrame *) buf;
@@ -458,17 +463,17 @@ test_unfinished_end_time (void)
 {
   /* A capture whose writer never rewrote end_time (pipe, crash): the end is
    * found by scanning, marks count until they end. */
-  g_autoptr(GBytes) base = build_all_types (NULL);
-  gsize len;
-  g_autofree uint8_t *file = g_memdup2 (g_bytes_get_data (base, &len), g_bytes_get_size (base));
+  g_autoptr (GBytes) base = build_all_types (NULL);
+  gsize                 len;
+  g_autofree uint8_t   *file = g_memdup2 (g_bytes_get_data (base, &len), g_bytes_get_size (base));
   SysprofCaptureReader *r;
-  int64_t zero = 0;
-  int64_t start = 1;
+  int64_t               zero = 0;
+  int64_t               start = 1;
 
   /* Start before every frame so the scan result is visible; end_time 0 < start = unfinished. */
   memcpy (file + 72, &start, 8);
   memcpy (file + 80, &zero, 8);
-  int64_t latest = 0;
+  int64_t                    latest = 0;
   const SysprofCaptureFrame *f;
 
   r = sysprof_capture_reader_new_from_fd (memfd_with (file, len));
@@ -484,9 +489,9 @@ test_unfinished_end_time (void)
 static void
 test_copy_is_independent (void)
 {
-  g_autoptr(GBytes) base = build_all_types (NULL);
-  SysprofCaptureReader *r = sysprof_capture_reader_new_from_fd (memfd_with (g_bytes_get_data (base, NULL),
-                                                                            g_bytes_get_size (base)));
+  g_autoptr (GBytes) base = build_all_types (NULL);
+  SysprofCaptureReader *r =
+      sysprof_capture_reader_new_from_fd (memfd_with (g_bytes_get_data (base, NULL), g_bytes_get_size (base)));
   SysprofCaptureReader *copy;
 
   g_assert_nonnull (sysprof_capture_reader_read_timestamp (r));
@@ -504,8 +509,7 @@ test_copy_is_independent (void)
 }
 
 int
-main (int    argc,
-      char **argv)
+main (int argc, char **argv)
 {
   int ret;
 

@@ -29,7 +29,7 @@ tmp_path (const char *name)
 static SysprofCaptureReader *
 reopen (const char *path)
 {
-  SysprofCaptureError error;
+  SysprofCaptureError   error;
   SysprofCaptureReader *reader = sysprof_capture_reader_new_with_error (path, &error);
 
   if (reader == NULL)
@@ -38,9 +38,7 @@ reopen (const char *path)
 }
 
 static uint64_t
-addr_at (const void *frame_base,
-         size_t      header,
-         unsigned    i)
+addr_at (const void *frame_base, size_t header, unsigned i)
 {
   uint64_t v;
 
@@ -51,17 +49,17 @@ addr_at (const void *frame_base,
 static void
 test_round_trip_every_type (void)
 {
-  g_autofree char *path = tmp_path ("every-type.syscap");
-  SysprofCaptureWriter *w = sysprof_capture_writer_new (path, 0);
-  SysprofCaptureReader *r;
-  SysprofCaptureAddress addrs[5] = { 1, 2, SYSPROF_CAPTURE_ADDRESS_KERNEL, 0xffffffff81000000, 5 };
-  SysprofCaptureCounter ctr[2] = { 0 };
+  g_autofree char           *path = tmp_path ("every-type.syscap");
+  SysprofCaptureWriter      *w = sysprof_capture_writer_new (path, 0);
+  SysprofCaptureReader      *r;
+  SysprofCaptureAddress      addrs[5] = { 1, 2, SYSPROF_CAPTURE_ADDRESS_KERNEL, 0xffffffff81000000, 5 };
+  SysprofCaptureCounter      ctr[2] = { 0 };
   SysprofCaptureCounterValue vals[2];
-  unsigned int ids[2];
-  static const uint8_t blob[7] = { 9, 8, 7, 6, 5, 4, 3 };
-  SysprofCaptureStat stat;
+  unsigned int               ids[2];
+  static const uint8_t       blob[7] = { 9, 8, 7, 6, 5, 4, 3 };
+  SysprofCaptureStat         stat;
   const SysprofCaptureFrame *f;
-  unsigned int counter;
+  unsigned int               counter;
 
   g_assert_nonnull (w);
 
@@ -96,8 +94,8 @@ test_round_trip_every_type (void)
   g_assert_true (sysprof_capture_writer_add_allocation_copy (w, 140, 1, 141, 142, 0xabc0, 96, addrs, 2));
   g_assert_true (sysprof_capture_writer_add_overlay (w, 150, -1, 151, 3, "/host/layer", "/app"));
   g_assert_true (sysprof_capture_writer_add_trace (w, 160, 0, 161, 162, addrs, 3, true));
-  g_assert_true (sysprof_capture_writer_add_dbus_message (w, 170, 0, 171, SYSPROF_CAPTURE_DBUS_TYPE_A11Y, 0x155,
-                                                          blob, sizeof blob));
+  g_assert_true (sysprof_capture_writer_add_dbus_message (w, 170, 0, 171, SYSPROF_CAPTURE_DBUS_TYPE_A11Y, 0x155, blob,
+                                                          sizeof blob));
   g_assert_cmpuint (sysprof_capture_writer_add_jitmap (w, "jitted"), ==, SYSPROF_CAPTURE_JITMAP_MARK | 1);
 
   sysprof_capture_writer_stat (w, &stat);
@@ -167,7 +165,7 @@ test_round_trip_every_type (void)
   }
   {
     const SysprofCaptureCounterDefine *d = sysprof_capture_reader_read_counter_define (r);
-    SysprofCaptureCounterValue v;
+    SysprofCaptureCounterValue         v;
     g_assert_nonnull (d);
     g_assert_cmpuint (d->n_counters, ==, 2);
     g_assert_cmpstr (d->counters[0].category, ==, "Cat");
@@ -184,7 +182,7 @@ test_round_trip_every_type (void)
   }
   {
     const SysprofCaptureCounterSet *s = sysprof_capture_reader_read_counter_set (r);
-    SysprofCaptureCounterValues g;
+    SysprofCaptureCounterValues     g;
     g_assert_nonnull (s);
     g_assert_cmpuint (s->n_values, ==, 1);
     memcpy (&g, &s->values[0], sizeof g);
@@ -279,20 +277,20 @@ test_round_trip_every_type (void)
 static void
 test_limits (void)
 {
-  g_autofree char *path = tmp_path ("limits.syscap");
-  SysprofCaptureWriter *w = sysprof_capture_writer_new (path, 0);
-  g_autofree SysprofCaptureAddress *addrs = g_new0 (SysprofCaptureAddress, SYSPROF_CAPTURE_MAX_ADDRS + 1);
-  g_autofree char *long_cmd = g_strnfill (65528 - 24 - 1, 'c');
-  g_autofree char *too_long_cmd = g_strnfill (65528 - 24, 'c');
-  g_autofree char *huge = g_strnfill (100000, 'm');
-  g_autofree uint8_t *chunk = g_malloc (SYSPROF_CAPTURE_FILE_CHUNK_MAX + 1);
-  g_autofree uint8_t *big_msg = g_malloc (SYSPROF_CAPTURE_DBUS_MESSAGE_MAX + 1);
-  g_autofree SysprofCaptureCounter *many = g_new0 (SysprofCaptureCounter, 600);
-  g_autofree unsigned int *ids = g_new0 (unsigned int, 6000);
+  g_autofree char                       *path = tmp_path ("limits.syscap");
+  SysprofCaptureWriter                  *w = sysprof_capture_writer_new (path, 0);
+  g_autofree SysprofCaptureAddress      *addrs = g_new0 (SysprofCaptureAddress, SYSPROF_CAPTURE_MAX_ADDRS + 1);
+  g_autofree char                       *long_cmd = g_strnfill (65528 - 24 - 1, 'c');
+  g_autofree char                       *too_long_cmd = g_strnfill (65528 - 24, 'c');
+  g_autofree char                       *huge = g_strnfill (100000, 'm');
+  g_autofree uint8_t                    *chunk = g_malloc (SYSPROF_CAPTURE_FILE_CHUNK_MAX + 1);
+  g_autofree uint8_t                    *big_msg = g_malloc (SYSPROF_CAPTURE_DBUS_MESSAGE_MAX + 1);
+  g_autofree SysprofCaptureCounter      *many = g_new0 (SysprofCaptureCounter, 600);
+  g_autofree unsigned int               *ids = g_new0 (unsigned int, 6000);
   g_autofree SysprofCaptureCounterValue *vals = g_new0 (SysprofCaptureCounterValue, 6000);
-  SysprofCaptureReader *r;
-  SysprofCaptureFrameType type;
-  unsigned int n_ctrdef = 0, n_defined = 0, n_ctrset = 0, n_values = 0;
+  SysprofCaptureReader                  *r;
+  SysprofCaptureFrameType                type;
+  unsigned int                           n_ctrdef = 0, n_defined = 0, n_ctrset = 0, n_values = 0;
 
   for (unsigned i = 0; i <= SYSPROF_CAPTURE_MAX_ADDRS; i++)
     addrs[i] = i * 3 + 1;
@@ -307,13 +305,15 @@ test_limits (void)
   g_assert_false (sysprof_capture_writer_add_process (w, 2, 0, 1, too_long_cmd));
   g_assert_cmpint (errno, ==, E2BIG);
   g_assert_true (sysprof_capture_writer_add_file (w, 3, 0, 1, "/big", false, chunk, SYSPROF_CAPTURE_FILE_CHUNK_MAX));
-  g_assert_false (sysprof_capture_writer_add_file (w, 3, 0, 1, "/big", false, chunk, SYSPROF_CAPTURE_FILE_CHUNK_MAX + 1));
+  g_assert_false (
+      sysprof_capture_writer_add_file (w, 3, 0, 1, "/big", false, chunk, SYSPROF_CAPTURE_FILE_CHUNK_MAX + 1));
   /* Fixed fields at and past their limits: 23 / 39 / 31 / 255 characters survive. */
   g_assert_true (sysprof_capture_writer_add_mark (w, 4, 0, 1, 0, "GGGGGGGGGGGGGGGGGGGGGGG+overflow",
                                                   "NNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNN+overflow", huge));
   g_assert_true (sysprof_capture_writer_add_log (w, 5, 0, 1, 16, "DDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD+overflow", huge));
   g_assert_true (sysprof_capture_writer_add_dbus_message (w, 6, 0, 1, 0, 0, big_msg, SYSPROF_CAPTURE_DBUS_MESSAGE_MAX));
-  g_assert_true (sysprof_capture_writer_add_dbus_message (w, 7, 0, 1, 0, 0, big_msg, SYSPROF_CAPTURE_DBUS_MESSAGE_MAX + 1));
+  g_assert_true (
+      sysprof_capture_writer_add_dbus_message (w, 7, 0, 1, 0, 0, big_msg, SYSPROF_CAPTURE_DBUS_MESSAGE_MAX + 1));
   for (unsigned i = 0; i < 600; i++)
     {
       g_snprintf (many[i].name, sizeof many[i].name, "counter %u", i);
@@ -334,7 +334,8 @@ test_limits (void)
     const SysprofCaptureSample *s = sysprof_capture_reader_read_sample (r);
     g_assert_nonnull (s);
     g_assert_cmpuint (s->n_addrs, ==, SYSPROF_CAPTURE_MAX_ADDRS);
-    g_assert_cmpuint (addr_at (s, sizeof *s, SYSPROF_CAPTURE_MAX_ADDRS - 1), ==, (SYSPROF_CAPTURE_MAX_ADDRS - 1) * 3 + 1);
+    g_assert_cmpuint (addr_at (s, sizeof *s, SYSPROF_CAPTURE_MAX_ADDRS - 1), ==,
+                      (SYSPROF_CAPTURE_MAX_ADDRS - 1) * 3 + 1);
   }
   {
     const SysprofCaptureProcess *p = sysprof_capture_reader_read_process (r);
@@ -405,7 +406,7 @@ test_limits (void)
 static void
 test_argument_checks (void)
 {
-  g_autofree char *path = tmp_path ("args.syscap");
+  g_autofree char      *path = tmp_path ("args.syscap");
   SysprofCaptureWriter *w = sysprof_capture_writer_new (path, 0);
 
   errno = 0;
@@ -437,21 +438,21 @@ test_argument_checks (void)
 static void
 test_jitmap_dedup (void)
 {
-  g_autofree char *path = tmp_path ("jit.syscap");
+  g_autofree char      *path = tmp_path ("jit.syscap");
   SysprofCaptureWriter *w = sysprof_capture_writer_new (path, 0);
-  g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  SysprofCaptureReader *r;
+  g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  SysprofCaptureReader    *r;
   SysprofCaptureJitmapIter iter;
-  SysprofCaptureAddress addr;
-  const char *name;
-  SysprofCaptureStat stat;
-  unsigned int n = 0;
+  SysprofCaptureAddress    addr;
+  const char              *name;
+  SysprofCaptureStat       stat;
+  unsigned int             n = 0;
 
   /* Enough names to need several JITMAP frames; every name twice. */
   for (unsigned round = 0; round < 2; round++)
     for (unsigned i = 0; i < 5000; i++)
       {
-        g_autofree char *nm = g_strdup_printf ("js::function_number_%u", i);
+        g_autofree char      *nm = g_strdup_printf ("js::function_number_%u", i);
         SysprofCaptureAddress a = sysprof_capture_writer_add_jitmap (w, nm);
 
         /* The second round must hand back the first round's addresses. */
@@ -466,8 +467,8 @@ test_jitmap_dedup (void)
   g_assert_true (sysprof_capture_jitmap_iter_init (&iter, r));
   while (sysprof_capture_jitmap_iter_next (&iter, &addr, &name))
     {
-      g_autofree char *expected = g_strdup_printf ("js::function_number_%u",
-                                                   (unsigned) (addr & ~SYSPROF_CAPTURE_JITMAP_MARK) - 1);
+      g_autofree char *expected =
+          g_strdup_printf ("js::function_number_%u", (unsigned) (addr & ~SYSPROF_CAPTURE_JITMAP_MARK) - 1);
       g_assert_cmpstr (name, ==, expected);
       g_assert_false (g_hash_table_contains (seen, name));
       g_hash_table_add (seen, g_strdup (name));
@@ -481,17 +482,17 @@ test_jitmap_dedup (void)
 static void
 test_file_fd (void)
 {
-  g_autofree char *path = tmp_path ("files.syscap");
-  g_autofree char *src = tmp_path ("source.bin");
-  g_autofree char *empty = tmp_path ("empty.bin");
-  g_autofree char *out = tmp_path ("out.bin");
-  g_autofree uint8_t *data = g_malloc (150001);
-  g_autofree char *got = NULL;
-  gsize got_len = 0;
+  g_autofree char      *path = tmp_path ("files.syscap");
+  g_autofree char      *src = tmp_path ("source.bin");
+  g_autofree char      *empty = tmp_path ("empty.bin");
+  g_autofree char      *out = tmp_path ("out.bin");
+  g_autofree uint8_t   *data = g_malloc (150001);
+  g_autofree char      *got = NULL;
+  gsize                 got_len = 0;
   SysprofCaptureWriter *w = sysprof_capture_writer_new (path, 0);
   SysprofCaptureReader *r;
-  const char **files;
-  int fd;
+  const char          **files;
+  int                   fd;
 
   for (unsigned i = 0; i < 150001; i++)
     data[i] = (uint8_t) (i * 7 + i / 256);
@@ -544,7 +545,7 @@ typedef struct
 static gpointer
 pipe_writer_thread (gpointer data)
 {
-  PipeWriter *pw = data;
+  PipeWriter           *pw = data;
   SysprofCaptureWriter *w = sysprof_capture_writer_new_from_fd (pw->fd, 0);
   SysprofCaptureAddress addrs[16];
 
@@ -563,16 +564,16 @@ pipe_writer_thread (gpointer data)
 static void
 test_pipe (void)
 {
-  int fds[2];
-  PipeWriter pw;
-  GThread *thread;
-  SysprofCaptureReader *r;
+  int                         fds[2];
+  PipeWriter                  pw;
+  GThread                    *thread;
+  SysprofCaptureReader       *r;
   const SysprofCaptureSample *s;
-  guint n = 0;
+  guint                       n = 0;
 
   g_assert_cmpint (pipe2 (fds, O_CLOEXEC), ==, 0);
   pw.fd = fds[1];
-  pw.n = 20000;   /* several MiB: the pipe fills and both sides take turns */
+  pw.n = 20000; /* several MiB: the pipe fills and both sides take turns */
   thread = g_thread_new ("pipe-writer", pipe_writer_thread, &pw);
 
   r = sysprof_capture_reader_new_from_fd (fds[0]);
@@ -595,9 +596,7 @@ test_pipe (void)
 }
 
 static void
-write_numbered (SysprofCaptureWriter *w,
-                guint                 first,
-                guint                 n)
+write_numbered (SysprofCaptureWriter *w, guint first, guint n)
 {
   for (guint i = first; i < first + n; i++)
     {
@@ -609,15 +608,15 @@ write_numbered (SysprofCaptureWriter *w,
 static void
 test_splice_and_create_reader (void)
 {
-  g_autofree char *p1 = tmp_path ("splice-1.syscap");
-  g_autofree char *p2 = tmp_path ("splice-2.syscap");
-  g_autofree char *p3 = tmp_path ("saved.syscap");
-  SysprofCaptureWriter *a = sysprof_capture_writer_new (p1, 0);
-  SysprofCaptureWriter *b = sysprof_capture_writer_new (p2, 0);
-  SysprofCaptureReader *r;
-  SysprofCaptureStat stat;
+  g_autofree char            *p1 = tmp_path ("splice-1.syscap");
+  g_autofree char            *p2 = tmp_path ("splice-2.syscap");
+  g_autofree char            *p3 = tmp_path ("saved.syscap");
+  SysprofCaptureWriter       *a = sysprof_capture_writer_new (p1, 0);
+  SysprofCaptureWriter       *b = sysprof_capture_writer_new (p2, 0);
+  SysprofCaptureReader       *r;
+  SysprofCaptureStat          stat;
   const SysprofCaptureSample *s;
-  guint n = 0;
+  guint                       n = 0;
 
   write_numbered (a, 0, 1000);
   write_numbered (b, 1000, 500);
@@ -649,18 +648,18 @@ test_splice_and_create_reader (void)
 static void
 test_cat_remaps (void)
 {
-  g_autofree char *p1 = tmp_path ("cat-1.syscap");
-  g_autofree char *p2 = tmp_path ("cat-2.syscap");
-  g_autofree char *pout = tmp_path ("cat-out.syscap");
-  SysprofCaptureWriter *w;
-  SysprofCaptureReader *r;
-  SysprofCaptureCounter c = { 0 };
+  g_autofree char           *p1 = tmp_path ("cat-1.syscap");
+  g_autofree char           *p2 = tmp_path ("cat-2.syscap");
+  g_autofree char           *pout = tmp_path ("cat-out.syscap");
+  SysprofCaptureWriter      *w;
+  SysprofCaptureReader      *r;
+  SysprofCaptureCounter      c = { 0 };
   SysprofCaptureCounterValue v = { .v64 = 0 };
-  unsigned int id;
-  g_autoptr(GHashTable) jit_names = g_hash_table_new_full (NULL, NULL, NULL, g_free);
-  GHashTable *counter_names = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  unsigned int               id;
+  g_autoptr (GHashTable) jit_names = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  GHashTable             *counter_names = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   SysprofCaptureFrameType type;
-  guint n_samples = 0, n_sets = 0;
+  guint                   n_samples = 0, n_sets = 0;
 
   /* Two captures whose JIT addresses and counter ids collide. */
   for (unsigned k = 0; k < 2; k++)
@@ -693,8 +692,8 @@ test_cat_remaps (void)
   r = reopen (pout);
   {
     SysprofCaptureJitmapIter iter;
-    SysprofCaptureAddress addr;
-    const char *name;
+    SysprofCaptureAddress    addr;
+    const char              *name;
 
     g_assert_true (sysprof_capture_jitmap_iter_init (&iter, r));
     while (sysprof_capture_jitmap_iter_next (&iter, &addr, &name))
@@ -714,7 +713,7 @@ test_cat_remaps (void)
       else if (type == SYSPROF_CAPTURE_FRAME_CTRSET)
         {
           const SysprofCaptureCounterSet *s = sysprof_capture_reader_read_counter_set (r);
-          const char *nm = g_hash_table_lookup (counter_names, GUINT_TO_POINTER (s->values[0].ids[0]));
+          const char                 *nm = g_hash_table_lookup (counter_names, GUINT_TO_POINTER (s->values[0].ids[0]));
           SysprofCaptureCounterValues g;
 
           memcpy (&g, &s->values[0], sizeof g);
@@ -748,17 +747,17 @@ static void
 test_disk_full (void)
 {
   g_autofree char *path = tmp_path ("full.syscap");
-  pid_t child;
-  int status;
+  pid_t            child;
+  int              status;
 
   child = fork ();
   g_assert_cmpint (child, >=, 0);
   if (child == 0)
     {
-      struct rlimit rl;
+      struct rlimit         rl;
       SysprofCaptureWriter *w;
-      guint i;
-      int err;
+      guint                 i;
+      int                   err;
 
       signal (SIGXFSZ, SIG_IGN);
       getrlimit (RLIMIT_FSIZE, &rl);
@@ -792,9 +791,9 @@ test_disk_full (void)
   g_assert_cmpint (WEXITSTATUS (status), ==, 0);
 
   {
-    SysprofCaptureReader *r = reopen (path);
+    SysprofCaptureReader       *r = reopen (path);
     const SysprofCaptureSample *s;
-    guint n = 0;
+    guint                       n = 0;
 
     while ((s = sysprof_capture_reader_read_sample (r)))
       g_assert_cmpint (s->tid, ==, (int) n++);
@@ -808,9 +807,9 @@ test_disk_full (void)
 static void
 test_from_env (void)
 {
-  g_autofree char *path = tmp_path ("env.syscap");
-  int fd = open (path, O_CREAT | O_RDWR | O_TRUNC, 0600);
-  g_autofree char *num = g_strdup_printf ("%d", fd);
+  g_autofree char      *path = tmp_path ("env.syscap");
+  int                   fd = open (path, O_CREAT | O_RDWR | O_TRUNC, 0600);
+  g_autofree char      *num = g_strdup_printf ("%d", fd);
   SysprofCaptureWriter *w;
 
   g_unsetenv ("SYSPROF_TRACE_FD");
@@ -828,7 +827,7 @@ test_from_env (void)
   g_unsetenv ("SYSPROF_TRACE_FD");
 
   {
-    SysprofCaptureReader *r = reopen (path);
+    SysprofCaptureReader     *r = reopen (path);
     const SysprofCaptureExit *e = sysprof_capture_reader_read_exit (r);
     g_assert_nonnull (e);
     g_assert_cmpint (e->frame.pid, ==, 5);
@@ -837,8 +836,7 @@ test_from_env (void)
 }
 
 int
-main (int    argc,
-      char **argv)
+main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/Capture/Writer/round-trip", test_round_trip_every_type);

@@ -16,7 +16,7 @@ main ()
   if (writer == nullptr)
     return 1;
   SysprofCaptureAddress addrs[2] = { 1, 2 };
-  bool ok = sysprof_capture_writer_add_sample (writer, 1, 0, 1, 1, addrs, 2);
+  bool                  ok = sysprof_capture_writer_add_sample (writer, 1, 0, 1, 1, addrs, 2);
   sysprof_capture_writer_unref (writer);
   std::printf ("%s\n", ok ? "ok 1 - C++ include and call" : "not ok 1");
   std::printf ("1..1\n");

@@ -13,8 +13,8 @@
 #include <sysprof-capture.h>
 
 static const char *names[SYSPROF_CAPTURE_FRAME_LAST] = {
-  NULL, "TIMESTAMP", "SAMPLE", "MAP", "PROCESS", "FORK", "EXIT", "JITMAP", "CTRDEF", "CTRSET",
-  "MARK", "METADATA", "LOG", "FILE_CHUNK", "ALLOCATION", "OVERLAY", "TRACE", "DBUS_MESSAGE",
+  NULL,     "TIMESTAMP", "SAMPLE",   "MAP", "PROCESS",    "FORK",       "EXIT",    "JITMAP", "CTRDEF",
+  "CTRSET", "MARK",      "METADATA", "LOG", "FILE_CHUNK", "ALLOCATION", "OVERLAY", "TRACE",  "DBUS_MESSAGE",
 };
 
 static void
@@ -25,8 +25,7 @@ put_hex (uint64_t v)
 
 /* Prints at most @max bytes of @s, stopping at NUL, escaped as FORMAT.md says. */
 static void
-put_str (const char *s,
-         size_t      max)
+put_str (const char *s, size_t max)
 {
   putchar ('"');
   for (size_t i = 0; i < max && s[i]; i++)
@@ -52,8 +51,7 @@ load64 (const void *p)
 }
 
 static void
-put_addrs (const uint8_t *p,
-           unsigned int   n)
+put_addrs (const uint8_t *p, unsigned int n)
 {
   printf (" n=%u addrs=[", n);
   for (unsigned int i = 0; i < n; i++)
@@ -77,9 +75,7 @@ dump_frame (const SysprofCaptureFrame *f)
 
   switch (f->type)
     {
-    case SYSPROF_CAPTURE_FRAME_FORK:
-      printf (" child=%d", ((const SysprofCaptureFork *) f)->child_pid);
-      break;
+    case SYSPROF_CAPTURE_FRAME_FORK: printf (" child=%d", ((const SysprofCaptureFork *) f)->child_pid); break;
 
     case SYSPROF_CAPTURE_FRAME_PROCESS:
       printf (" cmdline=");
@@ -104,7 +100,7 @@ dump_frame (const SysprofCaptureFrame *f)
     case SYSPROF_CAPTURE_FRAME_JITMAP:
       {
         const SysprofCaptureJitmap *j = (const SysprofCaptureJitmap *) f;
-        const uint8_t *pos = j->data;
+        const uint8_t              *pos = j->data;
 
         printf (" n=%u", j->n_jitmaps);
         for (uint32_t i = 0; i < j->n_jitmaps; i++)
@@ -254,8 +250,7 @@ dump_frame (const SysprofCaptureFrame *f)
       }
       break;
 
-    default:
-      break;
+    default: break;
     }
 
   putchar ('\n');
@@ -263,14 +258,13 @@ dump_frame (const SysprofCaptureFrame *f)
 
 /* Walks the capture like Sysprof 3.46 does: stops at the first unknown type. */
 static int
-walk (const char *filename,
-      bool        stats)
+walk (const char *filename, bool stats)
 {
-  SysprofCaptureError error;
+  SysprofCaptureError   error;
   SysprofCaptureReader *reader = sysprof_capture_reader_new_with_error (filename, &error);
-  unsigned long counts[SYSPROF_CAPTURE_FRAME_LAST] = { 0 };
-  unsigned long n = 0;
-  int ret = 0;
+  unsigned long         counts[SYSPROF_CAPTURE_FRAME_LAST] = { 0 };
+  unsigned long         n = 0;
+  int                   ret = 0;
 
   if (reader == NULL)
     {
@@ -280,7 +274,7 @@ walk (const char *filename,
 
   for (;;)
     {
-      SysprofCaptureFrameType type;
+      SysprofCaptureFrameType    type;
       const SysprofCaptureFrame *frame;
 
       if (!sysprof_capture_reader_peek_type (reader, &type))
@@ -321,17 +315,18 @@ static bool
 write_extras (SysprofCaptureWriter *w)
 {
   static const SysprofCaptureAddress addrs[] = { 0x400100, 0x400200, 0x400300 };
-  static const uint8_t message[] = { 'l', 1, 0, 1, 4, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0 };
-  struct {
+  static const uint8_t               message[] = { 'l', 1, 0, 1, 4, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0 };
+  struct
+  {
     SysprofCaptureFrame frame;
-    uint64_t previous;
+    uint64_t            previous;
   } index_frame;
   bool ok = true;
 
   ok &= sysprof_capture_writer_add_trace (w, 1017, 1, 100, 101, addrs, 3, true);
   ok &= sysprof_capture_writer_add_trace (w, 1018, 1, 100, 101, addrs, 2, false);
-  ok &= sysprof_capture_writer_add_dbus_message (w, 1019, -1, 100, SYSPROF_CAPTURE_DBUS_TYPE_SESSION, 0,
-                                                 message, sizeof message);
+  ok &= sysprof_capture_writer_add_dbus_message (w, 1019, -1, 100, SYSPROF_CAPTURE_DBUS_TYPE_SESSION, 0, message,
+                                                 sizeof message);
   ok &= sysprof_capture_writer_add_map_with_build_id (w, 1020, 0, 100, 0x500000, 0x501000, 0, 777,
                                                       "/usr/lib/libbuildid.so", "0123456789abcdef");
 
@@ -349,17 +344,16 @@ write_extras (SysprofCaptureWriter *w)
 }
 
 static int
-write_spec (const char *filename,
-            bool        extras)
+write_spec (const char *filename, bool extras)
 {
-  SysprofCaptureWriter *w = sysprof_capture_writer_new (filename, 0);
-  SysprofCaptureAddress a1, a2, a3;
-  SysprofCaptureCounter counters[2];
+  SysprofCaptureWriter      *w = sysprof_capture_writer_new (filename, 0);
+  SysprofCaptureAddress      a1, a2, a3;
+  SysprofCaptureCounter      counters[2];
   SysprofCaptureCounterValue values[2];
-  unsigned int ids[2];
-  uint8_t chunk[100];
-  unsigned int c;
-  bool ok = true;
+  unsigned int               ids[2];
+  uint8_t                    chunk[100];
+  unsigned int               c;
+  bool                       ok = true;
 
   if (w == NULL)
     {
@@ -370,8 +364,7 @@ write_spec (const char *filename,
   ok &= sysprof_capture_writer_add_timestamp (w, 1000, 0, 100);
   ok &= sysprof_capture_writer_add_process (w, 1001, 1, 100, "/usr/bin/spec-app --flag");
   ok &= sysprof_capture_writer_add_fork (w, 1002, -1, 100, 101);
-  ok &= sysprof_capture_writer_add_map (w, 1003, 0, 100, 0x400000, 0x401000, 0x1000, 12345,
-                                        "/usr/lib/libspec.so");
+  ok &= sysprof_capture_writer_add_map (w, 1003, 0, 100, 0x400000, 0x401000, 0x1000, 12345, "/usr/lib/libspec.so");
   a1 = sysprof_capture_writer_add_jitmap (w, "jit_func_one");
   a2 = sysprof_capture_writer_add_jitmap (w, "jit_func_two");
   a3 = sysprof_capture_writer_add_jitmap (w, "jit_func_one");
@@ -382,8 +375,7 @@ write_spec (const char *filename,
     }
   {
     SysprofCaptureAddress addrs[] = {
-      SYSPROF_CAPTURE_ADDRESS_KERNEL, 0xffffffff81000010, SYSPROF_CAPTURE_ADDRESS_USER,
-      0x400100, 0x400200, a1, a2,
+      SYSPROF_CAPTURE_ADDRESS_KERNEL, 0xffffffff81000010, SYSPROF_CAPTURE_ADDRESS_USER, 0x400100, 0x400200, a1, a2,
     };
     ok &= sysprof_capture_writer_add_sample (w, 1004, 1, 100, 101, addrs, 7);
   }
@@ -410,10 +402,9 @@ write_spec (const char *filename,
   values[1].vdbl = 2.25;
   ok &= sysprof_capture_writer_set_counters (w, 1007, -1, -1, ids, values, 2);
 
-  ok &= sysprof_capture_writer_add_mark (w, 1008, 0, 100, 500, "spec-group", "spec-mark",
-                                         "mark message with \"quotes\"");
-  ok &= sysprof_capture_writer_add_metadata (w, 1009, -1, 100, "local-profiler",
-                                             "[profiler]\nwhole-system=true\n", -1);
+  ok &=
+      sysprof_capture_writer_add_mark (w, 1008, 0, 100, 500, "spec-group", "spec-mark", "mark message with \"quotes\"");
+  ok &= sysprof_capture_writer_add_metadata (w, 1009, -1, 100, "local-profiler", "[profiler]\nwhole-system=true\n", -1);
   ok &= sysprof_capture_writer_add_log (w, 1010, 0, 100, 16, "SpecDomain", "log message");
   for (unsigned int i = 0; i < sizeof chunk; i++)
     chunk[i] = (uint8_t) i;
@@ -440,8 +431,7 @@ write_spec (const char *filename,
 }
 
 int
-main (int    argc,
-      char **argv)
+main (int argc, char **argv)
 {
   if (argc != 3)
     {

@@ -15,8 +15,7 @@
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
 static bool
-count_frame (const SysprofCaptureFrame *frame,
-             void                      *user_data)
+count_frame (const SysprofCaptureFrame *frame, void *user_data)
 {
   size_t *n = user_data;
 
@@ -24,7 +23,7 @@ count_frame (const SysprofCaptureFrame *frame,
   if (frame->type == SYSPROF_CAPTURE_FRAME_SAMPLE)
     {
       const SysprofCaptureSample *s = (const SysprofCaptureSample *) frame;
-      volatile uint64_t sum = 0;
+      volatile uint64_t           sum = 0;
 
       for (unsigned int i = 0; i < s->n_addrs; i++)
         {
@@ -40,11 +39,11 @@ count_frame (const SysprofCaptureFrame *frame,
 static void
 exercise_reader (SysprofCaptureReader *reader)
 {
-  SysprofCaptureFrameType type;
+  SysprofCaptureFrameType  type;
   SysprofCaptureJitmapIter iter;
-  SysprofCaptureAddress addr;
-  const char *name;
-  const char **files;
+  SysprofCaptureAddress    addr;
+  const char              *name;
+  const char             **files;
 
   while (sysprof_capture_reader_peek_type (reader, &type))
     {
@@ -99,24 +98,25 @@ static void
 exercise_cursor (SysprofCaptureReader *reader)
 {
   static const SysprofCaptureFrameType types[] = {
-    SYSPROF_CAPTURE_FRAME_SAMPLE, SYSPROF_CAPTURE_FRAME_CTRSET, SYSPROF_CAPTURE_FRAME_FILE_CHUNK,
+    SYSPROF_CAPTURE_FRAME_SAMPLE,
+    SYSPROF_CAPTURE_FRAME_CTRSET,
+    SYSPROF_CAPTURE_FRAME_FILE_CHUNK,
   };
-  static const int32_t pids[] = { -1, 0, 1 };
+  static const int32_t      pids[] = { -1, 0, 1 };
   static const unsigned int counters[] = { 1, 2, 3 };
-  SysprofCaptureCursor *cursor = sysprof_capture_cursor_new (reader);
-  size_t n = 0;
+  SysprofCaptureCursor     *cursor = sysprof_capture_cursor_new (reader);
+  size_t                    n = 0;
 
   if (cursor == NULL)
     return;
 
-  sysprof_capture_cursor_add_condition (cursor,
-    sysprof_capture_condition_new_and (
-      sysprof_capture_condition_new_where_type_in (3, types),
-      sysprof_capture_condition_new_where_time_between (INT64_MIN, INT64_MAX)));
-  sysprof_capture_cursor_add_condition (cursor,
-    sysprof_capture_condition_new_or (
-      sysprof_capture_condition_new_where_pid_in (3, pids),
-      sysprof_capture_condition_new_where_counter_in (3, counters)));
+  sysprof_capture_cursor_add_condition (
+      cursor,
+      sysprof_capture_condition_new_and (sysprof_capture_condition_new_where_type_in (3, types),
+                                         sysprof_capture_condition_new_where_time_between (INT64_MIN, INT64_MAX)));
+  sysprof_capture_cursor_add_condition (
+      cursor, sysprof_capture_condition_new_or (sysprof_capture_condition_new_where_pid_in (3, pids),
+                                                sysprof_capture_condition_new_where_counter_in (3, counters)));
   sysprof_capture_cursor_add_condition (cursor, sysprof_capture_condition_new_where_file ("/proc/mounts"));
 
   sysprof_capture_cursor_foreach (cursor, count_frame, &n);
@@ -126,12 +126,11 @@ exercise_cursor (SysprofCaptureReader *reader)
 }
 
 int
-LLVMFuzzerTestOneInput (const uint8_t *data,
-                        size_t         size)
+LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
   SysprofCaptureReader *reader;
-  int fd = memfd_create ("fuzz-capture", MFD_CLOEXEC);
-  size_t off = 0;
+  int                   fd = memfd_create ("fuzz-capture", MFD_CLOEXEC);
+  size_t                off = 0;
 
   if (fd < 0)
     return 0;

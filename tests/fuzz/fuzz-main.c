@@ -16,10 +16,10 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 static int
 run_file (const char *path)
 {
-  FILE *f = fopen (path, "rb");
+  FILE    *f = fopen (path, "rb");
   uint8_t *data = NULL;
-  size_t len = 0;
-  size_t cap = 0;
+  size_t   len = 0;
+  size_t   cap = 0;
 
   if (f == NULL)
     {
@@ -52,11 +52,10 @@ run_file (const char *path)
 }
 
 int
-main (int    argc,
-      char **argv)
+main (int argc, char **argv)
 {
   unsigned long n_inputs = 0;
-  int ret = 0;
+  int           ret = 0;
 
   for (int i = 1; i < argc; i++)
     {
@@ -70,7 +69,7 @@ main (int    argc,
       if (S_ISDIR (st.st_mode))
         {
           struct dirent **entries;
-          int n = scandir (argv[i], &entries, NULL, alphasort);
+          int             n = scandir (argv[i], &entries, NULL, alphasort);
 
           if (n < 0)
             return 1;
@@ -78,8 +77,7 @@ main (int    argc,
             {
               char *path;
 
-              if (entries[j]->d_name[0] != '.' &&
-                  asprintf (&path, "%s/%s", argv[i], entries[j]->d_name) >= 0)
+              if (entries[j]->d_name[0] != '.' && asprintf (&path, "%s/%s", argv[i], entries[j]->d_name) >= 0)
                 {
                   ret |= run_file (path);
                   n_inputs++;

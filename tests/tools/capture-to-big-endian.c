@@ -8,13 +8,12 @@
 #include "capture-swap.h"
 
 int
-main (int    argc,
-      char **argv)
+main (int argc, char **argv)
 {
-  FILE *in;
-  FILE *out;
+  FILE    *in;
+  FILE    *out;
   uint8_t *data;
-  long len;
+  long     len;
 
   if (argc != 3)
     {
