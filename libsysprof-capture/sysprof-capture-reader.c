@@ -846,7 +846,7 @@ reader_advance (SysprofCaptureReader *self, SysprofCaptureFrame *frame)
   int64_t end = frame->time;
 
   if (frame->type == SYSPROF_CAPTURE_FRAME_MARK && self->cur_valid)
-    end += ((SysprofCaptureMark *) frame)->duration;
+    end = _sysprof_time_add (end, ((SysprofCaptureMark *) frame)->duration);
   if (end > self->max_time_seen)
     self->max_time_seen = end;
   self->buf_pos += frame->len;

@@ -138,6 +138,17 @@ _sysprof_swap64_at (void *p)
  * order to the host's, moving every field to its host position. */
 void _sysprof_bitfield_from_foreign (void *p, unsigned unit_bits, const uint8_t *widths, unsigned n_fields);
 
+/* @time + @duration, saturated: both come from files or callers and may be hostile. */
+static inline int64_t
+_sysprof_time_add (int64_t time, int64_t duration)
+{
+  int64_t end;
+
+  if (__builtin_add_overflow (time, duration, &end))
+    return duration > 0 ? INT64_MAX : INT64_MIN;
+  return end;
+}
+
 /* Copy @src into the fixed-size field @dst, truncating, always NUL-terminated,
  * the rest zero-filled so no stale bytes reach the file. */
 static inline void

@@ -118,16 +118,14 @@ sysprof_capture_writer_new_internal (int fd, size_t buffer_size)
     page_size = 4096;
   if (buffer_size == 0)
     buffer_size = (size_t) page_size * DEFAULT_BUFFER_PAGES;
-  if (buffer_size % (size_t) page_size != 0 || buffer_size < 2 * 65536)
+  if (buffer_size % (size_t) page_size != 0)
     {
-      /* Every frame must fit the buffer whole: at least two maximal frames. */
-      if (buffer_size % (size_t) page_size != 0)
-        {
-          errno = EINVAL;
-          return NULL;
-        }
-      buffer_size = 2 * 65536;
+      errno = EINVAL;
+      return NULL;
     }
+  /* Every frame must fit the buffer whole: room for at least two maximal frames. */
+  if (buffer_size < 2 * 65536)
+    buffer_size = 2 * 65536;
 
   sysprof_clock_init ();
 
@@ -835,8 +833,8 @@ sysprof_capture_writer_add_mark (SysprofCaptureWriter *self,
   copy_trailing_string ((uint8_t *) ev->message, message, len);
   sysprof_capture_writer_commit (self, ev);
 
-  if (time + (int64_t) duration > self->max_time)
-    self->max_time = time + (int64_t) duration;
+  if (_sysprof_time_add (time, (int64_t) duration) > self->max_time)
+    self->max_time = _sysprof_time_add (time, (int64_t) duration);
   return true;
 }
 
