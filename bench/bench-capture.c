@@ -28,14 +28,14 @@
 #include <sysprof-capture.h>
 
 #ifdef BENCH_UPSTREAM
-# define SIDE "upstream"
+#define SIDE "upstream"
 #else
-# define SIDE "ours"
+#define SIDE "ours"
 #endif
 
 /* Distinct stacks cycled through; 1024 x 24 x 8 bytes = 192 KiB, cache-resident,
  * so the generator costs a pointer bump and the libraries' own work dominates. */
-#define N_STACKS 1024u
+#define N_STACKS  1024u
 #define MAX_DEPTH 256u
 
 static volatile uint64_t sink;
@@ -73,10 +73,9 @@ usage (FILE *out)
 }
 
 static unsigned long
-parse_count (const char *arg,
-             unsigned long max)
+parse_count (const char *arg, unsigned long max)
 {
-  char *end = NULL;
+  char         *end = NULL;
   unsigned long v;
 
   errno = 0;
@@ -90,24 +89,23 @@ parse_count (const char *arg,
 }
 
 int
-main (int    argc,
-      char **argv)
+main (int argc, char **argv)
 {
-  const char *dir = NULL;
-  unsigned long n_frames = 2000000;
-  unsigned long depth = 24;
-  SysprofCaptureAddress *stacks;
-  SysprofCaptureWriter *writer;
-  SysprofCaptureReader *reader;
+  const char             *dir = NULL;
+  unsigned long           n_frames = 2000000;
+  unsigned long           depth = 24;
+  SysprofCaptureAddress  *stacks;
+  SysprofCaptureWriter   *writer;
+  SysprofCaptureReader   *reader;
   SysprofCaptureFrameType type;
-  char path[4096];
-  struct stat st;
-  uint64_t rng = UINT64_C (0x9E3779B97F4A7C15);
-  uint64_t expected = 0;
-  uint64_t sum = 0;
-  uint64_t t0, t1, t2, t3;
-  unsigned long read_frames = 0;
-  int opt;
+  char                    path[4096];
+  struct stat             st;
+  uint64_t                rng = UINT64_C (0x9E3779B97F4A7C15);
+  uint64_t                expected = 0;
+  uint64_t                sum = 0;
+  uint64_t                t0, t1, t2, t3;
+  unsigned long           read_frames = 0;
+  int                     opt;
 
 #ifdef BENCH_UPSTREAM
   /* sysprof-clock.h defines the global in every file including it; calling
@@ -136,8 +134,8 @@ main (int    argc,
   if (dir == NULL || *dir == 0)
     dir = "/tmp";
 
-  if ((size_t) snprintf (path, sizeof path, "%s/bench-capture-%s-%ld.syscap",
-                         dir, SIDE, (long) getpid ()) >= sizeof path)
+  if ((size_t) snprintf (path, sizeof path, "%s/bench-capture-%s-%ld.syscap", dir, SIDE, (long) getpid ()) >=
+      sizeof path)
     {
       fprintf (stderr, "bench-capture-" SIDE ": directory name too long\n");
       return 2;
@@ -161,16 +159,13 @@ main (int    argc,
   for (unsigned long i = 0; i < n_frames; i++)
     {
       const SysprofCaptureAddress *addrs = &stacks[(i % N_STACKS) * depth];
-      int32_t pid = 1000 + (int32_t) (i & 3);
-      int32_t tid = pid + (int32_t) ((i >> 2) % 3);
+      int32_t                      pid = 1000 + (int32_t) (i & 3);
+      int32_t                      tid = pid + (int32_t) ((i >> 2) % 3);
 
-      if (!sysprof_capture_writer_add_sample (writer,
-                                              (int64_t) 1000000000 + (int64_t) i * 1000,
-                                              (int) (i & 1), pid, tid,
-                                              addrs, (unsigned) depth))
+      if (!sysprof_capture_writer_add_sample (writer, (int64_t) 1000000000 + (int64_t) i * 1000, (int) (i & 1), pid,
+                                              tid, addrs, (unsigned) depth))
         {
-          fprintf (stderr, "bench-capture-" SIDE ": add_sample failed at frame %lu: %s\n",
-                   i, strerror (errno));
+          fprintf (stderr, "bench-capture-" SIDE ": add_sample failed at frame %lu: %s\n", i, strerror (errno));
           unlink (path);
           return 1;
         }
@@ -228,13 +223,12 @@ main (int    argc,
 
   if (read_frames != n_frames || sink != expected)
     {
-      fprintf (stderr, "bench-capture-" SIDE ": read back %lu of %lu frames, checksum %s\n",
-               read_frames, n_frames, sink == expected ? "ok" : "MISMATCH");
+      fprintf (stderr, "bench-capture-" SIDE ": read back %lu of %lu frames, checksum %s\n", read_frames, n_frames,
+               sink == expected ? "ok" : "MISMATCH");
       return 1;
     }
 
-  printf ("side=%s frames=%lu depth=%lu bytes=%jd write_ns=%" PRIu64 " read_ns=%" PRIu64
-          " read_frames=%lu\n",
-          SIDE, n_frames, depth, (intmax_t) st.st_size, t1 - t0, t3 - t2, read_frames);
+  printf ("side=%s frames=%lu depth=%lu bytes=%jd write_ns=%" PRIu64 " read_ns=%" PRIu64 " read_frames=%lu\n", SIDE,
+          n_frames, depth, (intmax_t) st.st_size, t1 - t0, t3 - t2, read_frames);
   return 0;
 }

@@ -6,11 +6,13 @@
 # needed, runs them alternately REPS times, drops the first repetition
 # (warm-up) and prints the medians, the ratios and the targets.
 #
-# Usage: bench/run-capture-bench.sh [-r REPS] [-d DIR] [-n FRAMES] [-k DEPTH] [-B BUILDDIR]
+# Usage: bench/run-capture-bench.sh [-r REPS] [-d DIR] [-n FRAMES] [-k DEPTH] [-c CPU] [-B BUILDDIR]
 #   -r REPS      repetitions per side, first one dropped (default 5)
 #   -d DIR       where the capture files go (default $TMPDIR, else /tmp)
 #   -n FRAMES    SAMPLE frames per capture (default 2000000)
 #   -k DEPTH     addresses per frame (default 24)
+#   -c CPU       pin both programs to this CPU with taskset (default: not pinned;
+#                pin when vCPUs differ in speed, see bench/README.md)
 #   -B BUILDDIR  meson build directory (default build/ at the repository root)
 
 set -euo pipefail
@@ -21,15 +23,17 @@ dir=${TMPDIR:-/tmp}
 frames=2000000
 depth=24
 builddir=$root/build
+cpu=
 
-while getopts 'r:d:n:k:B:h' opt; do
+while getopts 'r:d:n:k:c:B:h' opt; do
   case $opt in
     r) reps=$OPTARG ;;
     d) dir=$OPTARG ;;
     n) frames=$OPTARG ;;
     k) depth=$OPTARG ;;
+    c) cpu=$OPTARG ;;
     B) builddir=$OPTARG ;;
-    h) sed -n '3,15s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    h) sed -n '3,17s/^# \{0,1\}//p' "$0"; exit 0 ;;
     *) exit 2 ;;
   esac
 done
@@ -39,11 +43,17 @@ if [[ $# -ne 0 || ! $reps =~ ^[0-9]+$ || $reps -lt 2 ]]; then
   exit 2
 fi
 [[ -d $dir ]] || { echo "run-capture-bench.sh: no directory $dir" >&2; exit 2; }
+pin=()
+if [[ -n $cpu ]]; then
+  pin=(taskset -c "$cpu")
+fi
 
 # --- build -------------------------------------------------------------------
 if [[ ! -f $builddir/build.ninja ]]; then
   meson setup "$builddir" "$root"
 fi
+# Regenerate first if meson files changed, so the target queries below are current.
+ninja -C "$builddir" build.ninja >/dev/null
 ours=$builddir/bench/bench-capture-ours
 upstream=$builddir/bench/bench-capture-upstream
 if ! ninja -C "$builddir" -t query bench/bench-capture-ours >/dev/null 2>&1; then
@@ -76,15 +86,15 @@ trap 'rm -f "$results"' EXIT
 
 run_side() { # rep side program
   local line
-  line=$("$3" -d "$dir" -n "$frames" -k "$depth")
+  line=$("${pin[@]}" "$3" -d "$dir" -n "$frames" -k "$depth")
   echo "rep=$1 $line" >>"$results"
   awk -v rep="$1" '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-       printf "  rep %d %-8s  write %8.1f ms   read %8.1f ms%s\n", rep, v["side"],
+       printf "  rep %2d %-8s  write %8.1f ms   read %8.1f ms%s\n", rep, v["side"],
               v["write_ns"] / 1e6, v["read_ns"] / 1e6, rep == 1 ? "   (warm-up, dropped)" : "" }' \
     <<<"$line"
 }
 
-echo "Capture benchmark: $frames SAMPLE frames x $depth addresses, files in $dir, $reps repetitions"
+echo "Capture benchmark: $frames SAMPLE frames x $depth addresses, files in $dir, $reps repetitions${cpu:+, pinned to CPU $cpu}"
 for ((rep = 1; rep <= reps; rep++)); do
   # Alternate who goes first so neither side always runs on a warmer system.
   if [[ -z $upstream ]]; then

@@ -11,7 +11,10 @@
 #include "sysprof-capture-util-private.h"
 
 /* Big enough that refills are rare, and always more than two maximal frames. */
-#define READ_BUFFER_SIZE (256 * 1024)
+/* Reads are large enough that the kernel copy dominates, not the syscalls;
+ * small files get a small buffer, but never less than two maximal frames. */
+#define READ_BUFFER_SIZE     (512 * 1024)
+#define READ_BUFFER_SIZE_MIN (2 * 65536)
 
 struct _SysprofCaptureReader
 {
@@ -27,6 +30,7 @@ struct _SysprofCaptureReader
   SysprofCaptureFileHeader header;
 
   uint8_t *buf;
+  size_t   buf_size;
   size_t   buf_pos;    /* current frame */
   size_t   buf_len;    /* valid bytes */
   uint64_t buf_offset; /* file offset of buf[0] */
@@ -80,6 +84,7 @@ sysprof_capture_reader_new_internal (int fd, const char *filename, SysprofCaptur
   size_t                                  have = 0;
   bool                                    file_le;
   struct stat                             st;
+  size_t                                  buf_size;
 
   if (fstat (owned_fd, &st) != 0)
     {
@@ -94,7 +99,10 @@ sysprof_capture_reader_new_internal (int fd, const char *filename, SysprofCaptur
     }
 
   self = calloc (1, sizeof *self);
-  buf = malloc (READ_BUFFER_SIZE);
+  buf_size = READ_BUFFER_SIZE;
+  if (S_ISREG (st.st_mode) && (uint64_t) st.st_size < READ_BUFFER_SIZE)
+    buf_size = (size_t) st.st_size < READ_BUFFER_SIZE_MIN ? READ_BUFFER_SIZE_MIN : (size_t) st.st_size;
+  buf = malloc (buf_size);
   if (self == NULL || buf == NULL)
     {
       set_error (error, ENOMEM, 0, "out of memory opening the capture");
@@ -164,6 +172,7 @@ sysprof_capture_reader_new_internal (int fd, const char *filename, SysprofCaptur
 
   atomic_init (&self->ref_count, 1);
   self->buf = _sysprof_steal_pointer (&buf);
+  self->buf_size = buf_size;
   self->buf_offset = sizeof self->header;
   self->prepared_offset = UINT64_MAX;
   self->max_time_seen = self->header.time;
@@ -298,7 +307,7 @@ sysprof_capture_reader_get_error (SysprofCaptureReader *self)
 }
 
 /* Make at least @want bytes available from buf_pos; returns how many are (fewer only at EOF or error). */
-static size_t
+static __attribute__ ((noinline)) size_t
 reader_fill (SysprofCaptureReader *self, size_t want)
 {
   size_t avail = self->buf_len - self->buf_pos;
@@ -316,7 +325,7 @@ reader_fill (SysprofCaptureReader *self, size_t want)
 
   while (self->buf_len < want)
     {
-      size_t  room = READ_BUFFER_SIZE - self->buf_len;
+      size_t  room = self->buf_size - self->buf_len;
       ssize_t n = self->stream
                       ? read (self->fd, self->buf + self->buf_len, room)
                       : pread (self->fd, self->buf + self->buf_len, room, (off_t) (self->buf_offset + self->buf_len));
@@ -522,6 +531,22 @@ swap_frame (uint8_t *f, size_t len)
 #undef HAVE
 }
 
+static const char *describe (char *why, size_t why_size, const char *format, ...) SYSPROF_PRINTF (3, 4);
+
+/* Without a buffer (the fast pass) a problem is only detected, not described. */
+static const char *
+describe (char *why, size_t why_size, const char *format, ...)
+{
+  va_list args;
+
+  if (why == NULL)
+    return "invalid";
+  va_start (args, format);
+  vsnprintf (why, why_size, format, args);
+  va_end (args);
+  return why;
+}
+
 /* Checks the payload of a host-order frame against its type's layout.  Returns
  * NULL when sound, else a description of the first problem.  Fixed-size strings
  * and trailing strings get a terminating NUL forced in, as Sysprof does, so a
@@ -574,14 +599,12 @@ validate_frame (uint8_t *f, size_t len, char *why, size_t why_size)
 
             if (end - pos < 9)
               {
-                snprintf (why, why_size, "JIT map entry %u of %u lies past the frame end", i, jm->n_jitmaps);
-                return why;
+                return describe (why, why_size, "JIT map entry %u of %u lies past the frame end", i, jm->n_jitmaps);
               }
             nul = memchr (pos + 8, 0, (size_t) (end - pos - 8));
             if (nul == NULL)
               {
-                snprintf (why, why_size, "JIT map entry %u has no NUL-terminated name", i);
-                return why;
+                return describe (why, why_size, "JIT map entry %u has no NUL-terminated name", i);
               }
             pos = nul + 1;
           }
@@ -594,9 +617,8 @@ validate_frame (uint8_t *f, size_t len, char *why, size_t why_size)
       need = sizeof (SysprofCaptureSample) + (size_t) ((SysprofCaptureSample *) f)->n_addrs * 8;
       if (len < need)
         {
-          snprintf (why, why_size, "it claims %u addresses, which need %zu bytes, but the frame has %zu",
-                    ((SysprofCaptureSample *) f)->n_addrs, need, len);
-          return why;
+          return describe (why, why_size, "it claims %u addresses, which need %zu bytes, but the frame has %zu",
+                           ((SysprofCaptureSample *) f)->n_addrs, need, len);
         }
       return NULL;
 
@@ -608,9 +630,8 @@ validate_frame (uint8_t *f, size_t len, char *why, size_t why_size)
         need = sizeof *def + (size_t) def->n_counters * sizeof (SysprofCaptureCounter);
         if (len < need)
           {
-            snprintf (why, why_size, "it claims %u counters, which need %zu bytes, but the frame has %zu",
-                      def->n_counters, need, len);
-            return why;
+            return describe (why, why_size, "it claims %u counters, which need %zu bytes, but the frame has %zu",
+                             def->n_counters, need, len);
           }
         for (unsigned i = 0; i < def->n_counters; i++)
           {
@@ -629,9 +650,8 @@ validate_frame (uint8_t *f, size_t len, char *why, size_t why_size)
         need = sizeof *set + (size_t) set->n_values * sizeof (SysprofCaptureCounterValues);
         if (len < need)
           {
-            snprintf (why, why_size, "it claims %u value groups, which need %zu bytes, but the frame has %zu",
-                      set->n_values, need, len);
-            return why;
+            return describe (why, why_size, "it claims %u value groups, which need %zu bytes, but the frame has %zu",
+                             set->n_values, need, len);
           }
         return NULL;
       }
@@ -675,9 +695,8 @@ validate_frame (uint8_t *f, size_t len, char *why, size_t why_size)
         need = sizeof *chunk + chunk->len;
         if (len < need)
           {
-            snprintf (why, why_size, "it claims %u data bytes, which need %zu bytes, but the frame has %zu", chunk->len,
-                      need, len);
-            return why;
+            return describe (why, why_size, "it claims %u data bytes, which need %zu bytes, but the frame has %zu",
+                             chunk->len, need, len);
           }
         chunk->path[sizeof chunk->path - 1] = 0;
         return NULL;
@@ -691,9 +710,8 @@ validate_frame (uint8_t *f, size_t len, char *why, size_t why_size)
         need = sizeof *alloc + (size_t) alloc->n_addrs * 8;
         if (len < need)
           {
-            snprintf (why, why_size, "it claims %u addresses, which need %zu bytes, but the frame has %zu",
-                      alloc->n_addrs, need, len);
-            return why;
+            return describe (why, why_size, "it claims %u addresses, which need %zu bytes, but the frame has %zu",
+                             alloc->n_addrs, need, len);
           }
         return NULL;
       }
@@ -706,8 +724,7 @@ validate_frame (uint8_t *f, size_t len, char *why, size_t why_size)
         need = sizeof *ov + (size_t) ov->src_len + 1 + (size_t) ov->dst_len + 1;
         if (len < need)
           {
-            snprintf (why, why_size, "its paths need %zu bytes, but the frame has %zu", need, len);
-            return why;
+            return describe (why, why_size, "its paths need %zu bytes, but the frame has %zu", need, len);
           }
         ov->data[ov->src_len] = 0;
         ov->data[ov->src_len + 1 + ov->dst_len] = 0;
@@ -722,9 +739,8 @@ validate_frame (uint8_t *f, size_t len, char *why, size_t why_size)
         need = sizeof *msg + msg->message_len;
         if (len < need)
           {
-            snprintf (why, why_size, "it claims a %u-byte message, which needs %zu bytes, but the frame has %zu",
-                      msg->message_len, need, len);
-            return why;
+            return describe (why, why_size, "it claims a %u-byte message, which needs %zu bytes, but the frame has %zu",
+                             msg->message_len, need, len);
           }
         return NULL;
       }
@@ -735,8 +751,7 @@ validate_frame (uint8_t *f, size_t len, char *why, size_t why_size)
     }
 
 too_short:
-  snprintf (why, why_size, "it is %zu bytes long, shorter than the %zu bytes its type needs", len, need);
-  return why;
+  return describe (why, why_size, "it is %zu bytes long, shorter than the %zu bytes its type needs", len, need);
 #undef NEED
 }
 
@@ -748,8 +763,35 @@ is_frame_index (const SysprofCaptureFrame *frame)
 
 /* Brings the next frame whole into the buffer, in host order, validated once.
  * Returns it, or NULL at the end of the file or when boundaries are lost. */
-static SysprofCaptureFrame *
-reader_prepare (SysprofCaptureReader *self)
+/* Describes why the frame at @offset failed validation (cold path). */
+static __attribute__ ((noinline)) void
+reader_report_invalid (SysprofCaptureReader *self, uint64_t offset, uint8_t *f, size_t len)
+{
+  char        why[160];
+  const char *problem = validate_frame (f, len, why, sizeof why);
+
+  set_error (&self->error, EBADMSG, offset, "corrupt %s frame at offset %" PRIu64 ": %s",
+             frame_type_name (((SysprofCaptureFrame *) f)->type), offset, problem ? problem : "invalid");
+}
+
+static __attribute__ ((noinline)) void
+reader_set_end (SysprofCaptureReader *self, uint64_t offset)
+{
+  self->error.code = 0;
+  self->error.offset = offset;
+  snprintf (self->error.message, sizeof self->error.message, "end of capture at offset %" PRIu64, offset);
+  if (!self->end_time_known && self->header.end_time >= self->header.time)
+    {
+      self->end_time = self->max_time_seen > self->header.end_time ? self->max_time_seen : self->header.end_time;
+      self->end_time_known = true;
+    }
+}
+
+/* Brings the next, not yet prepared frame whole into the buffer, in host
+ * order, validated once.  Returns it, or NULL at the end of the file or when
+ * frame boundaries are lost. */
+static __attribute__ ((noinline)) SysprofCaptureFrame *
+reader_prepare_next (SysprofCaptureReader *self)
 {
   for (;;)
     {
@@ -761,21 +803,17 @@ reader_prepare (SysprofCaptureReader *self)
       if (self->fatal)
         return NULL;
 
-      avail = reader_fill (self, sizeof (SysprofCaptureFrame));
+      avail = self->buf_len - self->buf_pos;
+      if (SYSPROF_UNLIKELY (avail < sizeof (SysprofCaptureFrame)))
+        {
+          avail = reader_fill (self, sizeof (SysprofCaptureFrame));
+          if (self->fatal)
+            return NULL;
+        }
       offset = self->buf_offset + self->buf_pos;
-      if (self->fatal)
-        return NULL;
       if (avail == 0)
         {
-          self->error.code = 0;
-          self->error.offset = offset;
-          snprintf (self->error.message, sizeof self->error.message, "end of capture at offset %" PRIu64, offset);
-          if (!self->end_time_known && self->header.end_time >= self->header.time)
-            {
-              self->end_time =
-                  self->max_time_seen > self->header.end_time ? self->max_time_seen : self->header.end_time;
-              self->end_time_known = true;
-            }
+          reader_set_end (self, offset);
           return NULL;
         }
       if (avail < sizeof (SysprofCaptureFrame))
@@ -793,7 +831,7 @@ reader_prepare (SysprofCaptureReader *self)
         memcpy (&len, f, sizeof len);
       else
         len = frame_len_of (self, f);
-      if (len < sizeof (SysprofCaptureFrame) || len % SYSPROF_CAPTURE_ALIGN != 0)
+      if (SYSPROF_UNLIKELY (len < sizeof (SysprofCaptureFrame) || len % SYSPROF_CAPTURE_ALIGN != 0))
         {
           set_error (&self->error, EBADMSG, offset, "corrupt frame at offset %" PRIu64 ": length %u is %s", offset, len,
                      len < sizeof (SysprofCaptureFrame) ? "shorter than the 24-byte frame header"
@@ -802,31 +840,29 @@ reader_prepare (SysprofCaptureReader *self)
           return NULL;
         }
 
-      avail = reader_fill (self, len);
-      if (self->fatal)
-        return NULL;
-      f = self->buf + self->buf_pos;
-      if (avail < len)
+      if (SYSPROF_UNLIKELY (avail < len))
         {
-          set_error (&self->error, EIO, offset,
-                     "truncated frame at offset %" PRIu64 ": it is %u bytes long but only %zu bytes remain", offset,
-                     len, avail);
-          self->fatal = true;
-          return NULL;
+          avail = reader_fill (self, len);
+          if (self->fatal)
+            return NULL;
+          f = self->buf + self->buf_pos;
+          if (avail < len)
+            {
+              set_error (&self->error, EIO, offset,
+                         "truncated frame at offset %" PRIu64 ": it is %u bytes long but only %zu bytes remain", offset,
+                         len, avail);
+              self->fatal = true;
+              return NULL;
+            }
         }
 
       if (offset != self->prepared_offset)
         {
-          char        why[160];
-          const char *problem;
-
-          if (self->swap)
+          if (SYSPROF_UNLIKELY (self->swap))
             swap_frame (f, len);
-          problem = validate_frame (f, len, why, sizeof why);
-          self->cur_valid = problem == NULL;
-          if (problem != NULL)
-            set_error (&self->error, EBADMSG, offset, "corrupt %s frame at offset %" PRIu64 ": %s",
-                       frame_type_name (((SysprofCaptureFrame *) f)->type), offset, problem);
+          self->cur_valid = validate_frame (f, len, NULL, 0) == NULL;
+          if (SYSPROF_UNLIKELY (!self->cur_valid))
+            reader_report_invalid (self, offset, f, len);
           self->prepared_offset = offset;
         }
 
@@ -838,6 +874,15 @@ reader_prepare (SysprofCaptureReader *self)
 
       return (SysprofCaptureFrame *) f;
     }
+}
+
+/* The frame at the current position: peek followed by read prepares it once. */
+static inline __attribute__ ((always_inline)) SysprofCaptureFrame *
+reader_prepare (SysprofCaptureReader *self)
+{
+  if (SYSPROF_LIKELY (self->buf_offset + self->buf_pos == self->prepared_offset))
+    return (SysprofCaptureFrame *) (self->buf + self->buf_pos);
+  return reader_prepare_next (self);
 }
 
 static inline void
@@ -964,7 +1009,7 @@ sysprof_capture_reader_read_frame (SysprofCaptureReader *self)
   return frame;
 }
 
-static inline const void *
+static inline __attribute__ ((always_inline)) const void *
 read_typed (SysprofCaptureReader *self, SysprofCaptureFrameType type)
 {
   SysprofCaptureFrame *frame;

@@ -7,11 +7,6 @@
 
 #include "sysprof-capture-writer.h"
 
-/* Pointer to @len zeroed-padding bytes of buffer for a frame of @type, or NULL
- * with errno.  The caller fills it and then calls _sysprof_capture_writer_commit(). */
-void *_sysprof_capture_writer_reserve (
-    SysprofCaptureWriter *self, size_t len, int64_t time, int cpu, int32_t pid, SysprofCaptureFrameType type);
-
 /* Like set_time_range, but a second call widens the range instead of
  * replacing it, so merging several captures covers all of them. */
 bool _sysprof_capture_writer_extend_time_range (SysprofCaptureWriter *self, int64_t start_time, int64_t end_time);

@@ -12,7 +12,7 @@
 #include "sysprof-capture-writer-private.h"
 #include "sysprof-clock.h"
 
-#define DEFAULT_BUFFER_PAGES 64
+#define DEFAULT_BUFFER_PAGES 256
 /* A JITMAP frame is emitted once its pending entries reach this many bytes,
  * well under the 65528-byte frame limit. */
 #define JITMAP_PENDING_MAX (32 * 1024)
@@ -147,7 +147,9 @@ sysprof_capture_writer_new_internal (int fd, size_t buffer_size)
    * only. */
   if (fstat (owned_fd, &st) == 0 && S_ISREG (st.st_mode) && lseek (owned_fd, 0, SEEK_SET) == 0)
     {
-      if (ftruncate (owned_fd, 0) != 0)
+      /* Only truncate what has content: ext4 treats a truncate-to-zero as a
+       * "replace" and forces the whole new file to disk at close. */
+      if (st.st_size != 0 && ftruncate (owned_fd, 0) != 0)
         {
           int saved = errno;
           free (self->buf);
@@ -288,41 +290,51 @@ sysprof_capture_writer_get_size (SysprofCaptureWriter *self)
   return self->written + self->len;
 }
 
-void *
-_sysprof_capture_writer_reserve (
-    SysprofCaptureWriter *self, size_t len, int64_t time, int cpu, int32_t pid, SysprofCaptureFrameType type)
+/* Makes room for an @aligned-byte frame when the buffer is full. */
+static __attribute__ ((noinline)) bool
+sysprof_capture_writer_make_room (SysprofCaptureWriter *self, size_t aligned)
 {
-  SysprofCaptureFrame *frame;
-  size_t               aligned = SYSPROF_ALIGN_UP (len, SYSPROF_CAPTURE_ALIGN);
-
-  if (SYSPROF_UNLIKELY (aligned > SYSPROF_CAPTURE_MAX_FRAME_LEN))
+  if (aligned > SYSPROF_CAPTURE_MAX_FRAME_LEN)
     {
       errno = E2BIG;
-      return NULL;
+      return false;
     }
+  if (self->size - self->len < aligned)
+    return sysprof_capture_writer_flush_data (self);
+  return true;
+}
 
-  if (SYSPROF_UNLIKELY (self->size - self->len < aligned))
-    {
-      if (!sysprof_capture_writer_flush_data (self))
-        return NULL;
-    }
+/* The hot path of every add_*: a pointer to @len bytes of buffer with the
+ * frame header filled in, or NULL with errno.  The caller fills the payload and
+ * calls sysprof_capture_writer_commit(). */
+static inline __attribute__ ((always_inline)) void *
+sysprof_capture_writer_reserve (
+    SysprofCaptureWriter *self, size_t len, int64_t time, int cpu, int32_t pid, SysprofCaptureFrameType type)
+{
+  size_t              aligned = SYSPROF_ALIGN_UP (len, SYSPROF_CAPTURE_ALIGN);
+  uint8_t            *frame;
+  SysprofCaptureFrame header = {
+    .len = (uint16_t) aligned,
+    .cpu = (int16_t) cpu,
+    .pid = pid,
+    .time = time,
+    .type = type,
+  };
 
-  frame = (SysprofCaptureFrame *) (self->buf + self->len);
+  if (SYSPROF_UNLIKELY (self->size - self->len < aligned || aligned > SYSPROF_CAPTURE_MAX_FRAME_LEN) &&
+      !sysprof_capture_writer_make_room (self, aligned))
+    return NULL;
+
+  frame = self->buf + self->len;
   /* Zero the alignment tail so files never carry stale heap bytes. */
-  memset ((uint8_t *) frame + aligned - 8, 0, 8);
-
-  frame->len = (uint16_t) aligned;
-  frame->cpu = (int16_t) cpu;
-  frame->pid = pid;
-  frame->time = time;
-  frame->type = type;
-  frame->padding1 = 0;
-  frame->padding2 = 0;
+  if (aligned != len)
+    memset (frame + aligned - 8, 0, 8);
+  memcpy (frame, &header, sizeof header);
 
   return frame;
 }
 
-static inline void
+static inline __attribute__ ((always_inline)) void
 sysprof_capture_writer_commit (SysprofCaptureWriter *self, void *frame_ptr)
 {
   SysprofCaptureFrame *frame = frame_ptr;
@@ -333,7 +345,7 @@ sysprof_capture_writer_commit (SysprofCaptureWriter *self, void *frame_ptr)
     self->max_time = frame->time;
 }
 
-#define RESERVE(T, extra, ft) ((T *) _sysprof_capture_writer_reserve (self, sizeof (T) + (extra), time, cpu, pid, ft))
+#define RESERVE(T, extra, ft) ((T *) sysprof_capture_writer_reserve (self, sizeof (T) + (extra), time, cpu, pid, ft))
 
 bool
 sysprof_capture_writer_add_timestamp (SysprofCaptureWriter *self, int64_t time, int cpu, int32_t pid)
@@ -457,7 +469,8 @@ sysprof_capture_writer_add_map (SysprofCaptureWriter *self,
   return sysprof_capture_writer_add_map_with_build_id (self, time, cpu, pid, start, end, offset, inode, filename, NULL);
 }
 
-static bool
+/* Inlined into add_sample and add_trace so each is one flat function with a constant type. */
+static inline __attribute__ ((always_inline)) bool
 sysprof_capture_writer_add_addrs_frame (SysprofCaptureWriter        *self,
                                         SysprofCaptureFrameType      type,
                                         int64_t                      time,
@@ -654,9 +667,9 @@ sysprof_capture_writer_flush_jitmap (SysprofCaptureWriter *self)
     return true;
 
   /* Stamped like Sysprof: our own pid, no cpu, the current time. */
-  ev = (SysprofCaptureJitmap *) _sysprof_capture_writer_reserve (self, sizeof *ev + self->jit_pending_bytes,
-                                                                 SYSPROF_CAPTURE_CURRENT_TIME, -1, getpid (),
-                                                                 SYSPROF_CAPTURE_FRAME_JITMAP);
+  ev = (SysprofCaptureJitmap *) sysprof_capture_writer_reserve (self, sizeof *ev + self->jit_pending_bytes,
+                                                                SYSPROF_CAPTURE_CURRENT_TIME, -1, getpid (),
+                                                                SYSPROF_CAPTURE_FRAME_JITMAP);
   if (ev == NULL)
     return false;
 
@@ -1140,8 +1153,8 @@ sysprof_capture_writer_add_raw (SysprofCaptureWriter *self, const SysprofCapture
   sysprof_return_val_if_fail (frame->len % SYSPROF_CAPTURE_ALIGN == 0, false);
   sysprof_return_val_if_fail (frame->type > 0 && frame->type < SYSPROF_CAPTURE_FRAME_LAST, false);
 
-  dst = _sysprof_capture_writer_reserve (self, frame->len, frame->time, frame->cpu, frame->pid,
-                                         (SysprofCaptureFrameType) frame->type);
+  dst = sysprof_capture_writer_reserve (self, frame->len, frame->time, frame->cpu, frame->pid,
+                                        (SysprofCaptureFrameType) frame->type);
   if (dst == NULL)
     return false;
   memcpy (dst, frame, frame->len);
