@@ -28,9 +28,10 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print
   meson test -C build-asan --print-errorlogs --suite capture --suite clients --suite fuzz --suite compat
 
 echo "== libFuzzer build (clang), short runs"
-CC=clang setup build-fuzz -Dfuzzing=true -Dcompat=disabled -Dbenchmarks=false
+CC=clang setup build-fuzz -Dfuzzing=true -Dcompat=disabled -Dbenchmarks=false \
+  -Db_sanitize=address,undefined -Db_lundef=false -Dc_args=-fsanitize=fuzzer-no-link
 ninja -C build-fuzz
-meson test -C build-fuzz --print-errorlogs --suite fuzz-run
+UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 meson test -C build-fuzz --print-errorlogs --suite fuzz-run
 
 echo "== Normal build, every suite"
 setup build -Dcompat=enabled

@@ -14,6 +14,9 @@
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
+/* Keeps the payload reads from being optimized away. */
+static volatile uint64_t sink;
+
 static bool
 count_frame (const SysprofCaptureFrame *frame, void *user_data)
 {
@@ -23,7 +26,7 @@ count_frame (const SysprofCaptureFrame *frame, void *user_data)
   if (frame->type == SYSPROF_CAPTURE_FRAME_SAMPLE)
     {
       const SysprofCaptureSample *s = (const SysprofCaptureSample *) frame;
-      volatile uint64_t           sum = 0;
+      uint64_t                    sum = 0;
 
       for (unsigned int i = 0; i < s->n_addrs; i++)
         {
@@ -31,6 +34,7 @@ count_frame (const SysprofCaptureFrame *frame, void *user_data)
           memcpy (&a, (const uint8_t *) s + sizeof *s + 8 * i, 8);
           sum += a;
         }
+      sink = sum;
     }
   (*n)++;
   return *n < 100000;

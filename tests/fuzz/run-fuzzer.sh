@@ -3,7 +3,7 @@
 # run-fuzzer.sh FUZZER CORPUS SECONDS: fuzz for SECONDS, starting from a copy of
 # CORPUS; a crash fails the test and leaves the reproducer in the log.
 set -euo pipefail
-fuzzer=$1 corpus=$2 seconds=$3
+fuzzer=$(realpath "$1") corpus=$(realpath "$2") seconds=$3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir "$work/corpus"
