@@ -38,6 +38,10 @@ typedef struct
   uint64_t allocs;
   uint64_t frees;
   uint64_t alloc_bytes;
+  /* Paths of embedded files, collected during the one pass (works on pipes too). */
+  char **files;
+  size_t n_files;
+  size_t size_files;
 } Stats;
 
 static void
@@ -280,6 +284,53 @@ print_frame (const SysprofCaptureFrame *frame, uint64_t offset)
 }
 
 static void
+add_file (Stats *stats, const char *path)
+{
+  /* Chunks of one file come in runs: skip the common repeat cheaply, the
+   * rest is de-duplicated after sorting. */
+  if (stats->n_files > 0 && strcmp (stats->files[stats->n_files - 1], path) == 0)
+    return;
+  if (stats->n_files == stats->size_files)
+    {
+      size_t new_size = stats->size_files ? stats->size_files * 2 : 64;
+      char **files = realloc (stats->files, new_size * sizeof *files);
+
+      if (files == NULL)
+        {
+          fprintf (stderr, "sysprof-dump: out of memory\n");
+          exit (1);
+        }
+      stats->files = files;
+      stats->size_files = new_size;
+    }
+  if (!(stats->files[stats->n_files++] = strdup (path)))
+    {
+      fprintf (stderr, "sysprof-dump: out of memory\n");
+      exit (1);
+    }
+}
+
+static int
+compare_paths (const void *a, const void *b)
+{
+  return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+static void
+print_files (Stats *stats, const char *prefix)
+{
+  if (stats->n_files > 1)
+    qsort (stats->files, stats->n_files, sizeof *stats->files, compare_paths);
+  for (size_t i = 0; i < stats->n_files; i++)
+    {
+      if (i == 0 || strcmp (stats->files[i], stats->files[i - 1]) != 0)
+        printf ("%s%s\n", prefix, stats->files[i]);
+      free (stats->files[i]);
+    }
+  free (stats->files);
+}
+
+static void
 account (Stats *stats, const SysprofCaptureFrame *frame)
 {
   if (frame->type >= SYSPROF_CAPTURE_FRAME_LAST || frame->type == 0)
@@ -289,7 +340,9 @@ account (Stats *stats, const SysprofCaptureFrame *frame)
     }
 
   stats->frames[frame->type]++;
-  if (frame->type == SYSPROF_CAPTURE_FRAME_SAMPLE)
+  if (frame->type == SYSPROF_CAPTURE_FRAME_FILE_CHUNK)
+    add_file (stats, ((const SysprofCaptureFileChunk *) frame)->path);
+  else if (frame->type == SYSPROF_CAPTURE_FRAME_SAMPLE)
     stats->sample_addrs += ((const SysprofCaptureSample *) frame)->n_addrs;
   else if (frame->type == SYSPROF_CAPTURE_FRAME_ALLOCATION)
     {
@@ -303,19 +356,6 @@ account (Stats *stats, const SysprofCaptureFrame *frame)
       else
         stats->frees++;
     }
-}
-
-static bool
-print_files (SysprofCaptureReader *reader, const char *prefix)
-{
-  const char **files = sysprof_capture_reader_list_files (reader);
-
-  if (files == NULL)
-    return false;
-  for (size_t i = 0; files[i]; i++)
-    printf ("%s%s\n", prefix, files[i]);
-  free (files);
-  return true;
 }
 
 int
@@ -365,29 +405,7 @@ main (int argc, char **argv)
       return 1;
     }
 
-  if (list_files)
-    {
-      if (!print_files (reader, ""))
-        {
-          fprintf (stderr, "sysprof-dump: %s: cannot list files: %s\n", argv[optind], strerror (errno));
-          damaged = true;
-        }
-      if (sysprof_capture_reader_get_error (reader)->code == 0)
-        {
-          /* list_files stops quietly at damage; run a pass to report it. */
-          while (sysprof_capture_reader_skip (reader))
-            ;
-        }
-      if (sysprof_capture_reader_get_error (reader)->code != 0)
-        {
-          fprintf (stderr, "sysprof-dump: %s: %s\n", argv[optind], sysprof_capture_reader_get_error (reader)->message);
-          damaged = true;
-        }
-      sysprof_capture_reader_unref (reader);
-      return damaged ? 1 : 0;
-    }
-
-  if (!show_stats)
+  if (!show_stats && !list_files)
     {
       printf ("Capture time: %s\n", sysprof_capture_reader_get_time (reader));
       printf ("Byte order: %s\n",
@@ -418,7 +436,7 @@ main (int argc, char **argv)
         }
 
       account (&stats, frame);
-      if (!show_stats)
+      if (!show_stats && !list_files)
         print_frame (frame, offset);
     }
 
@@ -440,12 +458,10 @@ main (int argc, char **argv)
       printf ("ALLOCS %" PRIu64 "\n", stats.allocs);
       printf ("FREES %" PRIu64 "\n", stats.frees);
       printf ("ALLOC_BYTES %" PRIu64 "\n", stats.alloc_bytes);
-      if (!print_files (reader, "FILE "))
-        {
-          fprintf (stderr, "sysprof-dump: %s: cannot list files: %s\n", argv[optind], strerror (errno));
-          damaged = true;
-        }
+      print_files (&stats, "FILE ");
     }
+  else if (list_files)
+    print_files (&stats, "");
 
   sysprof_capture_reader_unref (reader);
   return damaged ? 1 : 0;

@@ -43,7 +43,10 @@ for f in "$data"/sysprof-3.46-*.syscap; do
   diff <(grep -v '^Byte order' "$tmp/full") <(grep -v '^Byte order' "$tmp/full-be") >/dev/null \
     || fail "$base: big-endian copy dumps differently"
   cmp -s <("$dump" --stats "$f") <("$dump" --stats "$tmp/be.syscap") || fail "$base: big-endian stats differ"
-  ok "$base: stats, totals, files, blocks, big-endian"
+  # Through a pipe: one pass, same answer.
+  cat "$f" | "$dump" --stats /dev/stdin > "$tmp/stats-pipe"
+  cmp -s "$tmp/stats" "$tmp/stats-pipe" || fail "$base: --stats through a pipe differs"
+  ok "$base: stats, totals, files, blocks, big-endian, pipe"
 done
 
 perf="$data/sysprof-3.46-perf.syscap"
