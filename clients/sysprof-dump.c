@@ -322,11 +322,10 @@ print_files (Stats *stats, const char *prefix)
   if (stats->n_files > 1)
     qsort (stats->files, stats->n_files, sizeof *stats->files, compare_paths);
   for (size_t i = 0; i < stats->n_files; i++)
-    {
-      if (i == 0 || strcmp (stats->files[i], stats->files[i - 1]) != 0)
-        printf ("%s%s\n", prefix, stats->files[i]);
-      free (stats->files[i]);
-    }
+    if (i == 0 || strcmp (stats->files[i], stats->files[i - 1]) != 0)
+      printf ("%s%s\n", prefix, stats->files[i]);
+  for (size_t i = 0; i < stats->n_files; i++)
+    free (stats->files[i]);
   free (stats->files);
 }
 
