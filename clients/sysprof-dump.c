@@ -324,6 +324,11 @@ print_files (Stats *stats, const char *prefix)
   for (size_t i = 0; i < stats->n_files; i++)
     if (i == 0 || strcmp (stats->files[i], stats->files[i - 1]) != 0)
       printf ("%s%s\n", prefix, stats->files[i]);
+}
+
+static void
+stats_clear (Stats *stats)
+{
   for (size_t i = 0; i < stats->n_files; i++)
     free (stats->files[i]);
   free (stats->files);
@@ -462,6 +467,7 @@ main (int argc, char **argv)
   else if (list_files)
     print_files (&stats, "");
 
+  stats_clear (&stats);
   sysprof_capture_reader_unref (reader);
   return damaged ? 1 : 0;
 }
