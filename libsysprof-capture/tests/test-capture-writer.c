@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -562,7 +563,7 @@ pipe_writer_thread (gpointer data)
 }
 
 static void
-test_pipe (void)
+stream_round_trip (bool use_socket)
 {
   int                         fds[2];
   PipeWriter                  pw;
@@ -571,7 +572,10 @@ test_pipe (void)
   const SysprofCaptureSample *s;
   guint                       n = 0;
 
-  g_assert_cmpint (pipe2 (fds, O_CLOEXEC), ==, 0);
+  if (use_socket)
+    g_assert_cmpint (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), ==, 0);
+  else
+    g_assert_cmpint (pipe2 (fds, O_CLOEXEC), ==, 0);
   pw.fd = fds[1];
   pw.n = 20000; /* several MiB: the pipe fills and both sides take turns */
   thread = g_thread_new ("pipe-writer", pipe_writer_thread, &pw);
@@ -593,6 +597,18 @@ test_pipe (void)
   g_assert_cmpint (errno, ==, ESPIPE);
   g_thread_join (thread);
   sysprof_capture_reader_unref (r);
+}
+
+static void
+test_pipe (void)
+{
+  stream_round_trip (false);
+}
+
+static void
+test_socket (void)
+{
+  stream_round_trip (true);
 }
 
 static void
@@ -845,6 +861,7 @@ main (int argc, char **argv)
   g_test_add_func ("/Capture/Writer/jitmap-dedup", test_jitmap_dedup);
   g_test_add_func ("/Capture/Writer/file-fd", test_file_fd);
   g_test_add_func ("/Capture/Writer/pipe", test_pipe);
+  g_test_add_func ("/Capture/Writer/socket", test_socket);
   g_test_add_func ("/Capture/Writer/splice", test_splice_and_create_reader);
   g_test_add_func ("/Capture/Writer/cat-remaps", test_cat_remaps);
   g_test_add_func ("/Capture/Writer/disk-full", test_disk_full);
