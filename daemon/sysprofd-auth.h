@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+#define SYSPROFD_POLKIT_ACTION "org.gnome.sysprof3.profile"
+
+/* The one authorization check of sysprofd, connected to "g-authorize-method"
+ * of every exported interface skeleton.  Blocks on polkit, so skeletons run
+ * their invocations in a worker thread.  On refusal it has already answered
+ * the call with org.freedesktop.DBus.Error.AccessDenied. */
+gboolean
+sysprofd_authorize_method (GDBusInterfaceSkeleton *skeleton, GDBusMethodInvocation *invocation, gpointer user_data);
+
+G_END_DECLS

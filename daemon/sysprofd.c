@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/* sysprofd: owns org.gnome.Sysprof3 on the system bus and answers profiling
+ * requests for unprivileged clients after polkit agreed. */
+
+#include <locale.h>
+#include <stdlib.h>
+
+#include <gio/gio.h>
+#include <glib-unix.h>
+
+#ifdef HAVE_LIBSYSTEMD
+#include <systemd/sd-daemon.h>
+#endif
+
+#include "ipc-service.h"
+
+#define BUS_NAME    "org.gnome.Sysprof3"
+#define OBJECT_PATH "/org/gnome/Sysprof3"
+/* The established daemon exits after this long without a call. */
+#define DEFAULT_IDLE 120
+
+static GMainLoop *main_loop;
+static int        exit_status = EXIT_SUCCESS;
+static gint       last_activity; /* monotonic seconds, updated from worker threads */
+static int        idle_timeout = DEFAULT_IDLE;
+static gboolean   name_acquired;
+
+static gboolean
+note_activity (GDBusInterfaceSkeleton *skeleton, GDBusMethodInvocation *invocation, gpointer user_data)
+{
+  (void) skeleton;
+  (void) invocation;
+  (void) user_data;
+  g_atomic_int_set (&last_activity, (gint) (g_get_monotonic_time () / G_USEC_PER_SEC));
+  return TRUE;
+}
+
+static gboolean
+check_idle (gpointer user_data)
+{
+  gint64 now = g_get_monotonic_time () / G_USEC_PER_SEC;
+
+  (void) user_data;
+  if (idle_timeout > 0 && now - g_atomic_int_get (&last_activity) > idle_timeout)
+    {
+      g_message ("No request for %d s, exiting", idle_timeout);
+      g_main_loop_quit (main_loop);
+      return G_SOURCE_REMOVE;
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+on_bus_acquired (GDBusConnection *connection, const char *name, gpointer user_data)
+{
+  IpcService *service = user_data;
+  g_autoptr (GError) error = NULL;
+
+  (void) name;
+  if (!g_dbus_interface_skeleton_export (G_DBUS_INTERFACE_SKELETON (service), connection, OBJECT_PATH, &error))
+    {
+      g_critical ("Cannot export %s: %s", OBJECT_PATH, error->message);
+      exit_status = EXIT_FAILURE;
+      g_main_loop_quit (main_loop);
+    }
+}
+
+static void
+on_name_acquired (GDBusConnection *connection, const char *name, gpointer user_data)
+{
+  (void) connection;
+  (void) user_data;
+  name_acquired = TRUE;
+  g_message ("Serving %s", name);
+#ifdef HAVE_LIBSYSTEMD
+  sd_notify (0, "READY=1");
+#endif
+}
+
+static void
+on_name_lost (GDBusConnection *connection, const char *name, gpointer user_data)
+{
+  (void) user_data;
+  if (connection == NULL)
+    g_warning ("Cannot connect to the system bus to own %s", name);
+  else if (!name_acquired)
+    g_warning ("Cannot own %s: the bus refused it (is org.gnome.Sysprof3.conf installed in dbus-1/system.d, "
+               "and is sysprofd running as root?)",
+               name);
+  else
+    g_message ("Lost %s to another daemon, exiting", name);
+  exit_status = EXIT_FAILURE;
+  g_main_loop_quit (main_loop);
+}
+
+static gboolean
+acquire_timeout (gpointer user_data)
+{
+  (void) user_data;
+  if (!name_acquired)
+    {
+      g_warning ("Did not get %s within 3 seconds, exiting", BUS_NAME);
+      exit_status = EXIT_FAILURE;
+      g_main_loop_quit (main_loop);
+    }
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+on_terminate (gpointer user_data)
+{
+  (void) user_data;
+  g_message ("Terminating");
+  g_main_loop_quit (main_loop);
+  return G_SOURCE_REMOVE;
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autoptr (GOptionContext) context = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (IpcService) service = NULL;
+  GOptionEntry entries[] = {
+    { "idle-timeout", 0, 0, G_OPTION_ARG_INT, &idle_timeout,
+      "Exit after SECONDS without a request (default 120, 0 = never)", "SECONDS" },
+    { NULL },
+  };
+  guint owner_id;
+
+  setlocale (LC_ALL, "");
+
+  context = g_option_context_new (NULL);
+  g_option_context_set_summary (context,
+                                "The sysprof system daemon: opens perf events and reads /proc for unprivileged\n"
+                                "profilers over the system D-Bus (org.gnome.Sysprof3), after polkit authorizes\n"
+                                "each call (action org.gnome.sysprof3.profile).  Started by D-Bus activation or\n"
+                                "systemd (sysprof3.service); runs as root.");
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      g_printerr ("sysprofd: %s\n", error->message);
+      return EXIT_FAILURE;
+    }
+
+  main_loop = g_main_loop_new (NULL, FALSE);
+  g_atomic_int_set (&last_activity, (gint) (g_get_monotonic_time () / G_USEC_PER_SEC));
+
+  service = ipc_service_impl_new ();
+  /* Runs after the polkit check: only authorized calls keep the daemon alive. */
+  g_signal_connect (service, "g-authorize-method", G_CALLBACK (note_activity), NULL);
+
+  g_unix_signal_add (SIGTERM, on_terminate, NULL);
+  g_unix_signal_add (SIGINT, on_terminate, NULL);
+  g_timeout_add_seconds (3, acquire_timeout, NULL);
+  g_timeout_add_seconds (5, check_idle, NULL);
+
+  owner_id = g_bus_own_name (G_BUS_TYPE_SYSTEM, BUS_NAME,
+                             G_BUS_NAME_OWNER_FLAGS_ALLOW_REPLACEMENT | G_BUS_NAME_OWNER_FLAGS_REPLACE, on_bus_acquired,
+                             on_name_acquired, on_name_lost, g_object_ref (service), g_object_unref);
+
+  g_main_loop_run (main_loop);
+
+  g_bus_unown_name (owner_id);
+  ipc_service_impl_restore_system ();
+  g_main_loop_unref (main_loop);
+  return exit_status;
+}
