@@ -20,6 +20,9 @@
 
 #define N_DATA_PAGES 8
 
+/* The busy loop's result, kept so it is not optimized away. */
+static volatile guint64 spin;
+
 int
 main (int argc, char **argv)
 {
@@ -34,7 +37,6 @@ main (int argc, char **argv)
   guint8                      *map;
   guint64                      head, tail, samples = 0;
   gint32                       handle;
-  volatile guint64             spin = 0;
   int                          fd;
 
   bus = g_bus_get_sync (G_BUS_TYPE_SYSTEM, NULL, &error);
