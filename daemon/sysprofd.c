@@ -12,6 +12,7 @@
 #include <systemd/sd-daemon.h>
 #endif
 
+#include "ipc-host.h"
 #include "ipc-service.h"
 
 #define BUS_NAME    "org.gnome.Sysprof3"
@@ -50,18 +51,25 @@ check_idle (gpointer user_data)
   return G_SOURCE_CONTINUE;
 }
 
+/* Every interface on /org/gnome/Sysprof3: exported on the bus, and any
+ * authorized call to them counts as activity. */
+static GPtrArray *skeletons;
+
 static void
 on_bus_acquired (GDBusConnection *connection, const char *name, gpointer user_data)
 {
-  IpcService *service = user_data;
-  g_autoptr (GError) error = NULL;
-
   (void) name;
-  if (!g_dbus_interface_skeleton_export (G_DBUS_INTERFACE_SKELETON (service), connection, OBJECT_PATH, &error))
+  (void) user_data;
+  for (guint i = 0; i < skeletons->len; i++)
     {
-      g_critical ("Cannot export %s: %s", OBJECT_PATH, error->message);
-      exit_status = EXIT_FAILURE;
-      g_main_loop_quit (main_loop);
+      g_autoptr (GError) error = NULL;
+
+      if (!g_dbus_interface_skeleton_export (skeletons->pdata[i], connection, OBJECT_PATH, &error))
+        {
+          g_critical ("Cannot export %s: %s", OBJECT_PATH, error->message);
+          exit_status = EXIT_FAILURE;
+          g_main_loop_quit (main_loop);
+        }
     }
 }
 
@@ -120,7 +128,6 @@ main (int argc, char **argv)
 {
   g_autoptr (GOptionContext) context = NULL;
   g_autoptr (GError) error = NULL;
-  g_autoptr (IpcService) service = NULL;
   GOptionEntry entries[] = {
     { "idle-timeout", 0, 0, G_OPTION_ARG_INT, &idle_timeout,
       "Exit after SECONDS without a request (default 120, 0 = never)", "SECONDS" },
@@ -146,9 +153,12 @@ main (int argc, char **argv)
   main_loop = g_main_loop_new (NULL, FALSE);
   g_atomic_int_set (&last_activity, (gint) (g_get_monotonic_time () / G_USEC_PER_SEC));
 
-  service = ipc_service_impl_new ();
-  /* Runs after the polkit check: only authorized calls keep the daemon alive. */
-  g_signal_connect (service, "g-authorize-method", G_CALLBACK (note_activity), NULL);
+  skeletons = g_ptr_array_new_with_free_func (g_object_unref);
+  g_ptr_array_add (skeletons, ipc_service_impl_new ());
+  g_ptr_array_add (skeletons, ipc_host_impl_new ());
+  for (guint i = 0; i < skeletons->len; i++)
+    /* Runs after the polkit check: only authorized calls keep the daemon alive. */
+    g_signal_connect (skeletons->pdata[i], "g-authorize-method", G_CALLBACK (note_activity), NULL);
 
   g_unix_signal_add (SIGTERM, on_terminate, NULL);
   g_unix_signal_add (SIGINT, on_terminate, NULL);
@@ -157,12 +167,13 @@ main (int argc, char **argv)
 
   owner_id = g_bus_own_name (G_BUS_TYPE_SYSTEM, BUS_NAME,
                              G_BUS_NAME_OWNER_FLAGS_ALLOW_REPLACEMENT | G_BUS_NAME_OWNER_FLAGS_REPLACE, on_bus_acquired,
-                             on_name_acquired, on_name_lost, g_object_ref (service), g_object_unref);
+                             on_name_acquired, on_name_lost, NULL, NULL);
 
   g_main_loop_run (main_loop);
 
   g_bus_unown_name (owner_id);
   ipc_service_impl_restore_system ();
+  g_ptr_array_unref (skeletons);
   g_main_loop_unref (main_loop);
   return exit_status;
 }

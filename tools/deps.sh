@@ -8,7 +8,7 @@ SYSPROF_BUILD_PACKAGES=(
 )
 # Debian's Sysprof 3.46: its static capture library is the oracle of the
 # compatibility tests and its client/daemon are the peers of later tests.
-SYSPROF_TEST_PACKAGES=(libsysprof-4-dev sysprof dbus polkitd)
+SYSPROF_TEST_PACKAGES=(libsysprof-4-dev sysprof dbus polkitd bubblewrap)
 
 sysprof_install_packages () {
   local missing=() pkg log
