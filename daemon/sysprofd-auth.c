@@ -66,3 +66,18 @@ sysprofd_authorize_method (GDBusInterfaceSkeleton *skeleton, GDBusMethodInvocati
                                            SYSPROFD_POLKIT_ACTION);
   return FALSE;
 }
+
+gboolean
+sysprofd_get_caller_uid (GDBusMethodInvocation *invocation, guint32 *uid, GError **error)
+{
+  g_autoptr (GVariant) reply = NULL;
+
+  reply = g_dbus_connection_call_sync (g_dbus_method_invocation_get_connection (invocation), "org.freedesktop.DBus",
+                                       "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetConnectionUnixUser",
+                                       g_variant_new ("(s)", g_dbus_method_invocation_get_sender (invocation)),
+                                       G_VARIANT_TYPE ("(u)"), G_DBUS_CALL_FLAGS_NONE, -1, NULL, error);
+  if (reply == NULL)
+    return FALSE;
+  g_variant_get (reply, "(u)", uid);
+  return TRUE;
+}

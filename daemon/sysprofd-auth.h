@@ -14,4 +14,8 @@ G_BEGIN_DECLS
 gboolean
 sysprofd_authorize_method (GDBusInterfaceSkeleton *skeleton, GDBusMethodInvocation *invocation, gpointer user_data);
 
+/* The uid behind the caller of @invocation, asked from the bus (blocking:
+ * call from a worker thread). */
+gboolean sysprofd_get_caller_uid (GDBusMethodInvocation *invocation, guint32 *uid, GError **error);
+
 G_END_DECLS

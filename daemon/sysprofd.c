@@ -14,17 +14,19 @@
 
 #include "ipc-host.h"
 #include "ipc-service.h"
+#include "ipc-session-manager.h"
 
 #define BUS_NAME    "org.gnome.Sysprof3"
 #define OBJECT_PATH "/org/gnome/Sysprof3"
 /* The established daemon exits after this long without a call. */
 #define DEFAULT_IDLE 120
 
-static GMainLoop *main_loop;
-static int        exit_status = EXIT_SUCCESS;
-static gint       last_activity; /* monotonic seconds, updated from worker threads */
-static int        idle_timeout = DEFAULT_IDLE;
-static gboolean   name_acquired;
+static GMainLoop         *main_loop;
+static int                exit_status = EXIT_SUCCESS;
+static gint               last_activity; /* monotonic seconds, updated from worker threads */
+static int                idle_timeout = DEFAULT_IDLE;
+static gboolean           name_acquired;
+static IpcSessionManager *session_manager;
 
 static gboolean
 note_activity (GDBusInterfaceSkeleton *skeleton, GDBusMethodInvocation *invocation, gpointer user_data)
@@ -42,7 +44,10 @@ check_idle (gpointer user_data)
   gint64 now = g_get_monotonic_time () / G_USEC_PER_SEC;
 
   (void) user_data;
-  if (idle_timeout > 0 && now - g_atomic_int_get (&last_activity) > idle_timeout)
+  /* Idle means no call for a while and no session left. */
+  if (ipc_session_manager_impl_n_sessions (session_manager) > 0)
+    g_atomic_int_set (&last_activity, (gint) now);
+  else if (idle_timeout > 0 && now - g_atomic_int_get (&last_activity) > idle_timeout)
     {
       g_message ("No request for %d s, exiting", idle_timeout);
       g_main_loop_quit (main_loop);
@@ -156,6 +161,7 @@ main (int argc, char **argv)
   skeletons = g_ptr_array_new_with_free_func (g_object_unref);
   g_ptr_array_add (skeletons, ipc_service_impl_new ());
   g_ptr_array_add (skeletons, ipc_host_impl_new ());
+  g_ptr_array_add (skeletons, session_manager = ipc_session_manager_impl_new ());
   for (guint i = 0; i < skeletons->len; i++)
     /* Runs after the polkit check: only authorized calls keep the daemon alive. */
     g_signal_connect (skeletons->pdata[i], "g-authorize-method", G_CALLBACK (note_activity), NULL);
@@ -171,6 +177,8 @@ main (int argc, char **argv)
 
   g_main_loop_run (main_loop);
 
+  /* SIGTERM or idle: running captures are finalized, not cut off. */
+  ipc_session_manager_impl_close_all (session_manager);
   g_bus_unown_name (owner_id);
   ipc_service_impl_restore_system ();
   g_ptr_array_unref (skeletons);
