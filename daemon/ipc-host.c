@@ -1,10 +1,19 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ipc-host.h"
 #include "sysprofd-auth.h"
+#include "sysprofd-flatpak.h"
+#include "sysprofd-mountinfo.h"
+#include "sysprofd-proc.h"
+
+/* Real ones are a few hundred bytes. */
+#define FLATPAK_INFO_MAX (1024 * 1024)
+#define PROC_STATUS_MAX  (64 * 1024)
 
 static gboolean
 handle_get_kernel_symbols (IpcHost *host, GDBusMethodInvocation *invocation)
@@ -47,6 +56,239 @@ handle_get_kernel_symbols (IpcHost *host, GDBusMethodInvocation *invocation)
   return TRUE;
 }
 
+static gboolean
+handle_get_mount_info (IpcHost *host, GDBusMethodInvocation *invocation, gint pid)
+{
+  g_autoptr (GPtrArray) mounts = NULL;
+  g_autoptr (GError) error = NULL;
+  GVariantBuilder builder;
+
+  if (!(mounts = sysprofd_mountinfo_read (pid, &error)))
+    {
+      g_dbus_method_invocation_return_gerror (invocation, error);
+      return TRUE;
+    }
+
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("aa{sv}"));
+  for (guint i = 0; i < mounts->len; i++)
+    g_variant_builder_add_value (&builder, sysprofd_mount_to_variant (mounts->pdata[i]));
+  ipc_host_complete_get_mount_info (host, invocation, g_variant_builder_end (&builder));
+  return TRUE;
+}
+
+/* Established Sysprof clients send paths as C strings, with their NUL. */
+static char *
+path_from_bytes (GVariant *bytes, GError **error)
+{
+  gsize         len;
+  const guint8 *data = g_variant_get_fixed_array (bytes, &len, 1);
+
+  while (len > 0 && data[len - 1] == 0)
+    len--;
+  if (len == 0 || memchr (data, 0, len) != NULL)
+    {
+      g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS, "The path is empty or contains a NUL byte");
+      return NULL;
+    }
+  return g_strndup ((const char *) data, len);
+}
+
+static gboolean
+handle_resolve_path (IpcHost *host, GDBusMethodInvocation *invocation, gint pid, GVariant *path_bytes)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *host_path = NULL;
+
+  if (!(path = path_from_bytes (path_bytes, &error)) ||
+      !(host_path = sysprofd_mountinfo_resolve_path (pid, path, &error)))
+    {
+      g_dbus_method_invocation_return_gerror (invocation, error);
+      return TRUE;
+    }
+  ipc_host_complete_resolve_path (host, invocation, g_variant_new_bytestring (host_path));
+  return TRUE;
+}
+
+/* The real uid of @pid, as the daemon's user namespace sees it. */
+static gboolean
+get_process_uid (int pid, uid_t *uid)
+{
+  g_autoptr (GBytes) bytes = NULL;
+  g_autofree char *status = NULL;
+  g_auto (GStrv) lines = NULL;
+  int proc_fd;
+  int fd;
+
+  if ((proc_fd = sysprofd_mountinfo_open_process (pid, NULL)) < 0)
+    return FALSE;
+  fd = openat (proc_fd, "status", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  close (proc_fd);
+  if (fd < 0)
+    return FALSE;
+  bytes = sysprofd_read_fd (fd, PROC_STATUS_MAX, NULL);
+  close (fd);
+  if (bytes == NULL)
+    return FALSE;
+
+  status = g_strndup (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes));
+  lines = g_strsplit (status, "\n", -1);
+  for (guint i = 0; lines[i]; i++)
+    {
+      guint64 value;
+      char   *end;
+
+      if (!g_str_has_prefix (lines[i], "Uid:"))
+        continue;
+      value = g_ascii_strtoull (lines[i] + 4, &end, 10);
+      if (end == lines[i] + 4 || value > G_MAXUINT32)
+        return FALSE;
+      *uid = (uid_t) value;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+/* getpwuid() is not thread-safe, and invocations run in worker threads. */
+static char *
+get_home_directory (uid_t uid)
+{
+  gsize size = 16384;
+
+  for (;;)
+    {
+      g_autofree char *buf = g_malloc (size);
+      struct passwd    pw;
+      struct passwd   *result = NULL;
+      int              rc = getpwuid_r (uid, &pw, buf, size, &result);
+
+      if (rc == ERANGE && size < 1024 * 1024)
+        {
+          size *= 2;
+          continue;
+        }
+      if (rc != 0 || result == NULL || pw.pw_dir == NULL || !g_path_is_absolute (pw.pw_dir))
+        return NULL;
+      return g_strdup (pw.pw_dir);
+    }
+}
+
+/* The /.flatpak-info of @pid's root into @info, which stays NULL when there
+ * is none or it is unusable.  FALSE only when the process cannot be looked
+ * into at all. */
+static gboolean
+read_flatpak_info (int pid, SysprofdFlatpakInfo **info, GError **error)
+{
+  g_autoptr (GError) local_error = NULL;
+  g_autoptr (GBytes) bytes = NULL;
+  char        fd_path[64];
+  struct stat st;
+  int         path_fd;
+  int         fd;
+
+  if ((path_fd = sysprofd_mountinfo_open_in_process (pid, "/.flatpak-info", NULL, &local_error)) < 0)
+    {
+      if (g_error_matches (local_error, G_DBUS_ERROR, G_DBUS_ERROR_FILE_NOT_FOUND))
+        return TRUE;
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
+    }
+  /* The sandbox controls this file: a FIFO would block the reading thread
+   * forever, and a huge file would be read into memory. */
+  if (fstat (path_fd, &st) < 0 || !S_ISREG (st.st_mode) || st.st_size > FLATPAK_INFO_MAX)
+    {
+      g_debug ("Process %d: /.flatpak-info is not a regular file of reasonable size", pid);
+      close (path_fd);
+      return TRUE;
+    }
+  /* Reopening through /proc/self/fd opens the inode just checked, not
+   * whatever the name leads to now. */
+  g_snprintf (fd_path, sizeof fd_path, "/proc/self/fd/%d", path_fd);
+  fd = open (fd_path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  close (path_fd);
+  if (fd < 0)
+    return TRUE;
+  bytes = sysprofd_read_fd (fd, FLATPAK_INFO_MAX, &local_error);
+  close (fd);
+  if (bytes == NULL)
+    {
+      g_debug ("Process %d: cannot read /.flatpak-info: %s", pid, local_error->message);
+      return TRUE;
+    }
+  *info = sysprofd_flatpak_info_parse (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes), NULL);
+  return TRUE;
+}
+
+static GPtrArray *
+list_debug_directories (int pid, GError **error)
+{
+  g_autoptr (GPtrArray) candidates = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GPtrArray) found = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GArray) seen = g_array_new (FALSE, FALSE, sizeof (struct stat));
+  g_autoptr (SysprofdFlatpakInfo) info = NULL;
+  g_autoptr (GError) local_error = NULL;
+  char *usr_debug;
+
+  if ((usr_debug = sysprofd_mountinfo_resolve_path (pid, "/usr/lib/debug", &local_error)))
+    g_ptr_array_add (candidates, usr_debug);
+  else if (!g_error_matches (local_error, G_DBUS_ERROR, G_DBUS_ERROR_FILE_NOT_FOUND))
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return NULL;
+    }
+
+  if (!read_flatpak_info (pid, &info, error))
+    return NULL;
+  if (info != NULL)
+    {
+      g_autofree char *home = NULL;
+      uid_t            uid;
+
+      if (get_process_uid (pid, &uid))
+        home = get_home_directory (uid);
+      g_ptr_array_extend_and_steal (candidates, sysprofd_flatpak_info_debug_directories (info, home));
+    }
+
+  /* The namespace's /usr/lib/debug is often one of the Flatpak directories
+   * under another name (runtime-path/lib/debug, a .Debug extension through
+   * "active"): the inode decides what is a duplicate. */
+  for (guint i = 0; i < candidates->len; i++)
+    {
+      struct stat st;
+      gboolean    duplicate = FALSE;
+
+      if (stat (candidates->pdata[i], &st) < 0 || !S_ISDIR (st.st_mode))
+        continue;
+      for (guint j = 0; j < seen->len && !duplicate; j++)
+        duplicate = g_array_index (seen, struct stat, j).st_dev == st.st_dev &&
+                    g_array_index (seen, struct stat, j).st_ino == st.st_ino;
+      if (duplicate)
+        continue;
+      g_array_append_val (seen, st);
+      g_ptr_array_add (found, g_strdup (candidates->pdata[i]));
+    }
+  return g_steal_pointer (&found);
+}
+
+static gboolean
+handle_list_debug_directories (IpcHost *host, GDBusMethodInvocation *invocation, gint pid)
+{
+  g_autoptr (GPtrArray) dirs = NULL;
+  g_autoptr (GError) error = NULL;
+  GVariantBuilder builder;
+
+  if (!(dirs = list_debug_directories (pid, &error)))
+    {
+      g_dbus_method_invocation_return_gerror (invocation, error);
+      return TRUE;
+    }
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("aay"));
+  for (guint i = 0; i < dirs->len; i++)
+    g_variant_builder_add_value (&builder, g_variant_new_bytestring (dirs->pdata[i]));
+  ipc_host_complete_list_debug_directories (host, invocation, g_variant_builder_end (&builder));
+  return TRUE;
+}
+
 IpcHost *
 ipc_host_impl_new (void)
 {
@@ -56,5 +298,8 @@ ipc_host_impl_new (void)
                                        G_DBUS_INTERFACE_SKELETON_FLAGS_HANDLE_METHOD_INVOCATIONS_IN_THREAD);
   g_signal_connect (host, "g-authorize-method", G_CALLBACK (sysprofd_authorize_method), NULL);
   g_signal_connect (host, "handle-get-kernel-symbols", G_CALLBACK (handle_get_kernel_symbols), NULL);
+  g_signal_connect (host, "handle-get-mount-info", G_CALLBACK (handle_get_mount_info), NULL);
+  g_signal_connect (host, "handle-resolve-path", G_CALLBACK (handle_resolve_path), NULL);
+  g_signal_connect (host, "handle-list-debug-directories", G_CALLBACK (handle_list_debug_directories), NULL);
   return host;
 }

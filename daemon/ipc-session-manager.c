@@ -22,6 +22,7 @@ session_closed (SysprofdSession *session, gpointer data)
 {
   (void) data;
   g_hash_table_remove (sessions, sysprofd_session_get_path (session));
+  g_message ("Session %s closed, %u left", sysprofd_session_get_path (session), g_hash_table_size (sessions));
 }
 
 static gboolean

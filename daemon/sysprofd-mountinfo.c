@@ -1,0 +1,608 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/* A process's view of the file system: its mount table, and how a path it
+ * sees maps to a path in the daemon's own mount namespace. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "sysprofd-mountinfo.h"
+#include "sysprofd-proc.h"
+
+/* A container host can have tens of thousands of mounts (~150 bytes each). */
+#define MOUNTINFO_MAX (64 * 1024 * 1024)
+/* As the kernel's MAXSYMLINKS. */
+#define MAX_SYMLINKS 40
+
+void
+sysprofd_mount_free (SysprofdMount *mount)
+{
+  if (mount == NULL)
+    return;
+  g_free (mount->root);
+  g_free (mount->mount_point);
+  g_free (mount->options);
+  g_free (mount->fstype);
+  g_free (mount->source);
+  g_free (mount->super_options);
+  g_free (mount);
+}
+
+/* The kernel escapes space, tab, newline and backslash as \ooo.  Anything
+ * else after a backslash is kept literally, and so is \000, which would cut
+ * the string short. */
+static char *
+unescape (const char *s)
+{
+  GString *out = g_string_sized_new (strlen (s));
+
+  for (const char *p = s; *p; p++)
+    {
+      if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' && p[3] >= '0' && p[3] <= '7')
+        {
+          int c = (p[1] - '0') * 64 + (p[2] - '0') * 8 + (p[3] - '0');
+
+          if (c != 0)
+            {
+              g_string_append_c (out, (char) c);
+              p += 3;
+              continue;
+            }
+        }
+      g_string_append_c (out, *p);
+    }
+  return g_string_free (out, FALSE);
+}
+
+static gboolean
+parse_int (const char *s, int *out)
+{
+  gint64 v;
+
+  if (!g_ascii_string_to_signed (s, 10, G_MININT32, G_MAXINT32, &v, NULL))
+    return FALSE;
+  *out = (int) v;
+  return TRUE;
+}
+
+static gboolean
+parse_dev (const char *s, guint *major_out, guint *minor_out)
+{
+  g_auto (GStrv) parts = g_strsplit (s, ":", -1);
+  guint64 major_v;
+  guint64 minor_v;
+
+  if (g_strv_length (parts) != 2 || !g_ascii_string_to_unsigned (parts[0], 10, 0, G_MAXUINT32, &major_v, NULL) ||
+      !g_ascii_string_to_unsigned (parts[1], 10, 0, G_MAXUINT32, &minor_v, NULL))
+    return FALSE;
+  *major_out = (guint) major_v;
+  *minor_out = (guint) minor_v;
+  return TRUE;
+}
+
+/* "36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root rw,errors=continue":
+ * six fixed fields, optional fields up to a lone "-", then three more.  Fields
+ * are separated by exactly one space; an empty one (an empty source) is kept. */
+static SysprofdMount *
+parse_line (const char *line)
+{
+  g_autoptr (SysprofdMount) mount = g_new0 (SysprofdMount, 1);
+  g_auto (GStrv) fields = g_strsplit (line, " ", -1);
+  guint n_fields = g_strv_length (fields);
+  guint sep;
+
+  if (n_fields < 10)
+    return NULL;
+  for (sep = 6; sep < n_fields; sep++)
+    if (g_str_equal (fields[sep], "-"))
+      break;
+  if (sep + 4 != n_fields)
+    return NULL;
+
+  if (!parse_int (fields[0], &mount->mount_id) || !parse_int (fields[1], &mount->parent_id) ||
+      !parse_dev (fields[2], &mount->major, &mount->minor))
+    return NULL;
+  if (fields[3][0] == 0 || fields[4][0] != '/' || fields[sep + 1][0] == 0)
+    return NULL;
+
+  mount->root = unescape (fields[3]);
+  mount->mount_point = unescape (fields[4]);
+  mount->options = g_strdup (fields[5]);
+  mount->fstype = unescape (fields[sep + 1]);
+  mount->source = unescape (fields[sep + 2]);
+  mount->super_options = g_strdup (fields[sep + 3]);
+  return g_steal_pointer (&mount);
+}
+
+GPtrArray *
+sysprofd_mountinfo_parse (const char *text, gsize len)
+{
+  GPtrArray  *mounts = g_ptr_array_new_with_free_func ((GDestroyNotify) sysprofd_mount_free);
+  const char *end = text + len;
+  const char *line = text;
+
+  g_return_val_if_fail (text != NULL || len == 0, mounts);
+
+  while (line < end)
+    {
+      const char      *nl = memchr (line, '\n', (gsize) (end - line));
+      const char      *line_end = nl ? nl : end;
+      g_autofree char *copy = NULL;
+      SysprofdMount   *mount;
+
+      /* A NUL inside the line makes it shorter, and then malformed. */
+      copy = g_strndup (line, (gsize) (line_end - line));
+      if ((mount = parse_line (copy)))
+        g_ptr_array_add (mounts, mount);
+      line = line_end + 1;
+    }
+  return mounts;
+}
+
+int
+sysprofd_mountinfo_open_process (int pid, GError **error)
+{
+  char path[32];
+  int  fd;
+
+  if (pid <= 0)
+    {
+      g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS, "Invalid pid %d: process ids are positive", pid);
+      return -1;
+    }
+  g_snprintf (path, sizeof path, "/proc/%d", pid);
+  fd = open (path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    {
+      int saved = errno;
+
+      if (saved == ENOENT)
+        g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS, "No process with pid %d", pid);
+      else
+        g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_FAILED, "Cannot open %s: %s", path, g_strerror (saved));
+    }
+  return fd;
+}
+
+static GPtrArray *
+read_mountinfo_at (int proc_fd, int pid, GError **error)
+{
+  g_autoptr (GBytes) bytes = NULL;
+  int fd = openat (proc_fd, "mountinfo", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+
+  if (fd < 0)
+    {
+      int saved = errno;
+
+      /* A zombie keeps /proc/PID but has no mount namespace any more. */
+      if (saved == ENOENT || saved == EINVAL || saved == ESRCH)
+        g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS, "Process %d has exited", pid);
+      else
+        g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_FAILED, "Cannot open /proc/%d/mountinfo: %s", pid,
+                     g_strerror (saved));
+      return NULL;
+    }
+  bytes = sysprofd_read_fd (fd, MOUNTINFO_MAX, error);
+  close (fd);
+  if (bytes == NULL)
+    {
+      g_prefix_error (error, "/proc/%d/mountinfo: ", pid);
+      return NULL;
+    }
+  return sysprofd_mountinfo_parse (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes));
+}
+
+GPtrArray *
+sysprofd_mountinfo_read (int pid, GError **error)
+{
+  GPtrArray *mounts;
+  int        proc_fd = sysprofd_mountinfo_open_process (pid, error);
+
+  if (proc_fd < 0)
+    return NULL;
+  mounts = read_mountinfo_at (proc_fd, pid, error);
+  close (proc_fd);
+  return mounts;
+}
+
+/* D-Bus strings must be UTF-8; paths need not be. */
+static GVariant *
+string_variant (const char *s)
+{
+  if (g_utf8_validate (s, -1, NULL))
+    return g_variant_new_string (s);
+  else
+    {
+      g_autofree char *valid = g_utf8_make_valid (s, -1);
+      return g_variant_new_string (valid);
+    }
+}
+
+GVariant *
+sysprofd_mount_to_variant (const SysprofdMount *mount)
+{
+  GVariantDict dict;
+
+  g_return_val_if_fail (mount != NULL, NULL);
+
+  g_variant_dict_init (&dict, NULL);
+  g_variant_dict_insert (&dict, "mount-id", "i", mount->mount_id);
+  g_variant_dict_insert (&dict, "parent-id", "i", mount->parent_id);
+  g_variant_dict_insert (&dict, "major", "u", mount->major);
+  g_variant_dict_insert (&dict, "minor", "u", mount->minor);
+  g_variant_dict_insert_value (&dict, "root", string_variant (mount->root));
+  g_variant_dict_insert_value (&dict, "mount-point", string_variant (mount->mount_point));
+  g_variant_dict_insert_value (&dict, "options", string_variant (mount->options));
+  g_variant_dict_insert_value (&dict, "fstype", string_variant (mount->fstype));
+  g_variant_dict_insert_value (&dict, "source", string_variant (mount->source));
+  g_variant_dict_insert_value (&dict, "super-options", string_variant (mount->super_options));
+  return g_variant_dict_end (&dict);
+}
+
+/* Queues the components of @path so that the first one is popped first. */
+static void
+push_components (GPtrArray *pending, const char *path)
+{
+  g_auto (GStrv) parts = g_strsplit (path, "/", -1);
+
+  for (guint i = g_strv_length (parts); i > 0; i--)
+    if (parts[i - 1][0] != 0 && !g_str_equal (parts[i - 1], "."))
+      g_ptr_array_add (pending, g_strdup (parts[i - 1]));
+}
+
+static char *
+join_components (GPtrArray *names)
+{
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; i < names->len; i++)
+    {
+      g_string_append_c (out, '/');
+      g_string_append (out, names->pdata[i]);
+    }
+  if (out->len == 0)
+    g_string_append_c (out, '/');
+  return g_string_free (out, FALSE);
+}
+
+/* The directory @names leads to from @root_fd.  The kernel keeps it inside
+ * the root, and refuses symlinks: the names were checked to be none, and one
+ * that has become a symlink since is an error, not a detour. */
+static int
+reopen_directory (int root_fd, GPtrArray *names)
+{
+  g_autofree char *path = join_components (names);
+  struct open_how  how = {
+     .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+     .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+  };
+
+  return (int) syscall (SYS_openat2, root_fd, path, &how, sizeof how);
+}
+
+static void
+set_walk_error (GError **error, int saved, int pid, const char *path)
+{
+  g_autofree char *shown = g_utf8_make_valid (path, -1);
+
+  switch (saved)
+    {
+    case ENOENT:
+    case ENOTDIR:
+      g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_FILE_NOT_FOUND, "%s does not exist for process %d", shown, pid);
+      break;
+    case EACCES:
+    case EPERM:
+      g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED, "Cannot resolve %s for process %d: %s", shown, pid,
+                   g_strerror (saved));
+      break;
+    default:
+      g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_FAILED, "Cannot resolve %s for process %d: %s", shown, pid,
+                   g_strerror (saved));
+      break;
+    }
+}
+
+static int
+open_root (int pid, GError **error)
+{
+  int proc_fd;
+  int root_fd;
+  int saved;
+
+  if ((proc_fd = sysprofd_mountinfo_open_process (pid, error)) < 0)
+    return -1;
+  root_fd = openat (proc_fd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  saved = errno;
+  close (proc_fd);
+  if (root_fd >= 0)
+    return root_fd;
+
+  if (saved == ENOENT || saved == ESRCH)
+    g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS, "Process %d has exited", pid);
+  else
+    g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_FAILED, "Cannot open the root directory of process %d: %s", pid,
+                 g_strerror (saved));
+  return -1;
+}
+
+/* The walk is done one component at a time, in user space, instead of with
+ * openat2(RESOLVE_IN_ROOT) alone: it gives the canonical path along with the
+ * file, which the kernel has no way to tell for a file of another mount
+ * namespace (/proc/self/fd/N shows it relative to the wrong root).  Every
+ * lookup is openat(dir, one-component, O_NOFOLLOW); ".." drops the last
+ * canonical component and reopens from the root.  So nothing leaves the
+ * process's root: not "..", not an absolute symlink, and not a magic link
+ * (its target is read as text, as if it were a plain symlink).  At most three
+ * fds are open at a time, however deep the path. */
+int
+sysprofd_mountinfo_open_in_process (int pid, const char *path, char **canonical, GError **error)
+{
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GPtrArray) pending = g_ptr_array_new_with_free_func (g_free);
+  guint links = 0;
+  int   root_fd;
+  int   cur;
+  int   saved = 0;
+
+  g_return_val_if_fail (path != NULL, -1);
+
+  if (path[0] != '/')
+    {
+      g_autofree char *shown = g_utf8_make_valid (path, -1);
+      g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS,
+                   "The path \"%s\" is not absolute: give it as process %d sees it from its root directory", shown,
+                   pid);
+      return -1;
+    }
+  /* As the kernel; it also bounds the work a caller can ask for. */
+  if (strlen (path) >= PATH_MAX)
+    {
+      g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS, "The path is longer than %d bytes", PATH_MAX - 1);
+      return -1;
+    }
+
+  if ((root_fd = open_root (pid, error)) < 0)
+    return -1;
+  if ((cur = fcntl (root_fd, F_DUPFD_CLOEXEC, 0)) < 0)
+    {
+      saved = errno;
+      goto fail;
+    }
+  push_components (pending, path);
+
+  while (pending->len > 0)
+    {
+      g_autofree char *name = g_ptr_array_steal_index (pending, pending->len - 1);
+      struct stat      st;
+      int              fd;
+
+      if (g_str_equal (name, ".."))
+        {
+          /* ".." of the root is the root, as for the process itself. */
+          if (names->len > 0)
+            {
+              g_ptr_array_remove_index (names, names->len - 1);
+              close (cur);
+              if ((cur = reopen_directory (root_fd, names)) < 0)
+                {
+                  saved = errno;
+                  goto fail;
+                }
+            }
+          continue;
+        }
+
+      fd = openat (cur, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+      if (fd < 0 || fstat (fd, &st) < 0)
+        {
+          saved = errno;
+          if (fd >= 0)
+            close (fd);
+          goto fail;
+        }
+
+      if (S_ISLNK (st.st_mode))
+        {
+          char    target[PATH_MAX];
+          ssize_t n;
+
+          if (++links > MAX_SYMLINKS)
+            {
+              saved = ELOOP;
+              close (fd);
+              goto fail;
+            }
+          n = readlinkat (fd, "", target, sizeof target - 1);
+          saved = n < 0 ? errno : ENOENT;
+          close (fd);
+          if (n <= 0)
+            goto fail;
+          target[n] = 0;
+          if (target[0] == '/')
+            {
+              g_ptr_array_remove_range (names, 0, names->len);
+              close (cur);
+              if ((cur = fcntl (root_fd, F_DUPFD_CLOEXEC, 0)) < 0)
+                {
+                  saved = errno;
+                  goto fail;
+                }
+            }
+          push_components (pending, target);
+          continue;
+        }
+
+      if (pending->len > 0 && !S_ISDIR (st.st_mode))
+        {
+          saved = ENOTDIR;
+          close (fd);
+          goto fail;
+        }
+      close (cur);
+      cur = fd;
+      g_ptr_array_add (names, g_steal_pointer (&name));
+    }
+
+  close (root_fd);
+  if (canonical != NULL)
+    *canonical = join_components (names);
+  return cur;
+
+fail:
+  set_walk_error (error, saved, pid, path);
+  if (cur >= 0)
+    close (cur);
+  close (root_fd);
+  return -1;
+}
+
+/* The part of @path below @dir ("" or "/x/y"), or NULL when @path is not
+ * @dir or inside it.  Mount roots that are not paths (nsfs's "net:[…]") only
+ * match themselves. */
+static const char *
+path_below (const char *path, const char *dir)
+{
+  gsize len = strlen (dir);
+
+  if (g_str_equal (dir, "/"))
+    return path[0] == '/' ? path : NULL;
+  if (strncmp (path, dir, len) != 0)
+    return NULL;
+  if (path[len] == 0 || path[len] == '/')
+    return path + len;
+  return NULL;
+}
+
+static char *
+path_join (const char *dir, const char *rest)
+{
+  if (rest[0] == 0)
+    return g_strdup (dir);
+  if (g_str_equal (dir, "/"))
+    return g_strdup (rest);
+  return g_strconcat (dir, rest, NULL);
+}
+
+typedef struct
+{
+  const SysprofdMount *mount;
+  guint                index;
+  gboolean             same_mount;
+} Candidate;
+
+static int
+compare_candidates (gconstpointer a, gconstpointer b)
+{
+  const Candidate *ca = a;
+  const Candidate *cb = b;
+  gsize            la = strlen (ca->mount->root);
+  gsize            lb = strlen (cb->mount->root);
+
+  if (ca->same_mount != cb->same_mount)
+    return ca->same_mount ? -1 : 1;
+  if (la != lb)
+    return la > lb ? -1 : 1;
+  /* A later mount on the same place covers the earlier one. */
+  return ca->index > cb->index ? -1 : (ca->index < cb->index ? 1 : 0);
+}
+
+/* Steps 2 and 3 of the rule in org.gnome.Sysprof3.Host.xml. */
+static char *
+translate_to_host (int pid, int fd, const char *canonical)
+{
+  g_autoptr (GPtrArray) theirs = NULL;
+  g_autoptr (GPtrArray) ours = NULL;
+  g_autoptr (GArray) candidates = g_array_new (FALSE, FALSE, sizeof (Candidate));
+  g_autofree char     *fs_path = NULL;
+  const SysprofdMount *holder = NULL;
+  const char          *below = NULL;
+  struct statx         stx;
+  struct stat          st;
+  gboolean             have_mnt_id;
+  int                  self_fd;
+
+  if (fstat (fd, &st) < 0)
+    return NULL;
+  have_mnt_id = statx (fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) == 0 && (stx.stx_mask & STATX_MNT_ID);
+
+  if (!(theirs = sysprofd_mountinfo_read (pid, NULL)))
+    return NULL;
+
+  /* The mount holding the file: by its id, or (kernels before 5.8) the
+   * deepest mount of the file's device on its path, the latest if stacked. */
+  for (guint i = 0; i < theirs->len; i++)
+    {
+      const SysprofdMount *m = theirs->pdata[i];
+      const char          *rest;
+
+      if (have_mnt_id ? m->mount_id < 0 || (guint64) m->mount_id != stx.stx_mnt_id
+                      : makedev (m->major, m->minor) != st.st_dev)
+        continue;
+      if (!(rest = path_below (canonical, m->mount_point)))
+        continue;
+      if (holder == NULL || strlen (m->mount_point) >= strlen (holder->mount_point))
+        {
+          holder = m;
+          below = rest;
+        }
+    }
+  if (holder == NULL)
+    return NULL;
+  fs_path = path_join (holder->root, below);
+
+  if ((self_fd = open ("/proc/self", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+    return NULL;
+  ours = read_mountinfo_at (self_fd, getpid (), NULL);
+  close (self_fd);
+  if (ours == NULL)
+    return NULL;
+
+  for (guint i = 0; i < ours->len; i++)
+    {
+      const SysprofdMount *m = ours->pdata[i];
+      Candidate            c = { m, i, m->mount_id == holder->mount_id };
+
+      if (m->major == holder->major && m->minor == holder->minor && path_below (fs_path, m->root))
+        g_array_append_val (candidates, c);
+    }
+  g_array_sort (candidates, compare_candidates);
+
+  /* A candidate can be covered by another mount, or be a different
+   * subvolume of the same device: only the same inode counts. */
+  for (guint i = 0; i < candidates->len; i++)
+    {
+      const SysprofdMount *m = g_array_index (candidates, Candidate, i).mount;
+      g_autofree char     *host = path_join (m->mount_point, path_below (fs_path, m->root));
+      struct stat          host_st;
+
+      if (stat (host, &host_st) == 0 && host_st.st_dev == st.st_dev && host_st.st_ino == st.st_ino)
+        return g_steal_pointer (&host);
+    }
+  return NULL;
+}
+
+char *
+sysprofd_mountinfo_resolve_path (int pid, const char *path, GError **error)
+{
+  g_autofree char *canonical = NULL;
+  char            *host;
+  int              fd;
+
+  g_return_val_if_fail (path != NULL, NULL);
+
+  if ((fd = sysprofd_mountinfo_open_in_process (pid, path, &canonical, error)) < 0)
+    return NULL;
+  host = translate_to_host (pid, fd, canonical);
+  close (fd);
+  if (host != NULL)
+    return host;
+
+  /* Step 4: the canonical path has no symlink an opener would resolve
+   * against its own root instead of the process's. */
+  return g_strdup_printf ("/proc/%d/root%s", pid, g_str_equal (canonical, "/") ? "" : canonical);
+}

@@ -1,0 +1,925 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include <errno.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <glib-unix.h>
+
+#include "sysprof-perf-recorder-private.h"
+#include "sysprof-perf-ring-private.h"
+
+/* Records are drained on a timer rather than on every wakeup: a ring of 64
+ * pages (256 KiB) holds far more than 50 ms of samples at 997 Hz (about 1 KiB
+ * per sample even with a 127-frame callchain), and one timer batches the work
+ * of every ring into 20 wakeups a second however many CPUs or threads are
+ * recorded.  The capture therefore trails the kernel by at most 50 ms.  Each
+ * ring also has a poll() watch that fires when it is half full (the kernel's
+ * default watermark), so bursts (high frequencies, deep stacks, a storm of
+ * mmaps at program start) are drained before records are lost. */
+#define DRAIN_INTERVAL_MS 50
+
+typedef enum
+{
+  STATE_IDLE,
+  STATE_RUNNING,
+  STATE_STOPPED,
+} State;
+
+typedef struct
+{
+  guint32     type;
+  guint64     config;
+  const char *name;
+} EventKind;
+
+/* In order of preference: a hardware cycle counter samples what the CPU
+ * spends its cycles on; virtual machines often have no PMU, and cpu-clock (an
+ * hrtimer) works everywhere. */
+static const EventKind event_kinds[] = {
+  { PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, "cycles" },
+  { PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, "cpu-clock" },
+};
+
+typedef struct
+{
+  const EventKind *kind;
+  gboolean         mmap2;
+  guint            frequency;
+  int              clockid;
+} EventConfig;
+
+typedef struct
+{
+  int   pid; /* -1: every task on the CPU */
+  int   cpu;
+  guint cpu_index;
+  /* FALSE for secondary threads, which may exit before we open them. */
+  gboolean required;
+} Target;
+
+typedef struct
+{
+  SysprofPerfRecorder *self;
+  SysprofPerfRing     *ring;
+  /* The event the ring is mapped from (its fd is in self->fds). */
+  int fd;
+  /* Our reference; NULL once the watch removed itself. */
+  GSource *watch;
+} RingEntry;
+
+struct _SysprofPerfRecorder
+{
+  GObject parent_instance;
+
+  SysprofCaptureWriter *writer;
+  GMainContext         *context;
+  /* int: every perf event fd. */
+  GArray *fds;
+  /* RingEntry: one per mapping; events of the same CPU share one. */
+  GPtrArray  *rings;
+  GSource    *timer;
+  const char *event_name;
+  State       state;
+
+  guint64 n_frames;
+  guint64 n_samples;
+  guint64 n_lost;
+  guint64 n_write_errors;
+};
+
+G_DEFINE_FINAL_TYPE (SysprofPerfRecorder, sysprof_perf_recorder, G_TYPE_OBJECT)
+
+static void
+ring_entry_free (gpointer data)
+{
+  RingEntry *entry = data;
+
+  if (entry->watch != NULL)
+    {
+      g_source_destroy (entry->watch);
+      g_source_unref (entry->watch);
+    }
+  _sysprof_perf_ring_free (entry->ring);
+  g_free (entry);
+}
+
+static void
+sysprof_perf_recorder_dispose (GObject *object)
+{
+  sysprof_perf_recorder_stop (SYSPROF_PERF_RECORDER (object));
+
+  G_OBJECT_CLASS (sysprof_perf_recorder_parent_class)->dispose (object);
+}
+
+static void
+sysprof_perf_recorder_finalize (GObject *object)
+{
+  SysprofPerfRecorder *self = SYSPROF_PERF_RECORDER (object);
+
+  g_clear_pointer (&self->writer, sysprof_capture_writer_unref);
+  g_clear_pointer (&self->rings, g_ptr_array_unref);
+  g_clear_pointer (&self->fds, g_array_unref);
+
+  G_OBJECT_CLASS (sysprof_perf_recorder_parent_class)->finalize (object);
+}
+
+static void
+sysprof_perf_recorder_class_init (SysprofPerfRecorderClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = sysprof_perf_recorder_dispose;
+  object_class->finalize = sysprof_perf_recorder_finalize;
+}
+
+static void
+sysprof_perf_recorder_init (SysprofPerfRecorder *self)
+{
+  self->fds = g_array_new (FALSE, FALSE, sizeof (int));
+  self->rings = g_ptr_array_new_with_free_func (ring_entry_free);
+}
+
+void
+sysprof_perf_recorder_options_init (SysprofPerfRecorderOptions *options)
+{
+  g_return_if_fail (options != NULL);
+
+  memset (options, 0, sizeof *options);
+  options->size = sizeof *options;
+}
+
+SysprofPerfRecorder *
+sysprof_perf_recorder_new (SysprofCaptureWriter *writer)
+{
+  SysprofPerfRecorder *self;
+
+  g_return_val_if_fail (writer != NULL, NULL);
+
+  self = g_object_new (SYSPROF_TYPE_PERF_RECORDER, NULL);
+  self->writer = sysprof_capture_writer_ref (writer);
+  return self;
+}
+
+/* Record decoding ---------------------------------------------------------- */
+
+typedef struct
+{
+  const guint8 *data;
+  gsize         len;
+  gsize         pos;
+} Cursor;
+
+static void
+cursor_init (Cursor *c, const struct perf_event_header *record)
+{
+  c->data = (const guint8 *) record;
+  c->len = record->size;
+  c->pos = sizeof *record;
+}
+
+static gboolean
+cursor_u32 (Cursor *c, guint32 *v)
+{
+  if (c->len - c->pos < sizeof *v)
+    return FALSE;
+  memcpy (v, c->data + c->pos, sizeof *v);
+  c->pos += sizeof *v;
+  return TRUE;
+}
+
+static gboolean
+cursor_u64 (Cursor *c, guint64 *v)
+{
+  if (c->len - c->pos < sizeof *v)
+    return FALSE;
+  memcpy (v, c->data + c->pos, sizeof *v);
+  c->pos += sizeof *v;
+  return TRUE;
+}
+
+/* The NUL-terminated string at the cursor, which must end before the
+ * sample_id trailer; NULL if it does not. */
+static const char *
+cursor_string_before_trailer (Cursor *c)
+{
+  const char *str = (const char *) c->data + c->pos;
+  gsize       room;
+
+  if (c->len < _SYSPROF_PERF_SAMPLE_ID_SIZE || c->len - _SYSPROF_PERF_SAMPLE_ID_SIZE <= c->pos)
+    return NULL;
+  room = c->len - _SYSPROF_PERF_SAMPLE_ID_SIZE - c->pos;
+  if (memchr (str, 0, room) == NULL)
+    return NULL;
+  return str;
+}
+
+typedef struct
+{
+  gint32 pid;
+  gint32 tid;
+  gint64 time;
+  int    cpu;
+} SampleId;
+
+/* The sample_id_all trailer of a non-sample record. */
+static gboolean
+read_sample_id (const struct perf_event_header *record, SampleId *id)
+{
+  Cursor  c;
+  guint32 pid, tid, cpu, res;
+  guint64 time;
+
+  if (record->size < sizeof *record + _SYSPROF_PERF_SAMPLE_ID_SIZE)
+    return FALSE;
+  cursor_init (&c, record);
+  c.pos = c.len - _SYSPROF_PERF_SAMPLE_ID_SIZE;
+  if (!cursor_u32 (&c, &pid) || !cursor_u32 (&c, &tid) || !cursor_u64 (&c, &time) || !cursor_u32 (&c, &cpu) ||
+      !cursor_u32 (&c, &res))
+    return FALSE;
+  id->pid = (gint32) pid;
+  id->tid = (gint32) tid;
+  id->time = (gint64) time;
+  id->cpu = (int) cpu;
+  return TRUE;
+}
+
+static void
+count_frame (SysprofPerfRecorder *self, gboolean written)
+{
+  if (written)
+    self->n_frames++;
+  else
+    self->n_write_errors++;
+}
+
+static void
+handle_sample (SysprofPerfRecorder *self, const struct perf_event_header *record)
+{
+  const SysprofCaptureAddress *addrs;
+  Cursor                       c;
+  guint64                      ip, time, nr;
+  guint32                      pid, tid, cpu, res;
+  guint                        n_addrs;
+  gboolean                     written;
+
+  cursor_init (&c, record);
+  if (!cursor_u64 (&c, &ip) || !cursor_u32 (&c, &pid) || !cursor_u32 (&c, &tid) || !cursor_u64 (&c, &time) ||
+      !cursor_u32 (&c, &cpu) || !cursor_u32 (&c, &res) || !cursor_u64 (&c, &nr))
+    return;
+  if (nr > (c.len - c.pos) / sizeof (guint64))
+    return;
+
+  if (nr == 0)
+    {
+      /* Nothing could be walked (e.g. a sample taken where no frame exists
+       * yet): the instruction pointer alone still attributes the sample. */
+      addrs = &ip;
+      n_addrs = 1;
+    }
+  else
+    {
+      /* Records are 8-byte aligned (see SysprofPerfRecordFunc), and so is the
+       * callchain within them.  The context markers stay in: readers use them
+       * to tell kernel from user addresses. */
+      addrs = (const SysprofCaptureAddress *) (gconstpointer) (c.data + c.pos);
+      n_addrs = (guint) MIN (nr, (guint64) SYSPROF_CAPTURE_MAX_ADDRS);
+    }
+
+  written = sysprof_capture_writer_add_sample (self->writer, (gint64) time, (int) cpu, (gint32) pid, (gint32) tid,
+                                               addrs, n_addrs);
+  count_frame (self, written);
+  if (written)
+    self->n_samples++;
+}
+
+static void
+handle_mmap (SysprofPerfRecorder *self, const struct perf_event_header *record)
+{
+  SampleId    id;
+  Cursor      c;
+  guint32     pid, tid;
+  guint64     addr, len, pgoff;
+  guint64     inode = 0;
+  const char *filename;
+
+  if (!read_sample_id (record, &id))
+    return;
+  cursor_init (&c, record);
+  if (!cursor_u32 (&c, &pid) || !cursor_u32 (&c, &tid) || !cursor_u64 (&c, &addr) || !cursor_u64 (&c, &len) ||
+      !cursor_u64 (&c, &pgoff))
+    return;
+
+  if (record->type == PERF_RECORD_MMAP2)
+    {
+      guint32 maj, min, prot, flags;
+      guint64 ino, ino_generation;
+
+      if (!cursor_u32 (&c, &maj) || !cursor_u32 (&c, &min) || !cursor_u64 (&c, &ino) ||
+          !cursor_u64 (&c, &ino_generation) || !cursor_u32 (&c, &prot) || !cursor_u32 (&c, &flags))
+        return;
+      /* With MISC_MMAP_BUILD_ID the same bytes hold a build-id instead of
+       * device and inode; we do not ask for that, but stay correct. */
+      if ((record->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) == 0)
+        inode = ino;
+    }
+
+  filename = cursor_string_before_trailer (&c);
+  if (filename == NULL)
+    return;
+
+  count_frame (self, sysprof_capture_writer_add_map (self->writer, id.time, id.cpu, (gint32) pid, addr, addr + len,
+                                                     pgoff, inode, filename));
+}
+
+static void
+handle_comm (SysprofPerfRecorder *self, const struct perf_event_header *record)
+{
+  SampleId    id;
+  Cursor      c;
+  guint32     pid, tid;
+  const char *comm;
+
+  if (!read_sample_id (record, &id))
+    return;
+  cursor_init (&c, record);
+  if (!cursor_u32 (&c, &pid) || !cursor_u32 (&c, &tid))
+    return;
+  comm = cursor_string_before_trailer (&c);
+  if (comm == NULL)
+    return;
+
+  /* A PROCESS frame names the process; a secondary thread renaming itself
+   * (pthread_setname_np) must not rename it. */
+  if (pid != tid)
+    return;
+
+  count_frame (self, sysprof_capture_writer_add_process (self->writer, id.time, id.cpu, (gint32) pid, comm));
+}
+
+static void
+handle_task (SysprofPerfRecorder *self, const struct perf_event_header *record)
+{
+  SampleId id;
+  Cursor   c;
+  guint32  pid, ppid, tid, ptid;
+  guint64  time;
+
+  if (!read_sample_id (record, &id))
+    return;
+  cursor_init (&c, record);
+  if (!cursor_u32 (&c, &pid) || !cursor_u32 (&c, &ppid) || !cursor_u32 (&c, &tid) || !cursor_u32 (&c, &ptid) ||
+      !cursor_u64 (&c, &time))
+    return;
+
+  /* Capture FORK and EXIT frames are about processes: thread creation and
+   * thread exit (tid != pid) are not reported. */
+  if (pid != tid)
+    return;
+
+  if (record->type == PERF_RECORD_FORK)
+    count_frame (self,
+                 sysprof_capture_writer_add_fork (self->writer, (gint64) time, id.cpu, (gint32) ppid, (gint32) pid));
+  else
+    count_frame (self, sysprof_capture_writer_add_exit (self->writer, (gint64) time, id.cpu, (gint32) pid));
+}
+
+static void
+handle_lost (SysprofPerfRecorder *self, const struct perf_event_header *record)
+{
+  Cursor  c;
+  guint64 event_id, lost;
+
+  cursor_init (&c, record);
+  if (record->type == PERF_RECORD_LOST && !cursor_u64 (&c, &event_id))
+    return;
+  if (!cursor_u64 (&c, &lost))
+    return;
+  self->n_lost += lost;
+}
+
+void
+_sysprof_perf_recorder_handle_record (SysprofPerfRecorder *self, const struct perf_event_header *record)
+{
+  g_return_if_fail (SYSPROF_IS_PERF_RECORDER (self));
+  g_return_if_fail (record != NULL && record->size >= sizeof *record);
+
+  switch (record->type)
+    {
+    case PERF_RECORD_SAMPLE: handle_sample (self, record); break;
+    case PERF_RECORD_MMAP:
+    case PERF_RECORD_MMAP2: handle_mmap (self, record); break;
+    case PERF_RECORD_COMM: handle_comm (self, record); break;
+    case PERF_RECORD_FORK:
+    case PERF_RECORD_EXIT: handle_task (self, record); break;
+    case PERF_RECORD_LOST:
+    case PERF_RECORD_LOST_SAMPLES: handle_lost (self, record); break;
+    default:
+      /* THROTTLE / UNTHROTTLE and record types we do not enable. */
+      break;
+    }
+}
+
+/* Draining ------------------------------------------------------------------- */
+
+static void
+handle_record_cb (const struct perf_event_header *record, gpointer user_data)
+{
+  _sysprof_perf_recorder_handle_record (user_data, record);
+}
+
+static void
+drain_all (SysprofPerfRecorder *self)
+{
+  for (guint i = 0; i < self->rings->len; i++)
+    {
+      RingEntry *entry = g_ptr_array_index (self->rings, i);
+
+      _sysprof_perf_ring_drain (entry->ring, handle_record_cb, self);
+    }
+}
+
+static gboolean
+drain_timeout_cb (gpointer user_data)
+{
+  drain_all (user_data);
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+ring_ready_cb (int fd, GIOCondition condition, gpointer user_data)
+{
+  RingEntry *entry = user_data;
+
+  (void) fd;
+
+  _sysprof_perf_ring_drain (entry->ring, handle_record_cb, entry->self);
+
+  if (condition & (G_IO_HUP | G_IO_ERR | G_IO_NVAL))
+    {
+      /* A per-thread event whose task (and inherited children) is gone: poll()
+       * would report it forever.  Whatever is still in the ring is drained by
+       * the timer and at stop. */
+      g_clear_pointer (&entry->watch, g_source_unref);
+      return G_SOURCE_REMOVE;
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+/* Opening ------------------------------------------------------------------- */
+
+static gboolean
+read_proc_int (const char *path, gint64 *value)
+{
+  g_autofree char *contents = NULL;
+  char            *end;
+
+  if (!g_file_get_contents (path, &contents, NULL, NULL))
+    return FALSE;
+  *value = g_ascii_strtoll (contents, &end, 10);
+  return end != contents;
+}
+
+/* Numbers of the online CPUs, from the "0-3,5" list of sysfs. */
+static GArray *
+list_online_cpus (void)
+{
+  g_autofree char *contents = NULL;
+  GArray          *cpus = g_array_new (FALSE, FALSE, sizeof (int));
+
+  if (g_file_get_contents ("/sys/devices/system/cpu/online", &contents, NULL, NULL))
+    {
+      g_auto (GStrv) ranges = g_strsplit (g_strstrip (contents), ",", 0);
+
+      for (guint i = 0; ranges[i] != NULL; i++)
+        {
+          char   *end;
+          guint64 first = g_ascii_strtoull (ranges[i], &end, 10);
+          guint64 last = first;
+
+          if (end == ranges[i])
+            continue;
+          if (*end == '-')
+            last = g_ascii_strtoull (end + 1, NULL, 10);
+          for (guint64 cpu = first; cpu <= last && cpu <= G_MAXINT16; cpu++)
+            {
+              int v = (int) cpu;
+
+              g_array_append_val (cpus, v);
+            }
+        }
+    }
+
+  if (cpus->len == 0)
+    {
+      long n = sysconf (_SC_NPROCESSORS_ONLN);
+
+      for (int cpu = 0; cpu < MAX (n, 1); cpu++)
+        g_array_append_val (cpus, cpu);
+    }
+
+  return cpus;
+}
+
+static void
+append_targets (GArray *targets, int pid, GArray *cpus, gboolean required)
+{
+  for (guint i = 0; i < cpus->len; i++)
+    {
+      Target t = { pid, g_array_index (cpus, int, i), i, required };
+
+      g_array_append_val (targets, t);
+    }
+}
+
+/* Every thread of @pid on every CPU.  The events inherit, so threads and
+ * processes the traced ones start later are recorded too; the kernel refuses
+ * to mmap an inherited event that is not bound to a CPU, hence one per CPU. */
+static gboolean
+append_process_targets (GArray *targets, int pid, GArray *cpus, GError **error)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/task", pid);
+  g_autoptr (GError) local_error = NULL;
+  g_autoptr (GDir) dir = g_dir_open (path, 0, &local_error);
+  const char *name;
+
+  if (dir == NULL)
+    {
+      if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "No process with pid %d", pid);
+      else
+        g_set_error (error, G_IO_ERROR, g_io_error_from_file_error (local_error->code),
+                     "Cannot list the threads of process %d: %s", pid, local_error->message);
+      return FALSE;
+    }
+
+  append_targets (targets, pid, cpus, TRUE);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      char   *end;
+      guint64 tid = g_ascii_strtoull (name, &end, 10);
+
+      if (*end != 0 || end == name || tid == 0 || tid > G_MAXINT32 || (int) tid == pid)
+        continue;
+      append_targets (targets, (int) tid, cpus, FALSE);
+    }
+  return TRUE;
+}
+
+static int
+open_event (const EventConfig *config, const Target *target)
+{
+  struct perf_event_attr attr = { 0 };
+
+  attr.size = sizeof attr;
+  attr.type = config->kind->type;
+  attr.config = config->kind->config;
+  attr.freq = 1;
+  attr.sample_freq = config->frequency;
+  attr.sample_type = _SYSPROF_PERF_SAMPLE_TYPE;
+  /* Enabled together once every event is open and mapped. */
+  attr.disabled = 1;
+  attr.inherit = target->pid != -1;
+  attr.mmap = 1;
+  attr.mmap2 = config->mmap2;
+  attr.comm = 1;
+  attr.task = 1;
+  /* Time, pid and CPU on MMAP/COMM/FORK/EXIT records too. */
+  attr.sample_id_all = 1;
+  /* The idle task's samples say nothing about the workload. */
+  attr.exclude_idle = 1;
+  /* Kernel timestamps on the clock of every other frame of the capture. */
+  attr.use_clockid = 1;
+  attr.clockid = config->clockid;
+  /* Wake poll() when the ring is half full (wakeup_watermark 0 = half). */
+  attr.watermark = 1;
+  attr.wakeup_watermark = 0;
+
+  return (int) syscall (SYS_perf_event_open, &attr, target->pid, target->cpu, -1, (unsigned long) PERF_FLAG_FD_CLOEXEC);
+}
+
+static gboolean
+is_unsupported_errno (int errsv)
+{
+  /* What a missing PMU, an unknown event or an unknown attr bit (mmap2 before
+   * Linux 3.16) looks like. */
+  return errsv == ENOENT || errsv == EOPNOTSUPP || errsv == ENODEV || errsv == EINVAL;
+}
+
+/* Opens @target with the first configuration the kernel accepts and leaves it
+ * in @config.  -1 with errno on failure. */
+static int
+open_first_event (EventConfig *config, const Target *target)
+{
+  int errsv = ENOENT;
+
+  /* Each kind with mmap2, then without. */
+  for (guint i = 0; i < 2 * G_N_ELEMENTS (event_kinds); i++)
+    {
+      int fd;
+
+      config->kind = &event_kinds[i / 2];
+      config->mmap2 = i % 2 == 0;
+      fd = open_event (config, target);
+      if (fd >= 0)
+        return fd;
+      errsv = errno;
+      /* Permissions, a vanished process, the fd limit: another event would
+       * fail the same way. */
+      if (!is_unsupported_errno (errsv))
+        break;
+    }
+
+  errno = errsv;
+  return -1;
+}
+
+static void
+set_open_error (GError **error, int errsv, const Target *target)
+{
+  g_autofree char *what = NULL;
+  gint64           paranoid = 0;
+
+  if (target->pid == -1)
+    what = g_strdup_printf ("CPU %d", target->cpu);
+  else
+    what = g_strdup_printf ("thread %d on CPU %d", target->pid, target->cpu);
+
+  switch (errsv)
+    {
+    case ENOSYS:
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, "This kernel has no perf events (perf_event_open: %s)",
+                   g_strerror (errsv));
+      break;
+    case EACCES:
+    case EPERM:
+      if (read_proc_int ("/proc/sys/kernel/perf_event_paranoid", &paranoid))
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
+                     "Not allowed to sample %s: %s (this needs root or CAP_PERFMON; kernel.perf_event_paranoid is "
+                     "%" G_GINT64_FORMAT ")",
+                     what, g_strerror (errsv), paranoid);
+      else
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
+                     "Not allowed to sample %s: %s (this needs root or CAP_PERFMON)", what, g_strerror (errsv));
+      break;
+    case ESRCH:
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "Cannot sample %s: the process is gone", what);
+      break;
+    case EMFILE:
+    case ENFILE:
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_TOO_MANY_OPEN_FILES,
+                   "Cannot sample %s: too many open files for one perf event per thread and CPU", what);
+      break;
+    case ENOENT:
+    case EOPNOTSUPP:
+    case ENODEV:
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   "Neither the cycles nor the cpu-clock event can sample %s: %s", what, g_strerror (errsv));
+      break;
+    default:
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv), "Cannot open a perf event for %s: %s", what,
+                   g_strerror (errsv));
+      break;
+    }
+}
+
+static void
+teardown (SysprofPerfRecorder *self)
+{
+  if (self->timer != NULL)
+    {
+      g_source_destroy (self->timer);
+      g_clear_pointer (&self->timer, g_source_unref);
+    }
+  g_ptr_array_set_size (self->rings, 0);
+  for (guint i = 0; i < self->fds->len; i++)
+    close (g_array_index (self->fds, int, i));
+  g_array_set_size (self->fds, 0);
+  g_clear_pointer (&self->context, g_main_context_unref);
+}
+
+static gboolean
+open_all (
+    SysprofPerfRecorder *self, GArray *targets, guint n_cpus, EventConfig *config, guint *n_data_pages, GError **error)
+{
+  /* The ring each CPU's events write to: every event of a CPU shares the
+   * first one's (PERF_EVENT_IOC_SET_OUTPUT), so memory does not grow with the
+   * number of threads recorded. */
+  g_autofree RingEntry **ring_by_cpu = g_new0 (RingEntry *, n_cpus);
+
+  for (guint i = 0; i < targets->len; i++)
+    {
+      const Target *target = &g_array_index (targets, Target, i);
+      RingEntry    *entry;
+      int           fd;
+
+      fd = self->fds->len == 0 ? open_first_event (config, target) : open_event (config, target);
+      if (fd < 0)
+        {
+          int errsv = errno;
+
+          if (errsv == ESRCH && !target->required)
+            continue;
+          set_open_error (error, errsv, target);
+          return FALSE;
+        }
+      g_array_append_val (self->fds, fd);
+
+      if (ring_by_cpu[target->cpu_index] != NULL &&
+          ioctl (fd, PERF_EVENT_IOC_SET_OUTPUT, ring_by_cpu[target->cpu_index]->fd) == 0)
+        continue;
+
+      entry = g_new0 (RingEntry, 1);
+      entry->self = self;
+      entry->fd = fd;
+      entry->ring = _sysprof_perf_ring_new_for_fd (fd, n_data_pages, error);
+      if (entry->ring == NULL)
+        {
+          g_free (entry);
+          return FALSE;
+        }
+      g_ptr_array_add (self->rings, entry);
+      if (ring_by_cpu[target->cpu_index] == NULL)
+        ring_by_cpu[target->cpu_index] = entry;
+    }
+
+  return TRUE;
+}
+
+static void
+attach_sources (SysprofPerfRecorder *self)
+{
+  self->context = g_main_context_ref_thread_default ();
+
+  for (guint i = 0; i < self->rings->len; i++)
+    {
+      RingEntry *entry = g_ptr_array_index (self->rings, i);
+
+      entry->watch = g_unix_fd_source_new (entry->fd, G_IO_IN);
+      g_source_set_callback (entry->watch, G_SOURCE_FUNC (ring_ready_cb), entry, NULL);
+      g_source_set_static_name (entry->watch, "[sysprof] perf ring");
+      g_source_attach (entry->watch, self->context);
+    }
+
+  self->timer = g_timeout_source_new (DRAIN_INTERVAL_MS);
+  g_source_set_callback (self->timer, drain_timeout_cb, self, NULL);
+  g_source_set_static_name (self->timer, "[sysprof] perf drain");
+  g_source_attach (self->timer, self->context);
+}
+
+gboolean
+sysprof_perf_recorder_start (SysprofPerfRecorder *self, const SysprofPerfRecorderOptions *options, GError **error)
+{
+  SysprofPerfRecorderOptions defaults;
+  g_autoptr (GArray) cpus = NULL;
+  g_autoptr (GArray) targets = NULL;
+  EventConfig config = { 0 };
+  guint       n_data_pages;
+  gint64      max_rate;
+
+  g_return_val_if_fail (SYSPROF_IS_PERF_RECORDER (self), FALSE);
+  g_return_val_if_fail (options == NULL || options->size >= sizeof (SysprofPerfRecorderOptions), FALSE);
+  g_return_val_if_fail (options == NULL || options->n_pids == 0 || options->pids != NULL, FALSE);
+  g_return_val_if_fail (self->state == STATE_IDLE, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (options == NULL)
+    {
+      sysprof_perf_recorder_options_init (&defaults);
+      options = &defaults;
+    }
+
+  config.frequency = options->frequency_hz != 0 ? options->frequency_hz : SYSPROF_PERF_RECORDER_DEFAULT_FREQUENCY;
+  if (config.frequency > SYSPROF_PERF_RECORDER_MAX_FREQUENCY)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "The sampling frequency of %u Hz is above the maximum of %u Hz", config.frequency,
+                   SYSPROF_PERF_RECORDER_MAX_FREQUENCY);
+      return FALSE;
+    }
+  /* The kernel refuses frequencies above this limit (which it lowers by
+   * itself when sampling takes too long). */
+  if (read_proc_int ("/proc/sys/kernel/perf_event_max_sample_rate", &max_rate) && max_rate > 0 &&
+      config.frequency > max_rate)
+    config.frequency = (guint) max_rate;
+
+  n_data_pages = options->n_data_pages != 0 ? options->n_data_pages : SYSPROF_PERF_RECORDER_DEFAULT_DATA_PAGES;
+  if ((n_data_pages & (n_data_pages - 1)) != 0 || n_data_pages > SYSPROF_PERF_RECORDER_MAX_DATA_PAGES)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "The ring buffer size of %u pages is not a power of two up to %u", n_data_pages,
+                   SYSPROF_PERF_RECORDER_MAX_DATA_PAGES);
+      return FALSE;
+    }
+
+  cpus = list_online_cpus ();
+  targets = g_array_new (FALSE, FALSE, sizeof (Target));
+  if (options->n_pids == 0)
+    append_targets (targets, -1, cpus, TRUE);
+  else
+    {
+      g_autoptr (GHashTable) seen = g_hash_table_new (NULL, NULL);
+
+      for (gsize i = 0; i < options->n_pids; i++)
+        {
+          int pid = options->pids[i];
+
+          if (pid <= 0)
+            {
+              g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "%d is not a process id", pid);
+              return FALSE;
+            }
+          if (!g_hash_table_add (seen, GINT_TO_POINTER (pid)))
+            continue;
+          if (!append_process_targets (targets, pid, cpus, error))
+            return FALSE;
+        }
+    }
+
+  sysprof_clock_init ();
+  config.clockid = sysprof_clock != -1 ? sysprof_clock : CLOCK_MONOTONIC;
+
+  if (!open_all (self, targets, cpus->len, &config, &n_data_pages, error))
+    {
+      teardown (self);
+      return FALSE;
+    }
+
+  attach_sources (self);
+
+  for (guint i = 0; i < self->fds->len; i++)
+    {
+      if (ioctl (g_array_index (self->fds, int, i), PERF_EVENT_IOC_ENABLE, 0) != 0)
+        {
+          int errsv = errno;
+
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv), "Cannot enable a perf event: %s",
+                       g_strerror (errsv));
+          teardown (self);
+          return FALSE;
+        }
+    }
+
+  self->event_name = config.kind->name;
+  self->state = STATE_RUNNING;
+  return TRUE;
+}
+
+void
+sysprof_perf_recorder_stop (SysprofPerfRecorder *self)
+{
+  g_return_if_fail (SYSPROF_IS_PERF_RECORDER (self));
+
+  if (self->state != STATE_RUNNING)
+    return;
+
+  /* Disable first, so that the drain below sees everything recorded up to
+   * now and nothing more arrives. */
+  for (guint i = 0; i < self->fds->len; i++)
+    ioctl (g_array_index (self->fds, int, i), PERF_EVENT_IOC_DISABLE, 0);
+  drain_all (self);
+  teardown (self);
+  self->state = STATE_STOPPED;
+}
+
+gboolean
+sysprof_perf_recorder_is_running (SysprofPerfRecorder *self)
+{
+  g_return_val_if_fail (SYSPROF_IS_PERF_RECORDER (self), FALSE);
+  return self->state == STATE_RUNNING;
+}
+
+const char *
+sysprof_perf_recorder_get_event_name (SysprofPerfRecorder *self)
+{
+  g_return_val_if_fail (SYSPROF_IS_PERF_RECORDER (self), NULL);
+  return self->event_name;
+}
+
+guint64
+sysprof_perf_recorder_get_n_frames (SysprofPerfRecorder *self)
+{
+  g_return_val_if_fail (SYSPROF_IS_PERF_RECORDER (self), 0);
+  return self->n_frames;
+}
+
+guint64
+sysprof_perf_recorder_get_n_samples (SysprofPerfRecorder *self)
+{
+  g_return_val_if_fail (SYSPROF_IS_PERF_RECORDER (self), 0);
+  return self->n_samples;
+}
+
+guint64
+sysprof_perf_recorder_get_n_lost (SysprofPerfRecorder *self)
+{
+  g_return_val_if_fail (SYSPROF_IS_PERF_RECORDER (self), 0);
+  return self->n_lost;
+}
+
+guint64
+sysprof_perf_recorder_get_n_write_errors (SysprofPerfRecorder *self)
+{
+  g_return_val_if_fail (SYSPROF_IS_PERF_RECORDER (self), 0);
+  return self->n_write_errors;
+}

@@ -1,0 +1,372 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# org.gnome.Sysprof3.Host against the real polkitd, a private system bus, real
+# unprivileged users, a private mount namespace and a bubblewrap sandbox laid
+# out like a Flatpak instance.  Run under tools/with-sysprofd.sh:
+#   test-host.sh HOST_PARSE INTERFACE_XML
+# Creates (and removes on exit) a test-private branch of org.example.App.Debug
+# under /var/lib/flatpak and under the allowed test user's home directory.
+set -euo pipefail
+host_parse=$(realpath "$1") xml=$2
+W=$SYSPROFD_TEST_WORKDIR
+A=$DBUS_SYSTEM_BUS_ADDRESS
+n=0
+ok () { n=$((n + 1)); echo "ok $n - $*"; }
+# Details after the first line become TAP comments.
+fail () { echo "not ok $((n + 1)) - $*" | sed '2,$s/^/# /'; exit 1; }
+
+for tool in cc readelf unshare bwrap findmnt pgrep; do
+  command -v "$tool" > /dev/null || fail "$tool not found (tools/deps.sh installs what the tests need)"
+done
+
+# Everything started or created here goes away on exit, by pid and by path.
+# Sandboxed processes go first, so that the runuser above them exits on its
+# own instead of complaining about a signal.
+pids=()
+sandboxes=() # runuser processes, which end when their sandbox does
+inner=()     # the processes in the sandboxes
+created=()
+alive () { local stat; stat=$(cat "/proc/$1/stat" 2> /dev/null) || return 1; stat=${stat##*) }; [ "${stat%% *}" != Z ]; }
+cleanup () {
+  local p _
+  for p in "${inner[@]}"; do kill "$p" 2> /dev/null || true; done
+  for p in "${sandboxes[@]}"; do
+    for _ in $(seq 50); do alive "$p" || break; sleep 0.05; done
+  done
+  for p in "${sandboxes[@]}" "${pids[@]}"; do kill "$p" 2> /dev/null || true; done
+  for p in "${sandboxes[@]}" "${pids[@]}"; do wait "$p" 2> /dev/null || true; done
+  for p in "${created[@]}"; do rm -rf -- "$p"; done
+}
+trap cleanup EXIT
+
+# Makes directory $1 and remembers the topmost directory that did not exist.
+mkdir_tracked () {
+  local d=$1 top=
+  while [ ! -e "$d" ]; do top=$d; d=$(dirname "$d"); done
+  if [ -n "$top" ]; then created+=("$top"); fi
+  mkdir -p "$1"
+}
+
+as () { local user=$1; shift; runuser -u "$user" -- env -i PATH=/usr/bin:/bin DBUS_SYSTEM_BUS_ADDRESS="$A" "$@"; }
+call_as () { local user=$1 method=$2; shift 2
+  as "$user" gdbus call --system --timeout 20 -d org.gnome.Sysprof3 -o /org/gnome/Sysprof3 \
+    -m "org.gnome.Sysprof3.Host.$method" -- "$@"; }
+call () { call_as sysprof-test-allowed "$@"; }
+# A call that must fail with D-Bus error $1 and a message matching $2.
+call_fails () { local error=$1 pattern=$2 method=$3 out; shift 3
+  if out=$(call "$method" "$@" 2>&1); then fail "$method $* answered: $(echo "$out" | head -c 200)"; fi
+  echo "$out" | grep -q "GDBus.Error:org.freedesktop.DBus.Error.$error: .*$pattern" \
+    || fail "$method $*: expected $error matching '$pattern', got: $out"; }
+# ResolvePath's answer as a plain path.
+resolve () { call ResolvePath "$1" "b'$2'" | sed -n "s/^(b'\(.*\)',)$/\1/p"; }
+# ListDebugDirectories' answer, one path a line, in order.
+debug_dirs () { call ListDebugDirectories "$1" | grep -o "b'[^']*'" | sed "s/^b'//; s/'$//"; }
+build_id () { readelf -n "$1" | sed -n 's/.*Build ID: *//p'; }
+wait_mapped () { local pid=$1 _
+  for _ in $(seq 200); do
+    grep -q libdemo.so "/proc/$pid/maps" 2> /dev/null && return 0
+    kill -0 "$pid" 2> /dev/null || fail "process $pid exited before loading libdemo.so"
+    sleep 0.05
+  done
+  fail "process $pid did not load libdemo.so within 10 s"; }
+# The process below $1 (itself included) that mapped libdemo.so.
+find_loader () { local queue=("$1") p
+  while [ ${#queue[@]} -gt 0 ]; do
+    p=${queue[0]}; queue=("${queue[@]:1}")
+    if grep -q libdemo.so "/proc/$p/maps" 2> /dev/null; then echo "$p"; return 0; fi
+    mapfile -t -O ${#queue[@]} queue < <(pgrep -P "$p")
+  done
+  return 1; }
+
+# ---------------------------------------------------------------------------
+# Authorization: every method, from introspection, refused to the denied user.
+mapfile -t methods < <(gdbus introspect --system -d org.gnome.Sysprof3 -o /org/gnome/Sysprof3 \
+  | sed -n '/interface org.gnome.Sysprof3.Host /,/};/p' | sed -n 's/^ *\([A-Z][A-Za-z]*\)(.*/\1/p')
+[ ${#methods[@]} -eq 4 ] || fail "expected 4 Host methods, introspection shows: ${methods[*]}"
+grep -c '<method' "$xml" | grep -qx 4 || fail "interface XML and daemon disagree"
+args_for () {
+  case $1 in
+    GetKernelSymbols) echo "" ;;
+    GetMountInfo|ListDebugDirectories) echo "$$" ;;
+    ResolvePath) echo "$$ b'/'" ;;
+  esac
+}
+for m in "${methods[@]}"; do
+  # shellcheck disable=SC2046
+  if out=$(call_as sysprof-test-denied "$m" $(args_for "$m") 2>&1); then
+    fail "denied user called $m: $(echo "$out" | head -c 200)"
+  fi
+  echo "$out" | grep -q 'org.freedesktop.DBus.Error.AccessDenied: Not authorized to make request: polkit denied' \
+    || fail "$m for the denied user: unexpected answer: $out"
+done
+ok "denied user: all ${#methods[@]} Host methods refused by polkit with AccessDenied"
+
+# ---------------------------------------------------------------------------
+# Kernel symbols: real addresses, even where the user's own read shows zeros.
+call GetKernelSymbols > "$W/ksyms.txt"
+nonzero=$(tr '(' '\n' < "$W/ksyms.txt" | grep -cE "^(uint64 )?[1-9][0-9]*, (byte )?0x[0-9a-f]+, '" || true)
+[ "$nonzero" -gt 1000 ] || fail "GetKernelSymbols: only $nonzero non-zero addresses"
+grep -qE "[1-9][0-9]*, (byte )?0x[0-9a-f]+, '(_stext|_text|start_kernel)'" "$W/ksyms.txt" \
+  || fail "GetKernelSymbols lacks a non-zero _stext, _text or start_kernel"
+# shellcheck disable=SC2016  # an awk program
+if [ -z "$(as sysprof-test-allowed awk '$1 !~ /^0+$/ { print; exit }' /proc/kallsyms)" ]; then
+  own="the user's own /proc/kallsyms shows only zeros"
+else
+  own="this kernel shows the user real addresses too (perf_event_paranoid $(cat /proc/sys/kernel/perf_event_paranoid), kptr_restrict $(cat /proc/sys/kernel/kptr_restrict))"
+fi
+rm -f "$W/ksyms.txt"
+ok "GetKernelSymbols: $nonzero symbols with real addresses; $own"
+
+# ---------------------------------------------------------------------------
+# The mountinfo parser on malformed input (the kernel never writes any).
+{
+  printf '%s\n' '36 35 98:0 /mnt1 /mnt\0402 rw,noatime master:1 - ext3 /dev/root rw,errors=continue'
+  printf '%s\n' '37 35 0:5 /a\011b /t\134u\012v rw - tmpfs  rw,size=1k'
+  printf '%s\n' '38 35 0:6 / /opt rw shared:1 master:2 propagate_from:3 unbindable - proc proc rw'
+  printf '%s\n' '39 35 1:2 / /p\04 rw - x\040y s\000 o\054p'
+  printf '%s\n' '40 35 1:2 / /\377 rw - x y z'
+  printf '%s\n' '' garbage '1 2 3' '- - - - - - - - - -'
+  printf '%s\n' 'x 35 98:0 / /m rw - ext4 /dev/sda rw' '41 35 98 / /m rw - ext4 /dev/sda rw'
+  printf '%s\n' '42 35 98:0 / /m rw ext4 /dev/sda rw' '43 35 98:0 / /m rw - ext4 /dev/sda'
+  printf '%s\n' '44 35 98:0 / /m rw - ext4 /dev/sda rw extra' '45 35 4294967296:0 / /m rw - x y z'
+  printf '%s\n' '46 35 1:2 / relative rw - x y z' '99999999999 35 1:2 / /m rw - x y z'
+  printf '%s\n' '47  35 1:2 / /m rw - x y z' '48 35 1:2  /m rw - x y z' '49 35 1:-2 / /m rw - x y z'
+  printf '50 35 1:2 / /m\0 rw - x y z\n51 35 1:2 / /m rw - x y z\r\n'
+  head -c 300000 /dev/zero | tr '\0' 'a'; printf '\n'
+  printf '52 35 1:2 / /last rw - x y z'
+} > "$W/bad-mountinfo"
+"$host_parse" mountinfo < "$W/bad-mountinfo" > "$W/parsed" || fail "host-parse mountinfo failed"
+[ "$(wc -l < "$W/parsed")" -eq 7 ] || fail "expected 7 parsed lines, got: $(cat "$W/parsed")"
+# As g_variant_print() shows them: a tab as \t, a backslash as \\, \377 as U+FFFD.
+wants=("'mount-point': <'/mnt 2'>" "'root': <'/mnt1'>" "'source': <'/dev/root'>" "'major': <uint32 98>"
+       "'super-options': <'rw,errors=continue'>" "'root': <'/a\tb'>" "'mount-point': <'/t\\\\u\nv'>"
+       "'source': <''>" "'options': <'rw'>" "'mount-point': <'/opt'>" "'mount-point': <'/p\\\\04'>"
+       "'fstype': <'x y'>" "'source': <'s\\\\000'>" "'super-options': <'o\\\\054p'>"
+       "'mount-point': <'/�'>" "'mount-point': <'/last'>" "'super-options': <'z\r'>")
+for want in "${wants[@]}"; do
+  grep -qF -- "$want" "$W/parsed" || fail "parsed mountinfo lacks $want:
+$(cat "$W/parsed")"
+done
+# What the kernel writes, through the daemon: nothing is left out.
+sleep 60 & sleeper=$!; pids+=("$sleeper")
+got=$(call GetMountInfo "$sleeper" | grep -o "'mount-id'" | wc -l)
+[ "$got" -eq "$(wc -l < "/proc/$sleeper/mountinfo")" ] || fail "GetMountInfo($sleeper): $got mounts, the kernel lists more"
+ok "mountinfo: the 7 good lines of $(($(wc -l < "$W/bad-mountinfo") + 1)) parsed with escapes decoded, malformed ones skipped; GetMountInfo lists all $got real mounts"
+
+# The /.flatpak-info parser keeps sandbox-chosen names from climbing out.
+printf '[Application]\nname=../../../etc\nruntime=runtime/../x/y\n[Instance]\napp-path=relative\nbranch=a/b\narch=..\nruntime-path=/r/../../s\n' \
+  > "$W/bad-info"
+out=$("$host_parse" flatpak-info /home/u < "$W/bad-info") || fail "host-parse flatpak-info failed"
+[ "$out" = /s/lib/debug ] || fail "hostile .flatpak-info gave: $out"
+printf '[Application]\nname=org.example.App\nruntime=runtime/org.example.Platform/x86_64/23.08\n[Instance]\nbranch=b1\n' > "$W/good-info"
+out=$("$host_parse" flatpak-info /home/u < "$W/good-info" | tr '\n' ' ')
+[ "$out" = "/var/lib/flatpak/app/org.example.App.Debug/x86_64/b1/active/files /home/u/.local/share/flatpak/app/org.example.App.Debug/x86_64/b1/active/files /var/lib/flatpak/runtime/org.example.Platform.Debug/x86_64/23.08/active/files /home/u/.local/share/flatpak/runtime/org.example.Platform.Debug/x86_64/23.08/active/files " ] \
+  || fail "flatpak-info candidates: $out"
+for junk in '\x00\xff[[[' 'garbage\n[[[' '[Instance]\napp-path=/\xff\n'; do
+  rc=0; out=$(printf '%b' "$junk" | "$host_parse" flatpak-info /home/u 2> /dev/null) || rc=$?
+  if [ $rc -gt 1 ] || [ -n "$out" ]; then fail "junk .flatpak-info '$junk': status $rc, output: $out"; fi
+done
+ok ".flatpak-info: names with '/' or '..' and relative paths ignored, extension paths as documented"
+
+# ---------------------------------------------------------------------------
+# Two builds of one library that differ in a string, so in build-id, and a
+# loader that dlopens one and waits.
+ns=$W/ns
+mkdir -p "$ns/src" "$ns/host lib" "$ns/app/lib"
+for variant in host app; do
+  printf 'const char *demo_variant (void);\nconst char *demo_variant (void) { return "%s"; }\n' "$variant" \
+    > "$ns/src/demo-$variant.c"
+done
+cc -shared -fPIC -Wl,--build-id=sha1 -o "$ns/host lib/libdemo.so" "$ns/src/demo-host.c"
+cc -shared -fPIC -Wl,--build-id=sha1 -o "$ns/app/lib/libdemo.so" "$ns/src/demo-app.c"
+cat > "$ns/src/loader.c" << 'EOF'
+#include <dlfcn.h>
+#include <stdio.h>
+#include <unistd.h>
+
+int
+main (int argc, char **argv)
+{
+  if (argc != 2)
+    return 2;
+  if (dlopen (argv[1], RTLD_NOW) == NULL)
+    {
+      fprintf (stderr, "loader: %s\n", dlerror ());
+      return 1;
+    }
+  for (;;)
+    pause ();
+}
+EOF
+cc -o "$ns/loader" "$ns/src/loader.c" -ldl
+host_id=$(build_id "$ns/host lib/libdemo.so") app_id=$(build_id "$ns/app/lib/libdemo.so")
+if [ -z "$host_id" ] || [ "$host_id" = "$app_id" ]; then fail "build-ids: '$host_id' '$app_id'"; fi
+# Seen from inside the namespace, this absolute link leads to the app build.
+ln -s "$ns/host lib/libdemo.so" "$ns/app/lib/link.so"
+chmod -R a+rX "$ns"
+
+# The app build bind-mounted over the host's directory, in a private mount
+# namespace; a tmpfs there that the host cannot reach.
+mkdir -p "$ns/private"
+# shellcheck disable=SC2016  # expanded by the inner sh
+unshare -m --propagation private sh -c 'mount --bind "$1" "$2" && mount -t tmpfs tmpfs "$4" &&
+    cp "$1/libdemo.so" "$4/" && exec "$3" "$2/libdemo.so"' \
+  sh "$ns/app/lib" "$ns/host lib" "$ns/loader" "$ns/private" &
+ns_pid=$!; pids+=("$ns_pid")
+wait_mapped "$ns_pid"
+[ "$(readlink "/proc/$ns_pid/ns/mnt")" != "$(readlink /proc/self/ns/mnt)" ] || fail "no new mount namespace"
+[ "$(build_id "$ns/host lib/libdemo.so")" = "$host_id" ] || fail "the bind mount leaked to the host"
+
+# GetMountInfo shows the bind mount as the kernel does.
+kernel_line=$(MP="${ns}/host\\040lib" awk '$5 == ENVIRON["MP"]' "/proc/$ns_pid/mountinfo" | tail -1)
+[ -n "$kernel_line" ] || fail "the kernel shows no bind mount in /proc/$ns_pid/mountinfo"
+kernel_root=$(echo "$kernel_line" | awk '{ print $4 }' | sed 's/\\040/ /g')
+case $kernel_root in */ns/app/lib) ;; *) fail "unexpected root in the kernel's line: $kernel_line" ;; esac
+call GetMountInfo "$ns_pid" | sed 's/}, {/}\n{/g' | grep -F "'mount-point': <'$ns/host lib'>" \
+  | grep -qF "'root': <'$kernel_root'>" || fail "GetMountInfo($ns_pid) lacks the bind mount of root $kernel_root"
+call GetMountInfo "$ns_pid" | sed 's/}, {/}\n{/g' | grep -F "'mount-point': <'$ns/private'>" \
+  | grep -qF "'fstype': <'tmpfs'>" || fail "GetMountInfo($ns_pid) lacks the private tmpfs"
+ok "GetMountInfo($ns_pid): the bind mount at '$ns/host lib' (root $kernel_root, \\040 decoded) and the private tmpfs"
+
+# ResolvePath: through the bind mount to the host path of the app build.
+app_lib=$(realpath "$ns/app/lib/libdemo.so")
+for p in "$ns/host lib/libdemo.so" "$ns/host lib/link.so" "$ns/host lib/../host lib/./libdemo.so" \
+         "/..$ns//host lib/libdemo.so"; do
+  got=$(resolve "$ns_pid" "$p")
+  [ "$got" = "$app_lib" ] || fail "ResolvePath($ns_pid, $p) = '$got', expected $app_lib"
+  [ "$(build_id "$got")" = "$app_id" ] || fail "ResolvePath($ns_pid, $p): wrong build-id"
+done
+# Trailing NUL or not: both forms.
+bytes=$(printf '%s' "$ns/host lib/libdemo.so" | od -An -tu1 -v | xargs | sed 's/\([0-9]\+\)/byte \1/g; s/ byte/, byte/g')
+got=$(call ResolvePath "$ns_pid" "[$bytes]" | sed -n "s/^(b'\(.*\)',)$/\1/p")
+[ "$got" = "$app_lib" ] || fail "ResolvePath without trailing NUL = '$got'"
+# Unreachable from the host: /proc/PID/root + the canonical path.
+got=$(resolve "$ns_pid" "$ns/private/libdemo.so")
+[ "$got" = "/proc/$ns_pid/root$ns/private/libdemo.so" ] || fail "ResolvePath of the private tmpfs = '$got'"
+[ "$(build_id "$got")" = "$app_id" ] || fail "ResolvePath of the private tmpfs: wrong build-id"
+got=$(resolve "$sleeper" /bin/sh)
+[ "$got" = "$(readlink -f /bin/sh)" ] || fail "ResolvePath($sleeper, /bin/sh) = '$got' in the host's own namespace"
+ok "ResolvePath($ns_pid): host path $app_lib with the sandboxed build-id ${app_id:0:12}… (host's is ${host_id:0:12}…), via symlink, '..', with and without NUL; private tmpfs -> /proc/PID/root/…"
+
+# ---------------------------------------------------------------------------
+# A Flatpak-like instance: bubblewrap run by the allowed user, the app at
+# /app, a /.flatpak-info naming host directories, the runtime's lib/debug at
+# /usr/lib/debug as flatpak mounts it (when the host has that mount point).
+fp=$W/flatpak
+arch=x86_64 branch=test-sysprof-$$
+app_path=$fp/app/commit1/files
+runtime_path=$fp/runtime/active/files # "active" is a link, as in flatpak
+mkdir -p "$app_path/lib/debug" "$app_path/bin" "$fp/runtime/commit2/files/lib/debug"
+ln -s commit2 "$fp/runtime/active"
+cp "$ns/app/lib/libdemo.so" "$app_path/lib/"
+cp "$ns/loader" "$app_path/bin/"
+# Links that climb: inside the sandbox they stay in it.
+ln -s ../lib/libdemo.so "$app_path/bin/rel.so"
+ln -s ../../../../../../../../../etc/passwd "$app_path/bin/escape"
+cat > "$fp/flatpak-info" << EOF
+[Application]
+name=org.example.App
+runtime=runtime/org.example.Platform/$arch/23.08
+
+[Instance]
+instance-id=4242
+app-path=$app_path
+runtime-path=$runtime_path
+branch=$branch
+arch=$arch
+EOF
+chmod -R a+rX "$fp"
+
+# Installed debug extensions: the app's, system-wide and per user; none for
+# the runtime, which must then not be listed.
+sys_ext=/var/lib/flatpak/app/org.example.App.Debug/$arch/$branch
+mkdir_tracked "$sys_ext/c0ffee/files"
+ln -s c0ffee "$sys_ext/active"
+home=$(getent passwd sysprof-test-allowed | cut -d: -f6)
+user_ext=$home/.local/share/flatpak/app/org.example.App.Debug/$arch/$branch
+mkdir_tracked "$user_ext/active/files"
+
+bwrap_args=(--ro-bind /usr /usr --symlink usr/lib /lib --symlink usr/lib64 /lib64 --symlink usr/bin /bin
+            --proc /proc --dev /dev --tmpfs /tmp --ro-bind "$app_path" /app
+            --ro-bind "$fp/flatpak-info" /.flatpak-info --unshare-pid --unshare-user --die-with-parent)
+dedup=""
+if [ -d /usr/lib/debug ]; then
+  bwrap_args+=(--ro-bind "$runtime_path/lib/debug" /usr/lib/debug)
+  dedup=", /usr/lib/debug = runtime-path/lib/debug listed once"
+fi
+runuser -u sysprof-test-allowed -- bwrap "${bwrap_args[@]}" -- /app/bin/loader /app/lib/libdemo.so &
+runuser_pid=$!; sandboxes+=("$runuser_pid")
+for _ in $(seq 200); do fp_pid=$(find_loader "$runuser_pid") && break; sleep 0.05; done
+[ -n "${fp_pid:-}" ] || fail "the sandboxed loader did not start"
+inner+=("$fp_pid")
+grep -q '^NSpid:.*[[:space:]]2$' "/proc/$fp_pid/status" || fail "the loader is not in a new pid namespace"
+grep -q ' /app/lib/libdemo.so$' "/proc/$fp_pid/maps" || fail "the loader did not map /app/lib/libdemo.so"
+
+got=$(resolve "$fp_pid" /app/lib/libdemo.so)
+[ "$got" = "$app_path/lib/libdemo.so" ] || fail "ResolvePath($fp_pid, /app/lib/libdemo.so) = '$got'"
+[ "$(build_id "$got")" = "$app_id" ] || fail "ResolvePath($fp_pid, /app/lib/libdemo.so): wrong build-id"
+got=$(resolve "$fp_pid" /.flatpak-info)
+[ "$got" = "$fp/flatpak-info" ] || fail "ResolvePath($fp_pid, /.flatpak-info) = '$got'"
+got=$(resolve "$fp_pid" /bin/sh)
+[ "$got" = "$(readlink -f /bin/sh)" ] || fail "ResolvePath($fp_pid, /bin/sh) through /bin -> usr/bin = '$got'"
+got=$(resolve "$fp_pid" /tmp)
+[ "$got" = "/proc/$fp_pid/root/tmp" ] || fail "ResolvePath($fp_pid, /tmp) = '$got'"
+[ "$(resolve "$fp_pid" /app/bin/rel.so)" = "$app_path/lib/libdemo.so" ] || fail "ResolvePath($fp_pid, /app/bin/rel.so)"
+call_fails FileNotFound "/app/lib/libdemo.so.9 does not exist for process $fp_pid" ResolvePath "$fp_pid" "b'/app/lib/libdemo.so.9'"
+# The sandbox has no /etc: neither ".." nor a climbing link reaches the host's.
+call_fails FileNotFound "does not exist for process $fp_pid" ResolvePath "$fp_pid" "b'/app/../../../etc/passwd'"
+call_fails FileNotFound "does not exist for process $fp_pid" ResolvePath "$fp_pid" "b'/app/bin/escape'"
+ok "ResolvePath($fp_pid) in bwrap: /app/lib/libdemo.so -> $app_path/lib/libdemo.so with the sandboxed build-id; a bound file, /bin and relative symlinks, sandbox tmpfs, missing file, no way out through '..'"
+
+mapfile -t dirs < <(debug_dirs "$fp_pid")
+expected=()
+if [ -d /usr/lib/debug ]; then expected+=("$fp/runtime/commit2/files/lib/debug"); fi
+expected+=("$app_path/lib/debug")
+if [ ! -d /usr/lib/debug ]; then expected+=("$runtime_path/lib/debug"); fi
+expected+=("$sys_ext/active/files" "$user_ext/active/files")
+[ "${dirs[*]}" = "${expected[*]}" ] \
+  || fail "ListDebugDirectories($fp_pid):$(printf '\n  %s' "${dirs[@]}")
+expected:$(printf '\n  %s' "${expected[@]}")"
+ok "ListDebugDirectories($fp_pid): ${#dirs[@]} existing directories in order$dedup, app .Debug system and user, no runtime .Debug"
+
+# A process outside any sandbox: the host's own /usr/lib/debug, if any.
+mapfile -t dirs < <(debug_dirs "$sleeper")
+if [ -d /usr/lib/debug ]; then want=/usr/lib/debug; else want=""; fi
+[ "${dirs[*]}" = "$want" ] || fail "ListDebugDirectories($sleeper) = ${dirs[*]}"
+# A hostile sandbox whose /.flatpak-info is a FIFO: skipped, not waited on.
+mkfifo "$fp/fifo"
+chmod a+r "$fp/fifo"
+runuser -u sysprof-test-allowed -- bwrap --ro-bind /usr /usr --symlink usr/lib /lib --symlink usr/lib64 /lib64 \
+  --proc /proc --dev /dev --ro-bind "$app_path" /app --ro-bind "$fp/fifo" /.flatpak-info \
+  --unshare-pid --unshare-user --die-with-parent -- /app/bin/loader /app/lib/libdemo.so &
+fifo_runuser=$!; sandboxes+=("$fifo_runuser")
+for _ in $(seq 200); do fifo_pid=$(find_loader "$fifo_runuser") && break; sleep 0.05; done
+[ -n "${fifo_pid:-}" ] || fail "the second sandbox did not start"
+inner+=("$fifo_pid")
+start=$SECONDS
+mapfile -t dirs < <(debug_dirs "$fifo_pid")
+[ $((SECONDS - start)) -lt 5 ] || fail "ListDebugDirectories waited on a FIFO"
+[ "${dirs[*]}" = "$want" ] || fail "ListDebugDirectories($fifo_pid) with a FIFO .flatpak-info = ${dirs[*]}"
+ok "ListDebugDirectories: plain process -> '${want}'; a FIFO as /.flatpak-info is ignored without blocking"
+
+# ---------------------------------------------------------------------------
+# Bad input: clear errors, and the daemon keeps answering.
+sh -c 'exit 0' & dead=$!
+wait "$dead" || true
+call_fails InvalidArgs "Invalid pid -1" GetMountInfo -1
+call_fails InvalidArgs "Invalid pid 0" ListDebugDirectories 0
+call_fails InvalidArgs "No process with pid $dead" GetMountInfo "$dead"
+call_fails InvalidArgs "No process with pid $dead" ResolvePath "$dead" "b'/'"
+call_fails InvalidArgs "No process with pid $dead" ListDebugDirectories "$dead"
+call_fails InvalidArgs "not absolute" ResolvePath "$$" "b'usr/lib'"
+call_fails InvalidArgs "The path is empty" ResolvePath "$$" "b''"
+call_fails InvalidArgs "empty or contains a NUL" ResolvePath "$$" "[byte 0x2f, byte 0x00, byte 0x61]"
+call_fails FileNotFound "does not exist for process $$" ResolvePath "$$" "b'/nonexistent-$$/x'"
+call_fails FileNotFound "does not exist for process $$" ResolvePath "$$" "b'/etc/passwd/x'"
+ln -s loop "$W/loop"
+call_fails Failed "Too many levels of symbolic links" ResolvePath "$$" "b'$W/loop'"
+call GetMountInfo "$$" | grep -q "'mount-point': <'/'>" || fail "the daemon stopped answering"
+[ "$(resolve "$$" /)" = / ] || fail "ResolvePath($$, /) is not /"
+ok "bad pids, relative/empty/NUL paths, missing files and a symlink loop: clear errors; the daemon still answers"
+
+echo "1..$n"
