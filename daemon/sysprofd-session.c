@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include <gio/gunixfdlist.h>
-#include <sysprof-capture.h>
+#include <sysprof.h>
 
 #include "ipc-session-generated.h"
 #include "sysprofd-auth.h"
@@ -42,6 +42,7 @@ struct _SysprofdSession
 
   int                   capture_fd; /* caller's or private; for ReadCapture */
   SysprofCaptureWriter *writer;
+  SysprofPerfRecorder  *recorder;
   gint64                start_time;
   gint64                stop_time;
   guint                 progress_source;
@@ -142,6 +143,7 @@ sysprofd_session_finalize (GObject *object)
   g_clear_pointer (&self->owner_name, g_free);
   g_clear_pointer (&self->pids, g_array_unref);
   g_clear_pointer (&self->counters, g_strfreev);
+  g_clear_object (&self->recorder);
   g_clear_pointer (&self->writer, sysprof_capture_writer_unref);
   if (self->capture_fd >= 0)
     close (self->capture_fd);
@@ -195,6 +197,8 @@ update_progress (SysprofdSession *self)
     frames += stat.frame_count[i];
   ipc_session_set_bytes_written (self->skeleton, sysprof_capture_writer_get_size (self->writer));
   ipc_session_set_frames_written (self->skeleton, frames);
+  if (self->recorder != NULL)
+    ipc_session_set_lost_frames (self->skeleton, sysprof_perf_recorder_get_n_lost (self->recorder));
   if (self->start_time)
     ipc_session_set_duration (self->skeleton, (guint64) (end - self->start_time) * 1000);
 }
@@ -205,10 +209,20 @@ finish (SysprofdSession *self, gboolean success, const char *message)
   g_clear_handle_id (&self->progress_source, g_source_remove);
   g_clear_handle_id (&self->duration_source, g_source_remove);
 
+  if (self->recorder != NULL)
+    {
+      sysprof_perf_recorder_stop (self->recorder);
+      update_progress (self);
+      g_clear_object (&self->recorder);
+    }
+
   if (self->writer != NULL)
     {
       g_autoptr (GError) error = NULL;
 
+      /* Kernel addresses resolve anywhere only with the symbols of this kernel. */
+      if (!sysprof_kallsyms_write (self->writer, &error))
+        g_warning ("Session %s: cannot embed kernel symbols: %s", self->object_path, error->message);
       if (!sysprof_capture_writer_flush (self->writer))
         {
           int saved = errno;
@@ -407,13 +421,40 @@ do_start (Call *call)
       return;
     }
 
+  /* What runs already: processes, their maps and mount namespaces. */
+  if (!sysprof_proc_snapshot_write (self->writer, &error))
+    {
+      g_warning ("Session %s: /proc snapshot incomplete: %s", self->object_path, error->message);
+      g_clear_error (&error);
+    }
+
+  if (self->cpu_sampling)
+    {
+      SysprofPerfRecorderOptions options = SYSPROF_PERF_RECORDER_OPTIONS_INIT;
+
+      options.frequency_hz = self->frequency;
+      options.pids = (const int *) (gpointer) self->pids->data;
+      options.n_pids = self->pids->len;
+      self->recorder = sysprof_perf_recorder_new (self->writer);
+      if (!sysprof_perf_recorder_start (self->recorder, &options, &error))
+        {
+          g_clear_object (&self->recorder);
+          sysprof_capture_writer_flush (self->writer);
+          ipc_session_set_state (self->skeleton, "failed");
+          g_dbus_method_invocation_return_error (call->invocation, G_DBUS_ERROR, G_DBUS_ERROR_FAILED,
+                                                 "Cannot start sampling: %s", error->message);
+          return;
+        }
+    }
+
   self->start_time = g_get_monotonic_time ();
   ipc_session_set_state (self->skeleton, "recording");
   self->progress_source = g_timeout_add_seconds (1, progress_cb, self);
   if (self->max_duration > 0)
     self->duration_source = g_timeout_add_seconds (self->max_duration, duration_cb, self);
-  g_message ("Session %s of uid %u recording (frequency %u Hz, %s)", self->object_path, self->owner_uid,
-             self->frequency, self->pids->len ? "selected processes" : "whole system");
+  g_message ("Session %s of uid %u recording (%s at %u Hz, %s)", self->object_path, self->owner_uid,
+             self->recorder ? sysprof_perf_recorder_get_event_name (self->recorder) : "no sampling", self->frequency,
+             self->pids->len ? "selected processes" : "whole system");
   ipc_session_complete_start (self->skeleton, call->invocation);
 }
 

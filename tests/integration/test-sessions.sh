@@ -42,17 +42,22 @@ while :; do
   offset=$((offset + got))
 done
 [ "$offset" -ge 256 ] || fail "ReadCapture returned $offset bytes"
-"$dump" "$W/u/busctl.syscap" > /dev/null || fail "capture read over busctl is not valid"
+"$dump" --stats "$W/u/busctl.syscap" > "$W/stats" || fail "capture read over busctl is not valid"
+for t in SAMPLE PROCESS MAP FILE_CHUNK; do
+  grep -qE "^$t [1-9]" "$W/stats" || fail "no $t frames in the busctl capture: $(tr '\n' ' ' < "$W/stats")"
+done
+grep -qx 'FILE /proc/kallsyms' "$W/stats" || fail "kernel symbols not embedded"
+grep -qx 'FILE /proc/mounts' "$W/stats" || fail "/proc snapshot missing"
 bctl sysprof-test-allowed call org.gnome.Sysprof3 "$path" org.gnome.Sysprof3.Session Close
 has_session () { busctl --system introspect org.gnome.Sysprof3 "$1" 2>/dev/null | grep -q '^org.gnome.Sysprof3.Session '; }
 has_session "$path" && fail "closed session still there"
-ok "busctl only: CreateSession (detached), Start, Stop, ReadCapture ($offset bytes, valid capture), Close"
+ok "busctl only: CreateSession (detached), Start, Stop, ReadCapture ($offset bytes: $(grep -E '^(SAMPLE|PROCESS|MAP) ' "$W/stats" | tr '\n' ' ')), Close"
 
 # A session writing into the caller's own file.
 out=$(as sysprof-test-allowed "$W/bin/session-client" record "$W/u/own.syscap" 1) || fail "session-client: $out"
 echo "$out" | grep -qx 'state stopped' || fail "session-client: $out"
 [ "$(stat -c %U "$W/u/own.syscap")" = sysprof-test-allowed ] || fail "capture not owned by the caller"
-"$dump" "$W/u/own.syscap" > /dev/null || fail "capture written through SetCaptureFd is not valid"
+"$dump" --stats "$W/u/own.syscap" | grep -qE '^SAMPLE [1-9]' || fail "capture written through SetCaptureFd has no samples"
 ok "SetCaptureFd: the capture lands in the caller's file and is valid"
 
 # Another user's session: the polkit-denied user and root (authorized, other uid).
