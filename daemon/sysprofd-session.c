@@ -18,7 +18,13 @@
 #define MAX_DURATION      86400
 #define READ_CAPTURE_MAX  (1024 * 1024)
 /* A stopped detached session nobody closed is removed after this long. */
-#define DETACHED_LINGER 600
+#define DETACHED_LINGER      600
+#define RING_DEFAULT_PAGES   64
+#define RING_MAX_PAGES       1024
+#define RING_MAX_PER_SESSION 64
+#define RING_DRAIN_MS        20
+/* In-ring end-of-stream marker of Sysprof's collector; never in files. */
+#define RING_FRAME_END 0xFF
 
 struct _SysprofdSession
 {
@@ -40,16 +46,45 @@ struct _SysprofdSession
   guint    max_duration;
   gboolean detached;
 
-  int                   capture_fd; /* caller's or private; for ReadCapture */
-  SysprofCaptureWriter *writer;
-  SysprofPerfRecorder  *recorder;
-  gint64                start_time;
-  gint64                stop_time;
-  guint                 progress_source;
-  guint                 duration_source;
-  guint                 linger_source;
-  gboolean              closed;
+  int                     capture_fd; /* caller's or private; for ReadCapture */
+  SysprofCaptureWriter   *writer;
+  SysprofPerfRecorder    *recorder;
+  SysprofCounterRecorder *counter_recorder;
+  gint64                  start_time;
+  gint64                  stop_time;
+  guint                   progress_source;
+  guint                   duration_source;
+  guint                   linger_source;
+  gboolean                closed;
+
+  GPtrArray *rings;     /* of Ring */
+  guint64    ring_lost; /* frames or ring contents dropped as invalid */
+  guint64    perf_lost; /* last count of the perf recorder */
 };
+
+/* A ring buffer handed to a profiled program.  Everything in it is written by
+ * a process we do not trust; see ring_frame_cb. */
+typedef struct
+{
+  SysprofdSession         *session; /* not owned: the session owns the rings */
+  SysprofMappedRingBuffer *buffer;
+  guint                    source;
+  gboolean                 ended;
+  gboolean                 invalid;
+} Ring;
+
+/* A private copy of each ring frame: validation writes NULs into it and the
+ * producer cannot change it between the check and the write.  Rings are only
+ * drained from the main context, so one buffer serves them all. */
+static guint8 ring_frame[G_MAXUINT16 + 1];
+
+static void
+ring_free (Ring *ring)
+{
+  g_clear_handle_id (&ring->source, g_source_remove);
+  g_clear_pointer (&ring->buffer, sysprof_mapped_ring_buffer_unref);
+  g_free (ring);
+}
 
 /* The generated skeleton answers property reads without asking anyone; this
  * subclass lets only the session owner's uid read them. */
@@ -144,6 +179,7 @@ sysprofd_session_finalize (GObject *object)
   g_clear_pointer (&self->pids, g_array_unref);
   g_clear_pointer (&self->counters, g_strfreev);
   g_clear_object (&self->recorder);
+  g_clear_pointer (&self->rings, g_ptr_array_unref);
   g_clear_pointer (&self->writer, sysprof_capture_writer_unref);
   if (self->capture_fd >= 0)
     close (self->capture_fd);
@@ -167,6 +203,7 @@ sysprofd_session_init (SysprofdSession *self)
   self->cpu_sampling = TRUE;
   self->max_bytes = DEFAULT_MAX_BYTES;
   self->pids = g_array_new (FALSE, FALSE, sizeof (gint32));
+  self->rings = g_ptr_array_new_with_free_func ((GDestroyNotify) ring_free);
 }
 
 guint32
@@ -198,9 +235,92 @@ update_progress (SysprofdSession *self)
   ipc_session_set_bytes_written (self->skeleton, sysprof_capture_writer_get_size (self->writer));
   ipc_session_set_frames_written (self->skeleton, frames);
   if (self->recorder != NULL)
-    ipc_session_set_lost_frames (self->skeleton, sysprof_perf_recorder_get_n_lost (self->recorder));
+    self->perf_lost = sysprof_perf_recorder_get_n_lost (self->recorder);
+  ipc_session_set_lost_frames (self->skeleton, self->perf_lost + self->ring_lost);
   if (self->start_time)
     ipc_session_set_duration (self->skeleton, (guint64) (end - self->start_time) * 1000);
+}
+
+static gboolean
+is_state (SysprofdSession *self, const char *state)
+{
+  return g_strcmp0 (ipc_session_get_state (self->skeleton), state) == 0;
+}
+
+/* Checks and copies one frame at the head of a ring.  The producer can
+ * change any byte at any time, so the length is read once, the frame copied,
+ * and only the copy is validated and written.  Anything wrong drops the whole
+ * current content of the ring: frame boundaries are lost after it. */
+static bool
+ring_frame_cb (const void *data, size_t *len, void *user_data)
+{
+  Ring               *ring = user_data;
+  SysprofCaptureFrame header;
+  size_t              avail = *len;
+
+  if (avail < sizeof header)
+    goto invalid;
+  memcpy (&header, data, sizeof header);
+  if (header.type == RING_FRAME_END)
+    {
+      ring->ended = TRUE;
+      return false;
+    }
+  if (header.len < sizeof header || header.len % SYSPROF_CAPTURE_ALIGN != 0 || header.len > avail ||
+      header.type < SYSPROF_CAPTURE_FRAME_TIMESTAMP || header.type > SYSPROF_CAPTURE_FRAME_DBUS_MESSAGE)
+    goto invalid;
+  memcpy (ring_frame, data, header.len);
+  ((SysprofCaptureFrame *) (void *) ring_frame)->len = header.len;
+  if (!sysprof_capture_frame_validate (ring_frame, header.len))
+    goto invalid;
+  if (!sysprof_capture_writer_add_raw (ring->session->writer, (const SysprofCaptureFrame *) (void *) ring_frame))
+    ring->session->ring_lost++;
+  *len = header.len;
+  return true;
+
+invalid:
+  ring->invalid = TRUE;
+  *len = avail;
+  return false;
+}
+
+/* Drains at most one ring's worth; returns FALSE once the ring ended. */
+static gboolean
+ring_drain (Ring *ring)
+{
+  SysprofdSession *self = ring->session;
+
+  if (ring->ended || self->writer == NULL || !is_state (self, "recording"))
+    return !ring->ended;
+  ring->invalid = FALSE;
+  if (!sysprof_mapped_ring_buffer_drain (ring->buffer, ring_frame_cb, ring))
+    ring->invalid = TRUE;
+  if (ring->invalid)
+    {
+      self->ring_lost++;
+      sysprof_mapped_ring_buffer_clear (ring->buffer);
+    }
+  return !ring->ended;
+}
+
+static gboolean
+ring_drain_cb (gpointer data)
+{
+  Ring *ring = data;
+
+  if (ring_drain (ring))
+    return G_SOURCE_CONTINUE;
+  ring->source = 0;
+  return G_SOURCE_REMOVE;
+}
+
+/* The last frames of every ring, then the rings themselves. */
+static void
+close_rings (SysprofdSession *self)
+{
+  for (guint i = 0; i < self->rings->len; i++)
+    ring_drain (g_ptr_array_index (self->rings, i));
+  g_ptr_array_set_size (self->rings, 0);
 }
 
 static void
@@ -208,6 +328,13 @@ finish (SysprofdSession *self, gboolean success, const char *message)
 {
   g_clear_handle_id (&self->progress_source, g_source_remove);
   g_clear_handle_id (&self->duration_source, g_source_remove);
+
+  close_rings (self);
+  if (self->counter_recorder != NULL)
+    {
+      sysprof_counter_recorder_stop (self->counter_recorder);
+      g_clear_object (&self->counter_recorder);
+    }
 
   if (self->recorder != NULL)
     {
@@ -247,6 +374,9 @@ progress_cb (gpointer data)
 {
   SysprofdSession *self = data;
 
+  /* Once a second the capture on disk catches up, so readers can follow it. */
+  if (self->writer != NULL)
+    sysprof_capture_writer_flush (self->writer);
   update_progress (self);
   if (self->writer && sysprof_capture_writer_get_size (self->writer) >= self->max_bytes)
     {
@@ -276,12 +406,6 @@ linger_cb (gpointer data)
   g_message ("Removing detached session %s, stopped %d s ago and never closed", self->object_path, DETACHED_LINGER);
   sysprofd_session_close (self);
   return G_SOURCE_REMOVE;
-}
-
-static gboolean
-is_state (SysprofdSession *self, const char *state)
-{
-  return g_strcmp0 (ipc_session_get_state (self->skeleton), state) == 0;
 }
 
 /* A private unlinked file for the capture, on disk rather than in memory. */
@@ -319,6 +443,7 @@ sysprofd_session_close (SysprofdSession *self)
   if (is_state (self, "recording"))
     finish (self, TRUE, "stopped by Close");
   g_clear_handle_id (&self->linger_source, g_source_remove);
+  g_ptr_array_set_size (self->rings, 0);
   if (self->owner_watch)
     {
       g_bus_unwatch_name (self->owner_watch);
@@ -447,6 +572,25 @@ do_start (Call *call)
         }
     }
 
+  if (self->counters != NULL && self->counters[0] != NULL)
+    {
+      self->counter_recorder = sysprof_counter_recorder_new (self->writer);
+      if (!sysprof_counter_recorder_start (self->counter_recorder, (const char *const *) self->counters, 0, &error))
+        {
+          g_clear_object (&self->counter_recorder);
+          if (self->recorder != NULL)
+            {
+              sysprof_perf_recorder_stop (self->recorder);
+              g_clear_object (&self->recorder);
+            }
+          sysprof_capture_writer_flush (self->writer);
+          ipc_session_set_state (self->skeleton, "failed");
+          g_dbus_method_invocation_return_error (call->invocation, G_DBUS_ERROR, G_DBUS_ERROR_FAILED,
+                                                 "Cannot start the counters: %s", error->message);
+          return;
+        }
+    }
+
   self->start_time = g_get_monotonic_time ();
   ipc_session_set_state (self->skeleton, "recording");
   self->progress_source = g_timeout_add_seconds (1, progress_cb, self);
@@ -522,8 +666,55 @@ do_read_capture (Call *call)
 static void
 do_create_ring_buffer (Call *call)
 {
-  g_dbus_method_invocation_return_error (call->invocation, G_DBUS_ERROR, G_DBUS_ERROR_NOT_SUPPORTED,
-                                         "CreateRingBuffer is not implemented yet");
+  SysprofdSession *self = call->self;
+  g_autoptr (GUnixFDList) fds = NULL;
+  Ring   *ring;
+  guint32 n_pages;
+  int     fd;
+
+  g_variant_get (call->args, "(u)", &n_pages);
+  if (n_pages == 0)
+    n_pages = RING_DEFAULT_PAGES;
+  if (n_pages > RING_MAX_PAGES)
+    {
+      g_dbus_method_invocation_return_error (call->invocation, G_DBUS_ERROR, G_DBUS_ERROR_LIMITS_EXCEEDED,
+                                             "n_pages %u is above the limit of %u pages", n_pages, RING_MAX_PAGES);
+      return;
+    }
+  if ((n_pages & (n_pages - 1)) != 0)
+    {
+      g_dbus_method_invocation_return_error (call->invocation, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS,
+                                             "n_pages %u is not a power of two", n_pages);
+      return;
+    }
+  if (!is_state (self, "created") && !is_state (self, "recording"))
+    {
+      g_dbus_method_invocation_return_error (call->invocation, G_DBUS_ERROR, G_DBUS_ERROR_FAILED,
+                                             "The session is no longer recording");
+      return;
+    }
+  if (self->rings->len >= RING_MAX_PER_SESSION)
+    {
+      g_dbus_method_invocation_return_error (call->invocation, G_DBUS_ERROR, G_DBUS_ERROR_LIMITS_EXCEEDED,
+                                             "A session has at most %u ring buffers", RING_MAX_PER_SESSION);
+      return;
+    }
+
+  ring = g_new0 (Ring, 1);
+  ring->session = self;
+  if (!(ring->buffer = sysprof_mapped_ring_buffer_new_reader ((size_t) n_pages * (size_t) sysconf (_SC_PAGESIZE))) ||
+      (fd = sysprof_mapped_ring_buffer_dup_fd (ring->buffer)) < 0)
+    {
+      int saved = errno;
+      ring_free (ring);
+      g_dbus_method_invocation_return_error (call->invocation, G_DBUS_ERROR, G_DBUS_ERROR_FAILED,
+                                             "Cannot create the ring buffer: %s", g_strerror (saved));
+      return;
+    }
+  fds = g_unix_fd_list_new_from_array (&fd, 1);
+  ring->source = g_timeout_add (RING_DRAIN_MS, ring_drain_cb, ring);
+  g_ptr_array_add (self->rings, ring);
+  ipc_session_complete_create_ring_buffer (self->skeleton, call->invocation, fds, g_variant_new_handle (0));
 }
 
 typedef void (*CallFunc) (Call *call);

@@ -755,6 +755,22 @@ too_short:
 #undef NEED
 }
 
+bool
+sysprof_capture_frame_validate (void *frame, size_t len)
+{
+  SysprofCaptureFrame *f = frame;
+
+  sysprof_return_val_if_fail (frame != NULL, false);
+
+  if (len < sizeof *f || len % SYSPROF_CAPTURE_ALIGN != 0 || len > UINT16_MAX || f->len != len || f->type == 0 ||
+      f->type >= SYSPROF_CAPTURE_FRAME_LAST || validate_frame (frame, len, NULL, 0) != NULL)
+    {
+      errno = EBADMSG;
+      return false;
+    }
+  return true;
+}
+
 static inline bool
 is_frame_index (const SysprofCaptureFrame *frame)
 {

@@ -42,6 +42,13 @@ typedef struct
  * for a file that is not a capture).  The _with_error variants also fill @error. */
 SYSPROF_AVAILABLE_IN_ALL
 SysprofCaptureReader *sysprof_capture_reader_new (const char *filename);
+/* Checks one host-order frame of @len bytes from an untrusted source (a ring
+ * buffer, a peer) as the reader checks frames of a file: header length equal
+ * to @len, 8-aligned, a known type, and a payload that fits its layout.
+ * Fixed-size and trailing strings get a terminating NUL forced in, so validate
+ * a private copy.  Returns false with errno EBADMSG when the frame is unsound. */
+SYSPROF_AVAILABLE_IN_ALL
+bool sysprof_capture_frame_validate (void *frame, size_t len);
 /* Takes ownership of @fd (also on failure).  Pipes work for one forward pass. */
 SYSPROF_AVAILABLE_IN_ALL
 SysprofCaptureReader *sysprof_capture_reader_new_from_fd (int fd);

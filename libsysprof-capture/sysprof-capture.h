@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause-Patent
 /* libsysprof-capture: the Sysprof capture format (v1) — types, writer, reader,
- * cursor and conditions.  C11 + POSIX + pthreads only.
+ * cursor, conditions and the mapped ring buffer.  C11 + POSIX + pthreads only.
  *
  * Error contract (every public function follows it):
  *  - Functions returning bool return false and set errno on failure; functions
@@ -27,5 +27,6 @@
 #include "sysprof-capture-cursor.h"
 #include "sysprof-capture-reader.h"
 #include "sysprof-capture-writer.h"
+#include "sysprof-mapped-ring-buffer.h"
 
 #undef SYSPROF_CAPTURE_INSIDE

@@ -21,6 +21,7 @@
 
 #include <sysprof-capture.h>
 
+#include "sysprof-counter-recorder.h"
 #include "sysprof-kallsyms.h"
 #include "sysprof-perf-recorder.h"
 #include "sysprof-proc-snapshot.h"

@@ -21,7 +21,7 @@ daemon_pid=$(busctl --system call org.freedesktop.DBus /org/freedesktop/DBus org
 
 # busctl alone, every step its own connection: a detached session.
 path=$(bctl sysprof-test-allowed call org.gnome.Sysprof3 /org/gnome/Sysprof3 org.gnome.Sysprof3.SessionManager \
-  CreateSession 'a{sv}' 1 detached b true | awk '{print $2}' | tr -d '"')
+  CreateSession 'a{sv}' 2 detached b true counters as 4 cpu memory disk network | awk '{print $2}' | tr -d '"')
 [[ $path == /org/gnome/Sysprof3/Session/* ]] || fail "CreateSession returned '$path'"
 bctl sysprof-test-allowed introspect org.gnome.Sysprof3 "$path" > /dev/null
 bctl sysprof-test-allowed call org.gnome.Sysprof3 "$path" org.gnome.Sysprof3.Session Start
@@ -43,7 +43,7 @@ while :; do
 done
 [ "$offset" -ge 256 ] || fail "ReadCapture returned $offset bytes"
 "$dump" --stats "$W/u/busctl.syscap" > "$W/stats" || fail "capture read over busctl is not valid"
-for t in SAMPLE PROCESS MAP FILE_CHUNK; do
+for t in SAMPLE PROCESS MAP FILE_CHUNK CTRDEF CTRSET; do
   grep -qE "^$t [1-9]" "$W/stats" || fail "no $t frames in the busctl capture: $(tr '\n' ' ' < "$W/stats")"
 done
 grep -qx 'FILE /proc/kallsyms' "$W/stats" || fail "kernel symbols not embedded"
