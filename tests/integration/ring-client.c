@@ -124,7 +124,6 @@ stop_and_report (const char *path)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (GVariant) reply = NULL;
-  g_autoptr (GVariant) v = NULL;
 
   if (!(reply = call (path, "Stop", NULL, NULL, NULL, &error)))
     die ("Stop", error);
