@@ -16,6 +16,8 @@ install -m 755 "$client" "$dump" "$W/bin/"
 chown sysprof-test-allowed "$W/u"
 as () { local user=$1; shift; runuser -u "$user" -- env -i PATH=/usr/bin:/bin DBUS_SYSTEM_BUS_ADDRESS="$A" "$@"; }
 bctl () { local user=$1; shift; as "$user" busctl --system "$@"; }
+# Something to sample while a session records.
+busy () { local end=$((SECONDS + $1)); while [ $SECONDS -lt $end ]; do :; done; }
 daemon_pid=$(busctl --system call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus \
   GetConnectionUnixProcessID s org.gnome.Sysprof3 | awk '{print $2}')
 
@@ -25,7 +27,7 @@ path=$(bctl sysprof-test-allowed call org.gnome.Sysprof3 /org/gnome/Sysprof3 org
 [[ $path == /org/gnome/Sysprof3/Session/* ]] || fail "CreateSession returned '$path'"
 bctl sysprof-test-allowed introspect org.gnome.Sysprof3 "$path" > /dev/null
 bctl sysprof-test-allowed call org.gnome.Sysprof3 "$path" org.gnome.Sysprof3.Session Start
-sleep 1
+busy 1
 bctl sysprof-test-allowed get-property org.gnome.Sysprof3 "$path" org.gnome.Sysprof3.Session State | grep -qx 's "recording"' \
   || fail "not recording"
 bctl sysprof-test-allowed call org.gnome.Sysprof3 "$path" org.gnome.Sysprof3.Session Stop
@@ -54,7 +56,9 @@ has_session "$path" && fail "closed session still there"
 ok "busctl only: CreateSession (detached), Start, Stop, ReadCapture ($offset bytes: $(grep -E '^(SAMPLE|PROCESS|MAP) ' "$W/stats" | tr '\n' ' ')), Close"
 
 # A session writing into the caller's own file.
+busy 3 & busy_pid=$!   # something to sample at the client's 99 Hz
 out=$(as sysprof-test-allowed "$W/bin/session-client" record "$W/u/own.syscap" 1) || fail "session-client: $out"
+wait $busy_pid
 echo "$out" | grep -qx 'state stopped' || fail "session-client: $out"
 [ "$(stat -c %U "$W/u/own.syscap")" = sysprof-test-allowed ] || fail "capture not owned by the caller"
 "$dump" --stats "$W/u/own.syscap" | grep -qE '^SAMPLE [1-9]' || fail "capture written through SetCaptureFd has no samples"
@@ -130,4 +134,17 @@ rss_after=$(awk '/^VmRSS/ {print $2}' /proc/$daemon_pid/status)
 [ "$fds_after" -le "$fds_before" ] || fail "fds grew from $fds_before to $fds_after over 200 sessions"
 [ $((rss_after - rss_before)) -le 2048 ] || fail "RSS grew from $rss_before kB to $rss_after kB over 200 sessions"
 ok "200 sessions: fds $fds_before -> $fds_after, RSS $rss_before -> $rss_after kB"
+# SIGTERM to the daemon finalizes running captures (kernel symbols, header) before it exits.
+busy 3 &
+as sysprof-test-allowed "$W/bin/session-client" record "$W/u/term.syscap" 0 > "$W/term.out" &
+for _ in $(seq 50); do grep -q '^path ' "$W/term.out" 2>/dev/null && break; sleep 0.1; done
+sleep 1
+kill -TERM "$daemon_pid"
+for _ in $(seq 50); do kill -0 "$daemon_pid" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$daemon_pid" 2>/dev/null && fail "sysprofd did not exit on SIGTERM"
+pkill -KILL -u sysprof-test-allowed -f "session-client record $W/u/term.syscap" || true
+"$dump" --stats "$W/u/term.syscap" > "$W/term.stats" || fail "capture cut by SIGTERM is not valid"
+grep -qx 'FILE /proc/kallsyms' "$W/term.stats" || fail "SIGTERM did not finalize the capture (no kernel symbols)"
+grep -qE '^SAMPLE [1-9]' "$W/term.stats" || fail "no samples before SIGTERM"
+ok "SIGTERM: sysprofd finalized the running capture and exited"
 echo "1..$n"
