@@ -16,7 +16,9 @@
 #define MAX_FREQUENCY     10000
 #define DEFAULT_MAX_BYTES (G_GUINT64_CONSTANT (4) << 30)
 #define MAX_DURATION      86400
-#define READ_CAPTURE_MAX  (1024 * 1024)
+/* A private capture lives on the daemon's disk: bound what one session may take. */
+#define MAX_BYTES        (G_GUINT64_CONSTANT (16) << 30)
+#define READ_CAPTURE_MAX (1024 * 1024)
 /* A stopped detached session nobody closed is removed after this long. */
 #define DETACHED_LINGER      600
 #define RING_DEFAULT_PAGES   64
@@ -897,6 +899,13 @@ parse_options (SysprofdSession *self, GVariant *options, GError **error)
         {
           EXPECT ("t");
           self->max_bytes = g_variant_get_uint64 (value);
+          if (self->max_bytes > MAX_BYTES)
+            {
+              g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_LIMITS_EXCEEDED,
+                           "max-bytes %" G_GUINT64_FORMAT " is above the limit of 16 GiB", self->max_bytes);
+              g_variant_unref (value);
+              return FALSE;
+            }
         }
       else if (g_str_equal (key, "max-duration"))
         {

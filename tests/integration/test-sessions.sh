@@ -122,7 +122,15 @@ ok "SIGKILLed client: session closed within 2 s, capture valid"
 # Per-uid limit.
 out=$(as sysprof-test-allowed "$W/bin/session-client" limit)
 echo "$out" | grep -q '^refused after 4: .*LimitsExceeded' || fail "limit: $out"
-ok "a fifth session for one uid is refused with LimitsExceeded"
+for bad in "frequency u 20000" "max-bytes t 99999999999999" "max-duration u 999999"; do
+  # shellcheck disable=SC2086
+  res=$(bctl sysprof-test-allowed call org.gnome.Sysprof3 /org/gnome/Sysprof3 org.gnome.Sysprof3.SessionManager \
+    CreateSession 'a{sv}' 1 $bad 2>&1) && fail "CreateSession accepted $bad"
+done
+res=$(as sysprof-test-allowed gdbus call --system -d org.gnome.Sysprof3 -o /org/gnome/Sysprof3 \
+  -m org.gnome.Sysprof3.SessionManager.CreateSession "{'frequency': <uint32 20000>}" 2>&1) && fail "frequency 20000 accepted"
+echo "$res" | grep -q 'LimitsExceeded: frequency 20000 is outside the limit of 1..10000 Hz' || fail "frequency limit: $res"
+ok "a fifth session for one uid is refused with LimitsExceeded, and out-of-bound options with errors naming the limit"
 
 # 200 sessions later the daemon holds no more fds and little more memory.
 fds_before=$(ls /proc/$daemon_pid/fd | wc -l)
