@@ -294,9 +294,7 @@ ipc_host_impl_new (void)
 {
   IpcHost *host = ipc_host_skeleton_new ();
 
-  g_dbus_interface_skeleton_set_flags (G_DBUS_INTERFACE_SKELETON (host),
-                                       G_DBUS_INTERFACE_SKELETON_FLAGS_HANDLE_METHOD_INVOCATIONS_IN_THREAD);
-  g_signal_connect (host, "g-authorize-method", G_CALLBACK (sysprofd_authorize_method), NULL);
+  sysprofd_authorize_skeleton (host);
   g_signal_connect (host, "handle-get-kernel-symbols", G_CALLBACK (handle_get_kernel_symbols), NULL);
   g_signal_connect (host, "handle-get-mount-info", G_CALLBACK (handle_get_mount_info), NULL);
   g_signal_connect (host, "handle-resolve-path", G_CALLBACK (handle_resolve_path), NULL);

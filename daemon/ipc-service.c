@@ -361,10 +361,7 @@ ipc_service_impl_new (void)
 {
   IpcService *service = ipc_service_skeleton_new ();
 
-  /* polkit calls block: every invocation gets a worker thread. */
-  g_dbus_interface_skeleton_set_flags (G_DBUS_INTERFACE_SKELETON (service),
-                                       G_DBUS_INTERFACE_SKELETON_FLAGS_HANDLE_METHOD_INVOCATIONS_IN_THREAD);
-  g_signal_connect (service, "g-authorize-method", G_CALLBACK (sysprofd_authorize_method), NULL);
+  sysprofd_authorize_skeleton (service);
   g_signal_connect (service, "handle-perf-event-open", G_CALLBACK (handle_perf_event_open), NULL);
   g_signal_connect (service, "handle-get-proc-file", G_CALLBACK (handle_get_proc_file), NULL);
   g_signal_connect (service, "handle-get-proc-fd", G_CALLBACK (handle_get_proc_fd), NULL);

@@ -99,9 +99,7 @@ ipc_session_manager_impl_new (void)
 
   if (sessions == NULL)
     sessions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
-  g_dbus_interface_skeleton_set_flags (G_DBUS_INTERFACE_SKELETON (manager),
-                                       G_DBUS_INTERFACE_SKELETON_FLAGS_HANDLE_METHOD_INVOCATIONS_IN_THREAD);
-  g_signal_connect (manager, "g-authorize-method", G_CALLBACK (sysprofd_authorize_method), NULL);
+  sysprofd_authorize_skeleton (manager);
   g_signal_connect (manager, "handle-create-session", G_CALLBACK (handle_create_session), NULL);
   return manager;
 }

@@ -81,3 +81,13 @@ sysprofd_get_caller_uid (GDBusMethodInvocation *invocation, guint32 *uid, GError
   g_variant_get (reply, "(u)", uid);
   return TRUE;
 }
+
+void
+sysprofd_authorize_skeleton (gpointer skeleton)
+{
+  g_return_if_fail (G_IS_DBUS_INTERFACE_SKELETON (skeleton));
+
+  g_dbus_interface_skeleton_set_flags (G_DBUS_INTERFACE_SKELETON (skeleton),
+                                       G_DBUS_INTERFACE_SKELETON_FLAGS_HANDLE_METHOD_INVOCATIONS_IN_THREAD);
+  g_signal_connect (skeleton, "g-authorize-method", G_CALLBACK (sysprofd_authorize_method), NULL);
+}

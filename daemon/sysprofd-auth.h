@@ -14,6 +14,10 @@ G_BEGIN_DECLS
 gboolean
 sysprofd_authorize_method (GDBusInterfaceSkeleton *skeleton, GDBusMethodInvocation *invocation, gpointer user_data);
 
+/* Makes @skeleton handle its invocations in worker threads (polkit blocks)
+ * and authorize each with sysprofd_authorize_method(). */
+void sysprofd_authorize_skeleton (gpointer skeleton);
+
 /* The uid behind the caller of @invocation, asked from the bus (blocking:
  * call from a worker thread). */
 gboolean sysprofd_get_caller_uid (GDBusMethodInvocation *invocation, guint32 *uid, GError **error);
