@@ -209,6 +209,32 @@ handle_set_governor (IpcService *service, GDBusMethodInvocation *invocation, con
   return TRUE;
 }
 
+typedef void (*CompleteWithFd) (IpcService *, GDBusMethodInvocation *, GUnixFDList *, GVariant *);
+
+/* Answers @invocation with @fd (closed here), or with @error when @fd is -1. */
+static void
+return_fd (IpcService *service, GDBusMethodInvocation *invocation, int fd, GError *error, CompleteWithFd complete)
+{
+  g_autoptr (GUnixFDList) out_fds = NULL;
+  g_autoptr (GError) append_error = NULL;
+  int idx;
+
+  if (fd < 0)
+    {
+      g_dbus_method_invocation_return_gerror (invocation, error);
+      return;
+    }
+  out_fds = g_unix_fd_list_new ();
+  idx = g_unix_fd_list_append (out_fds, fd, &append_error);
+  close (fd);
+  if (idx < 0)
+    {
+      g_dbus_method_invocation_return_gerror (invocation, append_error);
+      return;
+    }
+  complete (service, invocation, out_fds, g_variant_new_handle (idx));
+}
+
 static gboolean
 handle_perf_event_open (IpcService            *service,
                         GDBusMethodInvocation *invocation,
@@ -219,12 +245,10 @@ handle_perf_event_open (IpcService            *service,
                         GVariant              *group_fd_handle,
                         guint64                flags)
 {
-  g_autoptr (GUnixFDList) out_fds = NULL;
   g_autoptr (GError) error = NULL;
   gint32 handle = g_variant_get_handle (group_fd_handle);
   int    group_fd = -1;
   int    fd;
-  int    idx;
 
   if (handle >= 0)
     {
@@ -240,22 +264,7 @@ handle_perf_event_open (IpcService            *service,
   fd = sysprofd_perf_event_open (options, pid, cpu, group_fd, flags, &error);
   if (group_fd >= 0)
     close (group_fd);
-  if (fd < 0)
-    {
-      g_dbus_method_invocation_return_gerror (invocation, error);
-      return TRUE;
-    }
-
-  out_fds = g_unix_fd_list_new ();
-  idx = g_unix_fd_list_append (out_fds, fd, &error);
-  close (fd);
-  if (idx < 0)
-    {
-      g_dbus_method_invocation_return_gerror (invocation, error);
-      return TRUE;
-    }
-
-  ipc_service_complete_perf_event_open (service, invocation, out_fds, g_variant_new_handle (idx));
+  return_fd (service, invocation, fd, error, ipc_service_complete_perf_event_open);
   return TRUE;
 }
 
@@ -289,29 +298,14 @@ handle_get_proc_file (IpcService *service, GDBusMethodInvocation *invocation, GV
 static gboolean
 handle_get_proc_fd (IpcService *service, GDBusMethodInvocation *invocation, GUnixFDList *in_fds, GVariant *path)
 {
-  g_autoptr (GUnixFDList) out_fds = NULL;
   g_autoptr (GError) error = NULL;
   gsize         len;
   const guint8 *data = g_variant_get_fixed_array (path, &len, 1);
   int           fd = sysprofd_proc_open (data, len, &error);
-  int           idx;
 
   (void) in_fds;
 
-  if (fd < 0)
-    {
-      g_dbus_method_invocation_return_gerror (invocation, error);
-      return TRUE;
-    }
-  out_fds = g_unix_fd_list_new ();
-  idx = g_unix_fd_list_append (out_fds, fd, &error);
-  close (fd);
-  if (idx < 0)
-    {
-      g_dbus_method_invocation_return_gerror (invocation, error);
-      return TRUE;
-    }
-  ipc_service_complete_get_proc_fd (service, invocation, out_fds, g_variant_new_handle (idx));
+  return_fd (service, invocation, fd, error, ipc_service_complete_get_proc_fd);
   return TRUE;
 }
 
