@@ -62,7 +62,7 @@ __attribute__ ((noinline)) static unsigned long
 middle_c (double budget_ns)
 {
   unsigned long r = hot_compute_c (budget_ns);
-  __asm__ volatile ("" ::: "memory"); /* keeps this frame: no tail call */
+  __asm__ volatile("" ::: "memory"); /* keeps this frame: no tail call */
   return r;
 }
 
@@ -70,7 +70,7 @@ __attribute__ ((noinline)) static unsigned long
 outer_c (double budget_ns)
 {
   unsigned long r = middle_c (budget_ns);
-  __asm__ volatile ("" ::: "memory");
+  __asm__ volatile("" ::: "memory");
   return r;
 }
 
