@@ -25,6 +25,7 @@
 #define RING_MAX_PAGES       1024
 #define RING_MAX_PER_SESSION 64
 #define RING_DRAIN_MS        20
+#define PROGRESS_MS          250
 /* In-ring end-of-stream marker of Sysprof's collector; never in files. */
 #define RING_FRAME_END 0xFF
 
@@ -50,11 +51,11 @@ struct _SysprofdSession
 
   int                     capture_fd; /* caller's or private; for ReadCapture */
   SysprofCaptureWriter   *writer;
-  SysprofPerfRecorder    *recorder;
-  SysprofCounterRecorder *counter_recorder;
+  SysprofSessionRecorder *recorder; /* kept after stop for its counts */
   gint64                  start_time;
   gint64                  stop_time;
   guint                   progress_source;
+  guint                   progress_ticks;
   guint                   duration_source;
   guint                   linger_source;
   gboolean                closed;
@@ -236,8 +237,9 @@ update_progress (SysprofdSession *self)
     frames += stat.frame_count[i];
   ipc_session_set_bytes_written (self->skeleton, sysprof_capture_writer_get_size (self->writer));
   ipc_session_set_frames_written (self->skeleton, frames);
+  ipc_session_set_samples (self->skeleton, stat.frame_count[SYSPROF_CAPTURE_FRAME_SAMPLE]);
   if (self->recorder != NULL)
-    self->perf_lost = sysprof_perf_recorder_get_n_lost (self->recorder);
+    self->perf_lost = sysprof_session_recorder_get_n_lost (self->recorder);
   ipc_session_set_lost_frames (self->skeleton, self->perf_lost + self->ring_lost);
   if (self->start_time)
     ipc_session_set_duration (self->skeleton, (guint64) (end - self->start_time) * 1000);
@@ -332,32 +334,15 @@ finish (SysprofdSession *self, gboolean success, const char *message)
   g_clear_handle_id (&self->duration_source, g_source_remove);
 
   close_rings (self);
-  if (self->counter_recorder != NULL)
-    {
-      sysprof_counter_recorder_stop (self->counter_recorder);
-      g_clear_object (&self->counter_recorder);
-    }
-
   if (self->recorder != NULL)
-    {
-      sysprof_perf_recorder_stop (self->recorder);
-      update_progress (self);
-      g_clear_object (&self->recorder);
-    }
-
-  if (self->writer != NULL)
     {
       g_autoptr (GError) error = NULL;
 
-      /* Kernel addresses resolve anywhere only with the symbols of this kernel. */
-      if (!sysprof_kallsyms_write (self->writer, &error))
-        g_warning ("Session %s: cannot embed kernel symbols: %s", self->object_path, error->message);
-      if (!sysprof_capture_writer_flush (self->writer))
+      if (!sysprof_session_recorder_stop (self->recorder, &error))
         {
-          int saved = errno;
           success = FALSE;
           message = "the capture could not be written completely";
-          g_warning ("Session %s: flushing the capture failed: %s", self->object_path, g_strerror (saved));
+          g_warning ("Session %s: %s", self->object_path, error->message);
         }
     }
   self->stop_time = g_get_monotonic_time ();
@@ -376,8 +361,9 @@ progress_cb (gpointer data)
 {
   SysprofdSession *self = data;
 
-  /* Once a second the capture on disk catches up, so readers can follow it. */
-  if (self->writer != NULL)
+  /* Properties follow at the rate clients poll them (sysprof-cli: 4 Hz);
+   * once a second the capture on disk catches up, so readers can follow it. */
+  if (self->writer != NULL && ++self->progress_ticks % (1000 / PROGRESS_MS) == 0)
     sysprof_capture_writer_flush (self->writer);
   update_progress (self);
   if (self->writer && sysprof_capture_writer_get_size (self->writer) >= self->max_bytes)
@@ -451,6 +437,8 @@ sysprofd_session_close (SysprofdSession *self)
       g_bus_unwatch_name (self->owner_watch);
       self->owner_watch = 0;
     }
+  /* The recorder holds the writer, and with it the capture's fd. */
+  g_clear_object (&self->recorder);
   g_clear_pointer (&self->writer, sysprof_capture_writer_unref);
   if (self->capture_fd >= 0)
     {
@@ -521,6 +509,15 @@ do_set_capture_fd (Call *call)
 }
 
 static void
+recorder_warning (SysprofSessionRecorder *recorder, const char *message, gpointer data)
+{
+  SysprofdSession *self = data;
+
+  (void) recorder;
+  g_warning ("Session %s: %s", self->object_path, message);
+}
+
+static void
 do_start (Call *call)
 {
   SysprofdSession *self = call->self;
@@ -548,59 +545,34 @@ do_start (Call *call)
       return;
     }
 
-  /* What runs already: processes, their maps and mount namespaces. */
-  if (!sysprof_proc_snapshot_write (self->writer, &error))
-    {
-      g_warning ("Session %s: /proc snapshot incomplete: %s", self->object_path, error->message);
-      g_clear_error (&error);
-    }
+  {
+    SysprofSessionRecorderOptions options = SYSPROF_SESSION_RECORDER_OPTIONS_INIT;
 
-  if (self->cpu_sampling)
-    {
-      SysprofPerfRecorderOptions options = SYSPROF_PERF_RECORDER_OPTIONS_INIT;
-
-      options.frequency_hz = self->frequency;
-      options.pids = (const int *) (gpointer) self->pids->data;
-      options.n_pids = self->pids->len;
-      self->recorder = sysprof_perf_recorder_new (self->writer);
-      if (!sysprof_perf_recorder_start (self->recorder, &options, &error))
-        {
-          g_clear_object (&self->recorder);
-          sysprof_capture_writer_flush (self->writer);
-          ipc_session_set_state (self->skeleton, "failed");
-          g_dbus_method_invocation_return_error (call->invocation, G_DBUS_ERROR, G_DBUS_ERROR_FAILED,
-                                                 "Cannot start sampling: %s", error->message);
-          return;
-        }
-    }
-
-  if (self->counters != NULL && self->counters[0] != NULL)
-    {
-      self->counter_recorder = sysprof_counter_recorder_new (self->writer);
-      if (!sysprof_counter_recorder_start (self->counter_recorder, (const char *const *) self->counters, 0, &error))
-        {
-          g_clear_object (&self->counter_recorder);
-          if (self->recorder != NULL)
-            {
-              sysprof_perf_recorder_stop (self->recorder);
-              g_clear_object (&self->recorder);
-            }
-          sysprof_capture_writer_flush (self->writer);
-          ipc_session_set_state (self->skeleton, "failed");
-          g_dbus_method_invocation_return_error (call->invocation, G_DBUS_ERROR, G_DBUS_ERROR_FAILED,
-                                                 "Cannot start the counters: %s", error->message);
-          return;
-        }
-    }
+    options.cpu_sampling = self->cpu_sampling;
+    options.frequency_hz = self->frequency;
+    options.pids = (const int *) (gpointer) self->pids->data;
+    options.n_pids = self->pids->len;
+    options.counters = (const char *const *) self->counters;
+    self->recorder = sysprof_session_recorder_new (self->writer);
+    g_signal_connect (self->recorder, "warning", G_CALLBACK (recorder_warning), self);
+    if (!sysprof_session_recorder_start (self->recorder, &options, &error))
+      {
+        g_clear_object (&self->recorder);
+        ipc_session_set_state (self->skeleton, "failed");
+        g_dbus_method_invocation_return_error (call->invocation, G_DBUS_ERROR, G_DBUS_ERROR_FAILED, "%s",
+                                               error->message);
+        return;
+      }
+  }
 
   self->start_time = g_get_monotonic_time ();
   ipc_session_set_state (self->skeleton, "recording");
-  self->progress_source = g_timeout_add_seconds (1, progress_cb, self);
+  self->progress_source = g_timeout_add (PROGRESS_MS, progress_cb, self);
   if (self->max_duration > 0)
     self->duration_source = g_timeout_add_seconds (self->max_duration, duration_cb, self);
   g_message ("Session %s of uid %u recording (%s at %u Hz, %s)", self->object_path, self->owner_uid,
-             self->recorder ? sysprof_perf_recorder_get_event_name (self->recorder) : "no sampling", self->frequency,
-             self->pids->len ? "selected processes" : "whole system");
+             self->cpu_sampling ? sysprof_session_recorder_get_event_name (self->recorder) : "no sampling",
+             self->frequency, self->pids->len ? "selected processes" : "whole system");
   ipc_session_complete_start (self->skeleton, call->invocation);
 }
 

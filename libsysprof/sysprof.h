@@ -21,9 +21,14 @@
 
 #include <sysprof-capture.h>
 
+#include "sysprof-callgraph.h"
 #include "sysprof-counter-recorder.h"
 #include "sysprof-kallsyms.h"
 #include "sysprof-perf-recorder.h"
 #include "sysprof-proc-snapshot.h"
+#include "sysprof-recording.h"
+#include "sysprof-session-recorder.h"
+#include "sysprof-symbol-map.h"
+#include "sysprof-symbolizer.h"
 
 #undef SYSPROF_INSIDE

@@ -1,38 +1,50 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # The main job, on a fresh Debian 12 machine, as root from the checkout:
-# install what is missing, build, and show what the project does today.
-# Until the recording client and the symbolizer land (issue 4) that is: read
-# captures recorded by Debian's Sysprof 3.46 (tests/data) with our own reader,
-# then record the whole system through our sysprofd as an unprivileged user,
-# on a private system bus with the real polkitd (tools/with-sysprofd.sh).
+# install what is missing, build, start the stack (a private system bus, the
+# real polkitd and our sysprofd: tools/with-sysprofd.sh), record the whole
+# system for a few seconds as an unprivileged, polkit-authorized user while a
+# demo workload with known hot functions runs (tests/workloads/hot-functions:
+# 40 % hot_compute_a, 30 % hot_compute_b in libhotlib.so, 20 % hot_compute_c,
+# 10 % hot_syscalls in the kernel), then show where the time went.
+#
+#   tools/demo.sh [SECONDS]       (default 5)
+#
+# Leaves build/demo/demo.syscap and build/demo/flamegraph.svg behind.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source tools/deps.sh
+seconds=${1:-5}
 
 sysprof_install_packages "${SYSPROF_BUILD_PACKAGES[@]}" dbus polkitd
 
 if [ ! -f build/build.ninja ]; then
   meson setup build >/dev/null
 fi
+echo "== Building (ninja -C build)"
 ninja -C build >/dev/null
 
-capture=tests/data/sysprof-3.46-perf.syscap
-echo "== Summary of $capture (recorded by Sysprof 3.46, read by our libsysprof-capture)"
-build/clients/sysprof-dump --stats "$capture"
-echo
-echo "== The first frames (build/clients/sysprof-dump $capture shows all of them)"
-{ build/clients/sysprof-dump "$capture" || true; } | head -n 60
-echo
-echo "== Merging the three bundled captures with sysprof-cat and summarizing the result"
-merged=$(mktemp --suffix=.syscap)
-trap 'rm -f "$merged"' EXIT
-build/clients/sysprof-cat tests/data/sysprof-3.46-*.syscap > "$merged"
-build/clients/sysprof-dump --stats "$merged" | grep -v '^FILE '
+out=$PWD/build/demo
+mkdir -p "$out"
+rm -f "$out/demo.syscap" "$out/flamegraph.svg"
 
 echo
-echo "== Recording through sysprofd as an unprivileged user (polkit-authorized), with busctl alone"
-recorded=$(mktemp --suffix=.syscap)
-trap 'rm -f "$merged" "$recorded"' EXIT
-tools/with-sysprofd.sh bash tools/demo-record.sh "$recorded" 3
-build/clients/sysprof-dump --stats "$recorded" | grep -v '^FILE /proc/[0-9]'
+echo "== Recording the whole system for $seconds s through sysprofd, as the unprivileged user sysprof-test-allowed"
+tools/with-sysprofd.sh bash tools/demo-record.sh "$out/demo.syscap" "$seconds"
+
+echo
+echo "== What the capture holds (build/clients/sysprof-dump --stats)"
+build/clients/sysprof-dump --stats "$out/demo.syscap" | grep -v '^FILE /proc/[0-9]'
+
+echo
+echo "== Where the workload spent its time: sysprof-report top --comm hot-functions"
+build/clients/sysprof-report top --comm hot-functions --limit 12 "$out/demo.syscap"
+
+echo
+echo "== Where the whole system spent its time: sysprof-report top"
+build/clients/sysprof-report top --limit 12 "$out/demo.syscap"
+
+echo
+echo "== Flamegraph"
+build/clients/sysprof-report flamegraph -o "$out/flamegraph.svg" "$out/demo.syscap" >/dev/null
+echo "Wrote $out/flamegraph.svg (open it in a web browser; hover a frame for its samples)"

@@ -1,0 +1,516 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/* sysprof-cli: record a profile into a capture file, through sysprofd. */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <glib-unix.h>
+#include <sysprof.h>
+
+#define DEFAULT_CAPTURE "capture.syscap"
+
+static const char description[] = "Recording:\n"
+                                  "  The capture file is created by sysprof-cli itself, as the user running it, and\n"
+                                  "  handed to sysprofd, the system profiling service (org.gnome.Sysprof3 on the\n"
+                                  "  system bus), which samples the stacks of every process with perf, records\n"
+                                  "  the processes and their memory maps, and the CPU, memory, disk and network\n"
+                                  "  counters.  polkit decides who may do this (action org.gnome.sysprof3.profile).\n"
+                                  "  Run as root while sysprofd is not running, sysprof-cli records in-process\n"
+                                  "  instead, and says so.\n"
+                                  "\n"
+                                  "  Recording stops on Ctrl-C or SIGTERM, when the command exits, or after\n"
+                                  "  --duration.  The capture is then finalized, and a table of the function\n"
+                                  "  names of every sampled address is appended (unless --no-decode), so the\n"
+                                  "  capture reads the same on another machine.  A second Ctrl-C while that\n"
+                                  "  table is built skips it; the capture is kept.\n"
+                                  "\n"
+                                  "  A command (-c or after --) runs as the user, with the user's environment\n"
+                                  "  plus --env variables, and starts only once recording has started, so its\n"
+                                  "  start-up is sampled.  The whole system is recorded unless --pid is given;\n"
+                                  "  then the command is recorded along with those processes.  If recording\n"
+                                  "  cannot start, the command does not run; when recording ends first, the\n"
+                                  "  command is terminated.\n"
+                                  "\n"
+                                  "  On a terminal a progress line shows the time recorded, the samples, the\n"
+                                  "  size of the capture and the frames lost; otherwise one line is printed when\n"
+                                  "  recording starts and one when it ends.  Messages go to standard error.\n"
+                                  "\n"
+                                  "Examples:\n"
+                                  "  Record the whole system until Ctrl-C, into capture.syscap:\n"
+                                  "    sysprof-cli\n"
+                                  "  Ten seconds into x.syscap, replacing it:\n"
+                                  "    sysprof-cli --duration 10 --force x.syscap\n"
+                                  "  While a program runs (the whole system, from its start to its exit):\n"
+                                  "    sysprof-cli app.syscap -- ./app --verbose input.txt\n"
+                                  "  A build, with a variable set:\n"
+                                  "    sysprof-cli -c 'make -j4' -e CFLAGS=-O2 build.syscap\n"
+                                  "  Only process 1234 and the processes it starts, for 30 s, without decoding:\n"
+                                  "    sysprof-cli -p 1234 --duration 30 --no-decode p.syscap\n"
+                                  "  Two captures into one:\n"
+                                  "    sysprof-cli --merge a.syscap b.syscap > ab.syscap\n"
+                                  "\n"
+                                  "Exit status:\n"
+                                  "  0  the capture was recorded (whatever the command's exit status, which the\n"
+                                  "     summary line reports; a failed symbol table is only a warning)\n"
+                                  "  1  nothing or not everything could be recorded: sysprofd is not running,\n"
+                                  "     polkit refused, the capture exists (without --force) or cannot be\n"
+                                  "     written, the command cannot be run, recording was stopped before it began;\n"
+                                  "     for --merge: an input could not be read or the output written\n"
+                                  "  2  usage error\n"
+                                  "\n"
+                                  "Environment:\n"
+                                  "  DBUS_SYSTEM_BUS_ADDRESS  the system bus to find sysprofd on\n";
+
+typedef struct
+{
+  SysprofRecording *recording;
+  GMainLoop        *loop;
+  const char       *capture;
+  char            **argv;
+  gboolean          tty;
+  gboolean          progress_shown; /* a progress line is on the terminal */
+  int               exit_status;
+} Cli;
+
+static int G_GNUC_PRINTF (1, 2) usage_error (const char *format, ...)
+{
+  g_autofree char *message = NULL;
+  va_list          args;
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+  fprintf (stderr, "sysprof-cli: %s\nTry 'sysprof-cli --help' for more information.\n", message);
+  return 2;
+}
+
+/* Clears the progress line before a message. */
+static void
+clear_progress (Cli *cli)
+{
+  if (cli->progress_shown)
+    fputs ("\r\033[K", stderr);
+  cli->progress_shown = FALSE;
+}
+
+static void G_GNUC_PRINTF (2, 3) say (Cli *cli, const char *format, ...)
+{
+  va_list args;
+
+  clear_progress (cli);
+  va_start (args, format);
+  vfprintf (stderr, format, args);
+  va_end (args);
+  fputc ('\n', stderr);
+}
+
+static char *
+format_elapsed (gint64 usec)
+{
+  gint64 tenths = usec / 100000;
+
+  if (tenths >= 600)
+    return g_strdup_printf ("%" G_GINT64_FORMAT ":%02" G_GINT64_FORMAT ".%" G_GINT64_FORMAT, tenths / 600,
+                            (tenths / 10) % 60, tenths % 10);
+  return g_strdup_printf ("%" G_GINT64_FORMAT ".%" G_GINT64_FORMAT " s", tenths / 10, tenths % 10);
+}
+
+/* g_format_size() separates with a no-break space, which a terminal in the
+ * C locale shows as garbage. */
+static char *
+format_size (guint64 bytes)
+{
+  if (bytes < 1000)
+    return g_strdup_printf ("%" G_GUINT64_FORMAT " B", bytes);
+  if (bytes < 1000 * 1000)
+    return g_strdup_printf ("%.1f kB", (double) bytes / 1e3);
+  if (bytes < 1000 * 1000 * 1000)
+    return g_strdup_printf ("%.1f MB", (double) bytes / 1e6);
+  return g_strdup_printf ("%.1f GB", (double) bytes / 1e9);
+}
+
+static void
+progress_cb (SysprofRecording *recording, gpointer data)
+{
+  Cli *cli = data;
+
+  if (!cli->tty)
+    return;
+
+  if (sysprof_recording_get_phase (recording) == SYSPROF_RECORDING_PHASE_RECORDING)
+    {
+      g_autofree char *elapsed = format_elapsed (sysprof_recording_get_elapsed (recording));
+      g_autofree char *size = format_size (sysprof_recording_get_n_bytes (recording));
+
+      fprintf (stderr, "\r\033[K%s  %" G_GUINT64_FORMAT " samples  %s  %" G_GUINT64_FORMAT " lost", elapsed,
+               sysprof_recording_get_n_samples (recording), size, sysprof_recording_get_n_lost (recording));
+    }
+  else if (sysprof_recording_get_phase (recording) == SYSPROF_RECORDING_PHASE_DECODING)
+    {
+      guint64 done, total;
+
+      sysprof_recording_get_decode_progress (recording, &done, &total);
+      if (total == 0)
+        return;
+      fprintf (stderr, "\r\033[KDecoding symbols: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " addresses (%u%%)",
+               done, total, (guint) (done * 100 / total));
+    }
+  else
+    return;
+  cli->progress_shown = TRUE;
+}
+
+static void
+phase_changed_cb (SysprofRecording *recording, gpointer data)
+{
+  Cli *cli = data;
+
+  switch (sysprof_recording_get_phase (recording))
+    {
+    case SYSPROF_RECORDING_PHASE_RECORDING:
+      if (sysprof_recording_get_mode (recording) == SYSPROF_RECORDING_MODE_IN_PROCESS)
+        say (cli, "sysprofd is not running; recording in-process as root");
+      if (cli->argv != NULL)
+        say (cli, "Recording into %s while %s runs, press ^C to stop", cli->capture, cli->argv[0]);
+      else
+        say (cli, "Recording into %s, press ^C to stop", cli->capture);
+      break;
+    case SYSPROF_RECORDING_PHASE_STOPPING:
+      if (cli->tty)
+        say (cli, "Finalizing the capture...");
+      break;
+    case SYSPROF_RECORDING_PHASE_DECODING: say (cli, "Decoding symbols (press ^C to skip)..."); break;
+    case SYSPROF_RECORDING_PHASE_IDLE:
+    case SYSPROF_RECORDING_PHASE_STARTING:
+    case SYSPROF_RECORDING_PHASE_FINISHED:
+    default: break;
+    }
+}
+
+static gboolean
+signal_cb (gpointer data)
+{
+  Cli *cli = data;
+
+  if (sysprof_recording_get_phase (cli->recording) == SYSPROF_RECORDING_PHASE_DECODING)
+    say (cli, "Skipping the symbol table; the capture is kept without it");
+  sysprof_recording_stop (cli->recording);
+  return G_SOURCE_CONTINUE;
+}
+
+static char *
+describe_command (const char *name, int status)
+{
+  if (status == -1)
+    return g_strdup_printf ("%s did not run", name);
+  if (WIFEXITED (status))
+    return g_strdup_printf ("%s exited with status %d", name, WEXITSTATUS (status));
+  if (WIFSIGNALED (status))
+    return g_strdup_printf ("%s was killed by signal %d (%s)", name, WTERMSIG (status), strsignal (WTERMSIG (status)));
+  return g_strdup_printf ("%s ended with wait status %d", name, status);
+}
+
+static void
+record_done_cb (GObject *source, GAsyncResult *result, gpointer data)
+{
+  Cli              *cli = data;
+  SysprofRecording *recording = SYSPROF_RECORDING (source);
+  g_autoptr (GError) error = NULL;
+  g_autofree char   *command = NULL;
+  const char *const *warnings;
+
+  if (cli->argv != NULL && sysprof_recording_get_command_pid (recording) != 0)
+    command = describe_command (cli->argv[0], sysprof_recording_get_command_wait_status (recording));
+
+  warnings = sysprof_recording_get_warnings (recording);
+  for (guint i = 0; warnings[i] != NULL; i++)
+    say (cli, "sysprof-cli: warning: %s", warnings[i]);
+
+  if (!sysprof_recording_record_finish (recording, result, &error))
+    {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_EXISTS))
+        say (cli, "sysprof-cli: %s; use --force to overwrite it", error->message);
+      else
+        say (cli, "sysprof-cli: %s", error->message);
+      /* Once recording started, the file is kept: say what it holds. */
+      if (sysprof_recording_get_elapsed (recording) > 0)
+        say (cli, "sysprof-cli: %s may be incomplete", cli->capture);
+      if (command != NULL && sysprof_recording_get_command_wait_status (recording) != -1)
+        say (cli, "sysprof-cli: %s", command);
+      cli->exit_status = 1;
+    }
+  else
+    {
+      g_autofree char *elapsed = format_elapsed (sysprof_recording_get_elapsed (recording));
+      g_autofree char *size = format_size (sysprof_recording_get_n_bytes (recording));
+      const char      *reason = sysprof_recording_get_stop_reason (recording);
+
+      say (cli, "Recorded %s into %s: %" G_GUINT64_FORMAT " samples, %s, %" G_GUINT64_FORMAT " lost (%s%s%s)", elapsed,
+           cli->capture, sysprof_recording_get_n_samples (recording), size, sysprof_recording_get_n_lost (recording),
+           reason ? reason : "stopped", command ? "; " : "", command ? command : "");
+      cli->exit_status = 0;
+    }
+  g_main_loop_quit (cli->loop);
+}
+
+/* --merge: every input, in order, into one capture on standard output. */
+static int
+merge (char **captures)
+{
+  SysprofCaptureWriter *writer;
+  int                   tmp_fd;
+  int                   writer_fd;
+  int                   status = 0;
+  char                  buf[65536];
+  off_t                 offset = 0;
+
+  if (captures == NULL || captures[0] == NULL)
+    return usage_error ("--merge needs the captures to merge");
+  if (isatty (STDOUT_FILENO))
+    {
+      fprintf (stderr, "sysprof-cli: refusing to write a binary capture to a terminal; redirect standard output\n");
+      return 1;
+    }
+
+  /* The header is finalized at the end, which a pipe cannot take: merge into
+   * a temporary file, then copy it out. */
+  if ((tmp_fd = open (g_get_tmp_dir (), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600)) < 0 ||
+      (writer_fd = fcntl (tmp_fd, F_DUPFD_CLOEXEC, 3)) < 0 ||
+      !(writer = sysprof_capture_writer_new_from_fd (writer_fd, 0)))
+    {
+      fprintf (stderr, "sysprof-cli: cannot create a temporary capture: %s\n", g_strerror (errno));
+      if (tmp_fd >= 0)
+        close (tmp_fd);
+      return 1;
+    }
+
+  for (guint i = 0; captures[i] != NULL; i++)
+    {
+      SysprofCaptureError   error;
+      SysprofCaptureReader *reader = sysprof_capture_reader_new_with_error (captures[i], &error);
+
+      if (reader == NULL)
+        {
+          fprintf (stderr, "sysprof-cli: %s: %s\n", captures[i], error.message);
+          status = 1;
+          continue;
+        }
+      if (!sysprof_capture_writer_cat (writer, reader))
+        {
+          const SysprofCaptureError *rerr = sysprof_capture_reader_get_error (reader);
+
+          fprintf (stderr, "sysprof-cli: %s: not merged completely: %s\n", captures[i],
+                   rerr && rerr->code != 0 ? rerr->message : g_strerror (errno));
+          status = 1;
+        }
+      sysprof_capture_reader_unref (reader);
+    }
+  if (!sysprof_capture_writer_flush (writer))
+    {
+      fprintf (stderr, "sysprof-cli: cannot write the merged capture: %s\n", g_strerror (errno));
+      status = 1;
+    }
+  sysprof_capture_writer_unref (writer);
+
+  for (;;)
+    {
+      ssize_t n = pread (tmp_fd, buf, sizeof buf, offset);
+      char   *pos = buf;
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          if (n < 0)
+            status = 1;
+          break;
+        }
+      offset += n;
+      while (n > 0)
+        {
+          ssize_t w = write (STDOUT_FILENO, pos, (size_t) n);
+
+          if (w < 0 && errno == EINTR)
+            continue;
+          if (w < 0)
+            {
+              fprintf (stderr, "sysprof-cli: cannot write to standard output: %s\n", g_strerror (errno));
+              close (tmp_fd);
+              return 1;
+            }
+          pos += w;
+          n -= w;
+        }
+    }
+  close (tmp_fd);
+  return status;
+}
+
+int
+main (int argc, char **argv)
+{
+  gboolean force = FALSE, no_perf = FALSE, no_cpu = FALSE, no_memory = FALSE, no_disk = FALSE, no_network = FALSE;
+  gboolean no_battery = FALSE, no_decode = FALSE, do_merge = FALSE, version = FALSE;
+  g_autofree char *command = NULL;
+  g_auto (GStrv) envs = NULL;
+  g_auto (GStrv) pid_args = NULL;
+  g_auto (GStrv) positional = NULL;
+  g_auto (GStrv) option_args = NULL;
+  g_auto (GStrv) command_argv = NULL;
+  g_autoptr (GOptionContext) context = NULL;
+  g_autoptr (GPtrArray) counters = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SysprofRecording) recording = NULL;
+  g_autoptr (GMainLoop) loop = NULL;
+  int                frequency = G_MININT; /* G_MININT: not given */
+  int                duration = G_MININT;
+  int                split = argc;
+  Cli                cli = { 0 };
+  guint              sigint, sigterm;
+  const GOptionEntry entries[] = {
+    { "force", 'f', 0, G_OPTION_ARG_NONE, &force, "Overwrite CAPTURE if it exists", NULL },
+    { "command", 'c', 0, G_OPTION_ARG_STRING, &command, "Run CMD (split into words as a shell would) until it exits",
+      "CMD" },
+    { "env", 'e', 0, G_OPTION_ARG_STRING_ARRAY, &envs, "Set VAR to VALUE for the command (repeatable)", "VAR=VALUE" },
+    { "pid", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &pid_args, "Record only PID and its new children (repeatable)", "PID" },
+    { "frequency", 0, 0, G_OPTION_ARG_INT, &frequency, "Samples per second and CPU (1-10000, default 997)", "HZ" },
+    { "duration", 0, 0, G_OPTION_ARG_INT, &duration, "Stop after SECONDS (1 to 86400)", "SECONDS" },
+    { "no-perf", 0, 0, G_OPTION_ARG_NONE, &no_perf, "Do not sample stacks (record counters only)", NULL },
+    { "no-cpu", 0, 0, G_OPTION_ARG_NONE, &no_cpu, "Do not record the CPU usage counters", NULL },
+    { "no-memory", 0, 0, G_OPTION_ARG_NONE, &no_memory, "Do not record the memory usage counters", NULL },
+    { "no-disk", 0, 0, G_OPTION_ARG_NONE, &no_disk, "Do not record the disk I/O counters", NULL },
+    { "no-network", 0, 0, G_OPTION_ARG_NONE, &no_network, "Do not record the network I/O counters", NULL },
+    { "no-battery", 0, 0, G_OPTION_ARG_NONE, &no_battery, "Accepted for compatibility; there is no battery counter",
+      NULL },
+    { "no-decode", 0, 0, G_OPTION_ARG_NONE, &no_decode, "Do not append the symbol table (function names)", NULL },
+    { "merge", 0, 0, G_OPTION_ARG_NONE, &do_merge, "Merge the CAPTURE files into one, to standard output", NULL },
+    { "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", NULL },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &positional, NULL, NULL },
+    { NULL },
+  };
+
+  setlocale (LC_ALL, "");
+
+  /* Everything after the first "--" is the command, untouched. */
+  for (int i = 1; i < argc; i++)
+    if (strcmp (argv[i], "--") == 0)
+      {
+        split = i;
+        break;
+      }
+  option_args = g_new0 (char *, split + 1);
+  for (int i = 0; i < split; i++)
+    option_args[i] = g_strdup (argv[i]);
+  if (split < argc - 1)
+    {
+      command_argv = g_new0 (char *, argc - split);
+      for (int i = split + 1; i < argc; i++)
+        command_argv[i - split - 1] = g_strdup (argv[i]);
+    }
+
+  context = g_option_context_new ("[CAPTURE] [-- COMMAND ARGS...]");
+  g_option_context_set_summary (context, "Record a profile of the whole system, or of a command, into CAPTURE\n"
+                                         "(default " DEFAULT_CAPTURE "), through the sysprofd service.");
+  g_option_context_set_description (context, description);
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!g_option_context_parse_strv (context, &option_args, &error))
+    return usage_error ("%s", error->message);
+
+  if (version)
+    {
+      printf ("sysprof-cli " SYSPROF_VERSION "\n");
+      return 0;
+    }
+  if (do_merge)
+    {
+      if (command != NULL || command_argv != NULL)
+        return usage_error ("--merge does not run a command");
+      return merge (positional);
+    }
+
+  if (positional != NULL && g_strv_length (positional) > 1)
+    return usage_error ("only one CAPTURE may be given (a command goes after --)");
+  if (command != NULL && command_argv != NULL)
+    return usage_error ("give the command either with -c or after --, not both");
+  if (split == argc - 1)
+    return usage_error ("no command after --");
+  if (command != NULL && !g_shell_parse_argv (command, NULL, &command_argv, &error))
+    return usage_error ("-c %s: %s", command, error->message);
+  if (frequency != G_MININT && (frequency < 1 || frequency > 10000))
+    return usage_error ("--frequency must be between 1 and 10000, not %d", frequency);
+  if (duration != G_MININT && (duration < 1 || duration > 86400))
+    return usage_error ("--duration must be between 1 and 86400 seconds, not %d", duration);
+  if (envs != NULL && command_argv == NULL)
+    return usage_error ("--env only applies to a command (-c or after --)");
+
+  cli.capture = positional && positional[0] ? positional[0] : DEFAULT_CAPTURE;
+  cli.argv = command_argv;
+  cli.tty = isatty (STDERR_FILENO);
+  cli.exit_status = 1;
+
+  recording = sysprof_recording_new ();
+  sysprof_recording_set_capture_path (recording, cli.capture, force);
+  sysprof_recording_set_frequency (recording, frequency == G_MININT ? 0 : (guint) frequency);
+  sysprof_recording_set_max_duration (recording, duration == G_MININT ? 0 : (guint) duration);
+  sysprof_recording_set_cpu_sampling (recording, !no_perf);
+  sysprof_recording_set_decode (recording, !no_decode);
+  (void) no_battery;
+
+  counters = g_ptr_array_new ();
+  if (!no_cpu)
+    g_ptr_array_add (counters, (gpointer) "cpu");
+  if (!no_memory)
+    g_ptr_array_add (counters, (gpointer) "memory");
+  if (!no_disk)
+    g_ptr_array_add (counters, (gpointer) "disk");
+  if (!no_network)
+    g_ptr_array_add (counters, (gpointer) "network");
+  g_ptr_array_add (counters, NULL);
+  sysprof_recording_set_counters (recording, (const char *const *) counters->pdata);
+
+  for (guint i = 0; pid_args != NULL && pid_args[i] != NULL; i++)
+    {
+      gint64 pid;
+
+      if (!g_ascii_string_to_signed (pid_args[i], 10, 1, G_MAXINT32, &pid, NULL))
+        return usage_error ("--pid %s is not a process id", pid_args[i]);
+      sysprof_recording_add_pid (recording, (GPid) pid);
+    }
+
+  if (command_argv != NULL)
+    {
+      sysprof_recording_set_command (recording, (const char *const *) command_argv);
+      for (guint i = 0; envs != NULL && envs[i] != NULL; i++)
+        {
+          const char      *eq = strchr (envs[i], '=');
+          g_autofree char *name = NULL;
+
+          if (eq == NULL || eq == envs[i])
+            return usage_error ("--env %s is not VAR=VALUE", envs[i]);
+          name = g_strndup (envs[i], (gsize) (eq - envs[i]));
+          sysprof_recording_setenv (recording, name, eq + 1);
+        }
+    }
+
+  loop = g_main_loop_new (NULL, FALSE);
+  cli.recording = recording;
+  cli.loop = loop;
+  g_signal_connect (recording, "phase-changed", G_CALLBACK (phase_changed_cb), &cli);
+  g_signal_connect (recording, "progress", G_CALLBACK (progress_cb), &cli);
+  sigint = g_unix_signal_add (SIGINT, signal_cb, &cli);
+  sigterm = g_unix_signal_add (SIGTERM, signal_cb, &cli);
+
+  sysprof_recording_record_async (recording, record_done_cb, &cli);
+  g_main_loop_run (loop);
+
+  g_source_remove (sigint);
+  g_source_remove (sigterm);
+  return cli.exit_status;
+}

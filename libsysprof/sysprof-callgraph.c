@@ -1,0 +1,1057 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <glib/gstdio.h>
+
+#include "sysprof-callgraph.h"
+#include "sysprof-stack-stash.h"
+#include "sysprof-symbolizer-private.h"
+
+/* Tags of the raw tree (stack of addresses).  An address node's tag is the
+ * perf context it was sampled in (SysprofAddressContext, NONE when the
+ * sample carried no marker); context and process nodes are flagged. */
+#define TAG_CONTEXT 0x100u /* | the context; key 0 */
+#define TAG_PROCESS 0x200u /* key: the pid */
+
+/* Perf context markers are the addresses -32 … -2560: one comparison keeps
+ * the call out of the loop over ordinary addresses. */
+#define MARKER_MIN ((SysprofCaptureAddress) -4096)
+
+/* The largest stack a SAMPLE frame holds (n_addrs is 16 bits), plus the
+ * context node that may close it. */
+#define MAX_KEYS (G_MAXUINT16 + 1)
+
+struct _SysprofCallgraph
+{
+  GObject parent_instance;
+
+  SysprofSymbolizer    *symbolizer;
+  GArray               *functions; /* SysprofCallgraphFunction */
+  SysprofCallgraphNode *nodes;
+  guint                 n_nodes;
+  guint64               n_samples;
+  guint64               n_samples_read;
+
+  /* While building. */
+  GHashTable *symbol_functions;  /* const SysprofSymbol * → function index + 1 */
+  GHashTable *process_functions; /* label → function index + 1 */
+  guint       context_functions[8];
+  GPtrArray  *owned_symbols; /* SysprofSymbol + label in one block each */
+};
+
+G_DEFINE_FINAL_TYPE (SysprofCallgraph, sysprof_callgraph, G_TYPE_OBJECT)
+
+static void
+sysprof_callgraph_finalize (GObject *object)
+{
+  SysprofCallgraph *self = SYSPROF_CALLGRAPH (object);
+
+  g_clear_object (&self->symbolizer);
+  g_clear_pointer (&self->functions, g_array_unref);
+  g_clear_pointer (&self->nodes, g_free);
+  g_clear_pointer (&self->symbol_functions, g_hash_table_unref);
+  g_clear_pointer (&self->process_functions, g_hash_table_unref);
+  g_clear_pointer (&self->owned_symbols, g_ptr_array_unref);
+
+  G_OBJECT_CLASS (sysprof_callgraph_parent_class)->finalize (object);
+}
+
+static void
+sysprof_callgraph_class_init (SysprofCallgraphClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = sysprof_callgraph_finalize;
+}
+
+static void
+sysprof_callgraph_init (SysprofCallgraph *self)
+{
+  self->functions = g_array_new (FALSE, TRUE, sizeof (SysprofCallgraphFunction));
+  self->symbol_functions = g_hash_table_new (NULL, NULL);
+  self->process_functions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->owned_symbols = g_ptr_array_new_with_free_func (g_free);
+}
+
+void
+sysprof_callgraph_filter_init (SysprofCallgraphFilter *filter)
+{
+  g_return_if_fail (filter != NULL);
+
+  *filter = (SysprofCallgraphFilter) SYSPROF_CALLGRAPH_FILTER_INIT;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Functions */
+
+static guint
+add_function (SysprofCallgraph *self, const SysprofSymbol *symbol, SysprofCallgraphFunctionKind kind)
+{
+  SysprofCallgraphFunction function = { .symbol = symbol, .kind = kind, .index = self->functions->len };
+
+  g_array_append_val (self->functions, function);
+  return function.index;
+}
+
+/* A symbol of the callgraph's own (root, process, context): the struct and
+ * its name in one block. */
+static const SysprofSymbol *
+new_owned_symbol (SysprofCallgraph *self, const char *name)
+{
+  gsize          len = strlen (name) + 1;
+  SysprofSymbol *symbol = g_malloc (sizeof *symbol + len);
+  char          *copy = (char *) (symbol + 1);
+
+  memcpy (copy, name, len);
+  symbol->name = copy;
+  symbol->library = "";
+  symbol->kind = SYSPROF_SYMBOL_CONTEXT;
+  g_ptr_array_add (self->owned_symbols, symbol);
+  return symbol;
+}
+
+static guint
+process_function (SysprofCallgraph *self, gint32 pid)
+{
+  const char      *name = sysprof_symbolizer_get_process_name (self->symbolizer, pid);
+  g_autofree char *label = name != NULL ? g_strdup_printf ("[%s]", name) : g_strdup_printf ("[Process %d]", pid);
+  gpointer         found = g_hash_table_lookup (self->process_functions, label);
+  guint            index;
+
+  if (found != NULL)
+    return GPOINTER_TO_UINT (found) - 1;
+  index = add_function (self, new_owned_symbol (self, label), SYSPROF_CALLGRAPH_FUNCTION_PROCESS);
+  g_hash_table_insert (self->process_functions, g_steal_pointer (&label), GUINT_TO_POINTER (index + 1));
+  return index;
+}
+
+static guint
+context_function (SysprofCallgraph *self, SysprofAddressContext context)
+{
+  const char *label = sysprof_address_context_to_string (context);
+
+  if ((guint) context >= G_N_ELEMENTS (self->context_functions) || label == NULL)
+    label = "- - unknown context - -", context = SYSPROF_ADDRESS_CONTEXT_NONE;
+  if (self->context_functions[context] == 0)
+    self->context_functions[context] =
+        add_function (self, new_owned_symbol (self, label), SYSPROF_CALLGRAPH_FUNCTION_CONTEXT) + 1;
+  return self->context_functions[context] - 1;
+}
+
+static guint
+symbol_function (SysprofCallgraph *self, const SysprofSymbol *symbol)
+{
+  gpointer found = g_hash_table_lookup (self->symbol_functions, symbol);
+  guint    index;
+
+  if (found != NULL)
+    return GPOINTER_TO_UINT (found) - 1;
+  index = add_function (self, symbol, SYSPROF_CALLGRAPH_FUNCTION_CODE);
+  g_hash_table_insert (self->symbol_functions, (gpointer) symbol, GUINT_TO_POINTER (index + 1));
+  return index;
+}
+
+static inline const SysprofCallgraphFunction *
+function_at (SysprofCallgraph *self, guint index)
+{
+  return &g_array_index (self->functions, SysprofCallgraphFunction, index);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Reading */
+
+typedef struct
+{
+  const SysprofCallgraphFilter *filter;
+  SysprofSymbolizer            *symbolizer;
+  GHashTable                   *pid_verdicts; /* pid → 1 keep, 2 drop */
+  gint64                        begin;        /* absolute times, inclusive */
+  gint64                        end;
+} FilterState;
+
+static gboolean
+comm_matches (const char *name, const char *comm)
+{
+  const char *space;
+  const char *slash;
+  gsize       len;
+
+  if (g_str_equal (name, comm))
+    return TRUE;
+  space = strchr (name, ' ');
+  len = space != NULL ? (gsize) (space - name) : strlen (name);
+  for (slash = name + len; slash > name && slash[-1] != '/'; slash--)
+    ;
+  len -= (gsize) (slash - name);
+  return strlen (comm) == len && strncmp (slash, comm, len) == 0;
+}
+
+static gboolean
+pid_passes (FilterState *state, gint32 pid)
+{
+  const SysprofCallgraphFilter *filter = state->filter;
+  gpointer                      verdict = g_hash_table_lookup (state->pid_verdicts, GINT_TO_POINTER (pid));
+  gboolean                      keep = TRUE;
+
+  if (verdict != NULL)
+    return GPOINTER_TO_UINT (verdict) == 1;
+
+  if (filter->n_pids > 0)
+    {
+      keep = FALSE;
+      for (gsize i = 0; i < filter->n_pids && !keep; i++)
+        keep = filter->pids[i] == pid;
+    }
+  if (keep && filter->n_comms > 0)
+    {
+      const char *name = sysprof_symbolizer_get_process_name (state->symbolizer, pid);
+
+      keep = FALSE;
+      for (gsize i = 0; name != NULL && i < filter->n_comms && !keep; i++)
+        keep = comm_matches (name, filter->comms[i]);
+    }
+
+  g_hash_table_insert (state->pid_verdicts, GINT_TO_POINTER (pid), GUINT_TO_POINTER (keep ? 1 : 2));
+  return keep;
+}
+
+static gboolean
+tid_passes (const SysprofCallgraphFilter *filter, gint32 tid)
+{
+  for (gsize i = 0; i < filter->n_tids; i++)
+    if (filter->tids[i] == tid)
+      return TRUE;
+  return FALSE;
+}
+
+static gint64
+add_saturating (gint64 base, gint64 offset)
+{
+  if (offset == G_MININT64 || offset == G_MAXINT64)
+    return offset;
+  if (offset > 0 && base > G_MAXINT64 - offset)
+    return G_MAXINT64;
+  if (offset < 0 && base < G_MININT64 - offset)
+    return G_MININT64;
+  return base + offset;
+}
+
+static inline gboolean
+context_has_node (SysprofAddressContext context)
+{
+  return context != SYSPROF_ADDRESS_CONTEXT_NONE && context != SYSPROF_ADDRESS_CONTEXT_USER;
+}
+
+static inline gboolean
+context_is_kernel (SysprofAddressContext context)
+{
+  return context == SYSPROF_ADDRESS_CONTEXT_KERNEL || context == SYSPROF_ADDRESS_CONTEXT_HYPERVISOR ||
+         context == SYSPROF_ADDRESS_CONTEXT_GUEST_KERNEL;
+}
+
+typedef struct
+{
+  SysprofStackStash *stash;
+  GArray            *times; /* gint64 per raw node: the first sample that made it */
+  guint64           *keys;  /* MAX_KEYS each: one sample's path, filled from the end */
+  guint32           *tags;
+  gboolean           no_kernel;
+} RawBuilder;
+
+static inline guint32
+raw_child (RawBuilder *raw, guint32 parent, guint64 key, guint32 tag, gint64 time)
+{
+  gboolean created;
+  guint32  node = _sysprof_stack_stash_child (raw->stash, parent, key, tag, &created);
+
+  if (G_UNLIKELY (created))
+    g_array_append_val (raw->times, time);
+  return node;
+}
+
+/* Turns the sample into keys: addresses tagged with their context, and a
+ * context node at the outer end of every run in a non-user context (where
+ * Sysprof 3.46 puts "- - kernel - -").  The addresses come innermost first,
+ * so the keys are written from the end of the buffer backwards and come out
+ * outermost first.  Then the path is added below @process_node; returns its
+ * innermost node. */
+static guint32
+add_sample (RawBuilder *raw, guint32 process_node, const SysprofCaptureSample *sample)
+{
+  SysprofAddressContext context = SYSPROF_ADDRESS_CONTEXT_NONE;
+  gboolean              dropping = FALSE;
+  guint                 n = sample->n_addrs;
+  guint                 pos = MAX_KEYS;
+  guint32               n_before = _sysprof_stack_stash_get_n_nodes (raw->stash);
+  guint32               n_after;
+  guint32               node;
+
+  for (guint i = 0; i < n; i++)
+    {
+      SysprofCaptureAddress address = sample->addrs[i];
+      SysprofAddressContext next;
+
+      if (G_UNLIKELY (address >= MARKER_MIN) && sysprof_address_is_context_switch (address, &next))
+        {
+          if (context_has_node (context))
+            {
+              pos--;
+              raw->keys[pos] = 0;
+              raw->tags[pos] = TAG_CONTEXT | context;
+            }
+          context = next;
+          dropping = raw->no_kernel && context_is_kernel (context);
+          continue;
+        }
+      if (dropping)
+        continue;
+      pos--;
+      raw->keys[pos] = address;
+      raw->tags[pos] = context;
+    }
+  if (context_has_node (context))
+    {
+      pos--;
+      raw->keys[pos] = 0;
+      raw->tags[pos] = TAG_CONTEXT | context;
+    }
+
+  node = _sysprof_stack_stash_add_path (raw->stash, process_node, &raw->keys[pos], &raw->tags[pos], MAX_KEYS - pos);
+
+  /* The nodes this sample created: resolve them at its time. */
+  n_after = _sysprof_stack_stash_get_n_nodes (raw->stash);
+  for (guint32 i = n_before; i < n_after; i++)
+    g_array_append_val (raw->times, sample->frame.time);
+  return node;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Sample cache: most samples repeat a stack seen before.  A 128-bit hash of
+ * the raw sample (pid and addresses) finds its innermost node without
+ * decoding contexts or walking the tree, and the count stays in the cache
+ * entry until the end: a repeated stack costs one hash and one probe. */
+
+typedef struct
+{
+  guint64 hash_a;
+  guint64 hash_b;
+  guint32 node; /* 0: empty slot (the root ends no sample) */
+  guint32 padding;
+  guint64 count;
+} CacheEntry;
+
+typedef struct
+{
+  CacheEntry *entries;
+  guint32     mask;
+  guint32     n_used;
+} SampleCache;
+
+static inline guint64
+fmix64 (guint64 h)
+{
+  h ^= h >> 33;
+  h *= G_GUINT64_CONSTANT (0xff51afd7ed558ccd);
+  h ^= h >> 33;
+  h *= G_GUINT64_CONSTANT (0xc4ceb9fe1a85ec53);
+  h ^= h >> 33;
+  return h;
+}
+
+static inline guint64
+lane_step (guint64 lane, guint64 word)
+{
+  lane = (lane ^ word) * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15);
+  return lane << 29 | lane >> 35;
+}
+
+/* Four independent lanes (word i feeds lane i % 4) keep the multiplier
+ * busy; two different non-linear combinations make the 128 bits. */
+static inline void
+hash_sample (const SysprofCaptureSample *sample, guint64 *a, guint64 *b)
+{
+  /* The reader hands out 8-byte aligned frames; the struct is only packed
+   * for its layout. */
+  const SysprofCaptureAddress *addrs =
+      (const SysprofCaptureAddress *) (gconstpointer) ((const guint8 *) sample + sizeof *sample);
+  guint   n = sample->n_addrs;
+  guint64 l0 = G_GUINT64_CONSTANT (0x452821e638d01377) ^ (guint32) sample->frame.pid;
+  guint64 l1 = G_GUINT64_CONSTANT (0xbe5466cf34e90c6c) ^ n;
+  guint64 l2 = G_GUINT64_CONSTANT (0xc0ac29b7c97c50dd);
+  guint64 l3 = G_GUINT64_CONSTANT (0x3f84d5b5b5470917);
+  guint   i = 0;
+
+  for (; i + 4 <= n; i += 4)
+    {
+      l0 = lane_step (l0, addrs[i]);
+      l1 = lane_step (l1, addrs[i + 1]);
+      l2 = lane_step (l2, addrs[i + 2]);
+      l3 = lane_step (l3, addrs[i + 3]);
+    }
+  for (; i < n; i++)
+    l0 = lane_step (l0, addrs[i]);
+
+  *a = fmix64 (l0 + fmix64 (l1 ^ fmix64 (l2 + fmix64 (l3))));
+  *b = fmix64 (l3 ^ fmix64 (l2 + fmix64 (l1 ^ fmix64 (l0 + G_GUINT64_CONSTANT (0x9216d5d98979fb1b)))));
+}
+
+static inline CacheEntry *
+cache_slot (SampleCache *cache, guint64 a, guint64 b)
+{
+  guint32 slot = (guint32) a & cache->mask;
+
+  for (;;)
+    {
+      CacheEntry *e = &cache->entries[slot];
+
+      if (e->node == 0 || (e->hash_a == a && e->hash_b == b))
+        return e;
+      slot = (slot + 1) & cache->mask;
+    }
+}
+
+static G_GNUC_NO_INLINE void
+cache_grow (SampleCache *cache)
+{
+  CacheEntry *old = cache->entries;
+  guint32     old_size = cache->mask + 1;
+
+  if (old_size > G_MAXUINT32 / 2)
+    g_error ("sample cache: more than %u stacks", old_size / 2);
+  cache->mask = old_size * 2 - 1;
+  cache->entries = _sysprof_table_alloc0 ((gsize) old_size * 2 * sizeof (CacheEntry));
+  for (guint32 i = 0; i < old_size; i++)
+    if (old[i].node != 0)
+      *cache_slot (cache, old[i].hash_a, old[i].hash_b) = old[i];
+  _sysprof_table_free (old, (gsize) old_size * sizeof (CacheEntry));
+}
+
+static gboolean
+read_samples (SysprofCallgraph             *self,
+              SysprofCaptureReader         *reader,
+              const SysprofCallgraphFilter *filter,
+              RawBuilder                   *raw,
+              SysprofCallgraphProgress      progress,
+              gpointer                      user_data,
+              GError                      **error)
+{
+  g_autoptr (GHashTable) pid_verdicts = g_hash_table_new (NULL, NULL);
+  FilterState                state = { filter, self->symbolizer, pid_verdicts, G_MININT64, G_MAXINT64 };
+  gint64                     start = sysprof_capture_reader_get_start_time (reader);
+  const SysprofCaptureError *reader_error;
+  SysprofCaptureFrameType    type;
+  guint64                    bytes_total = 0;
+  guint64                    n_frames = 0;
+  gint32                     last_pid = 0;
+  gboolean                   last_keep = FALSE;
+  guint32                    last_node = 0;
+  gboolean                   have_last = FALSE;
+  const char                *filename = sysprof_capture_reader_get_filename (reader);
+  GStatBuf                   st;
+  SampleCache                cache = { _sysprof_table_alloc0 (4096 * sizeof (CacheEntry)), 4096 - 1, 0 };
+  CacheEntry                *entry;
+  guint64                    hash_a, hash_b;
+
+  state.begin = add_saturating (start, filter->begin_ns);
+  state.end = add_saturating (start, filter->end_ns);
+
+  if (progress != NULL && filename != NULL && g_stat (filename, &st) == 0 && S_ISREG (st.st_mode))
+    bytes_total = (guint64) st.st_size;
+
+  while (sysprof_capture_reader_peek_type (reader, &type))
+    {
+      const SysprofCaptureSample *sample;
+
+      if (progress != NULL && (++n_frames & 0xffff) == 0)
+        progress (sysprof_capture_reader_get_offset (reader), bytes_total, user_data);
+
+      if (type != SYSPROF_CAPTURE_FRAME_SAMPLE)
+        {
+          if (!sysprof_capture_reader_skip (reader))
+            break;
+          continue;
+        }
+
+      if ((sample = sysprof_capture_reader_read_sample (reader)) == NULL)
+        break;
+      self->n_samples_read++;
+
+      if (!have_last || sample->frame.pid != last_pid)
+        {
+          last_pid = sample->frame.pid;
+          last_keep = pid_passes (&state, last_pid);
+          last_node =
+              last_keep ? raw_child (raw, SYSPROF_STACK_STASH_ROOT, (guint32) last_pid, TAG_PROCESS, sample->frame.time)
+                        : 0;
+          have_last = TRUE;
+        }
+      if (!last_keep)
+        continue;
+      if (filter->n_tids > 0 && !tid_passes (filter, sample->tid))
+        continue;
+      if (sample->frame.time < state.begin || sample->frame.time > state.end)
+        continue;
+
+      hash_sample (sample, &hash_a, &hash_b);
+      entry = cache_slot (&cache, hash_a, hash_b);
+      if (G_LIKELY (entry->node != 0))
+        entry->count++;
+      else
+        {
+          *entry = (CacheEntry){ hash_a, hash_b, add_sample (raw, last_node, sample), 0, 1 };
+          if (++cache.n_used * 2 > cache.mask)
+            cache_grow (&cache);
+        }
+      self->n_samples++;
+    }
+
+  {
+    SysprofStackNode *nodes = _sysprof_stack_stash_get_nodes (raw->stash);
+
+    for (guint32 i = 0; i <= cache.mask; i++)
+      if (cache.entries[i].node != 0)
+        nodes[cache.entries[i].node].self += cache.entries[i].count;
+    _sysprof_table_free (cache.entries, ((gsize) cache.mask + 1) * sizeof (CacheEntry));
+  }
+
+  reader_error = sysprof_capture_reader_get_error (reader);
+  if (reader_error->code != 0)
+    {
+      GIOErrorEnum code = reader_error->code == EBADMSG || reader_error->code == EIO
+                              ? G_IO_ERROR_INVALID_DATA
+                              : g_io_error_from_errno (reader_error->code);
+
+      g_set_error_literal (error, G_IO_ERROR, code, reader_error->message);
+      return FALSE;
+    }
+
+  if (progress != NULL)
+    progress (sysprof_capture_reader_get_offset (reader), bytes_total, user_data);
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------------ */
+/* From raw addresses to functions */
+
+/* One address node of the raw tree, to resolve. */
+typedef struct
+{
+  guint64 address;
+  gint32  pid;
+  guint32 context;
+  guint32 node;
+} Pending;
+
+static gint
+compare_pending (gconstpointer a, gconstpointer b)
+{
+  const Pending *pa = a;
+  const Pending *pb = b;
+
+  if (pa->pid != pb->pid)
+    return pa->pid < pb->pid ? -1 : 1;
+  if (pa->context != pb->context)
+    return pa->context < pb->context ? -1 : 1;
+  if (pa->address != pb->address)
+    return pa->address < pb->address ? -1 : 1;
+  return 0;
+}
+
+static guint
+function_of_symbol (SysprofCallgraph *self, const SysprofSymbol *symbol, guint64 address)
+{
+  g_autofree char *name = NULL;
+  SysprofSymbol   *owned;
+
+  if (G_LIKELY (symbol != NULL))
+    return symbol_function (self, symbol);
+
+  /* The symbolizer promises a symbol; should it fail, the address stays
+   * visible rather than disappearing from the stack. */
+  name = g_strdup_printf ("0x%" G_GINT64_MODIFIER "x", address);
+  owned = (SysprofSymbol *) new_owned_symbol (self, name);
+  owned->kind = SYSPROF_SYMBOL_UNRESOLVED;
+  return add_function (self, owned, SYSPROF_CALLGRAPH_FUNCTION_CODE);
+}
+
+/* The function of every address node, in @functions (indexed by node).
+ * Each distinct (pid, context, address) is resolved once; sorted, the
+ * addresses of one function come together, and the range the symbolizer
+ * reports for a symbol answers its neighbours without asking again. */
+static void
+resolve_addresses (SysprofCallgraph *self, RawBuilder *raw, const gint32 *pids, guint *functions)
+{
+  guint32                 n = _sysprof_stack_stash_get_n_nodes (raw->stash);
+  const SysprofStackNode *nodes = _sysprof_stack_stash_get_nodes (raw->stash);
+  const gint64           *times = (const gint64 *) (gpointer) raw->times->data;
+  g_autoptr (GArray) pending = g_array_new (FALSE, FALSE, sizeof (Pending));
+  const Pending *p;
+  gboolean       have_range = FALSE;
+  gint32         range_pid = 0;
+  guint32        range_context = 0;
+  guint64        range_begin = 0;
+  guint64        range_end = 0;
+  guint          range_function = 0;
+
+  for (guint32 i = 1; i < n; i++)
+    if ((nodes[i].tag & (TAG_CONTEXT | TAG_PROCESS)) == 0)
+      {
+        Pending e = { nodes[i].key, pids[i], nodes[i].tag, i };
+        g_array_append_val (pending, e);
+      }
+  g_array_sort (pending, compare_pending);
+
+  p = (const Pending *) (gconstpointer) pending->data;
+  for (guint i = 0; i < pending->len; i++)
+    {
+      if (!have_range || p[i].pid != range_pid || p[i].context != range_context || p[i].address < range_begin
+          || p[i].address >= range_end)
+        {
+          const SysprofSymbol *symbol = _sysprof_symbolizer_lookup_range (
+              self->symbolizer, p[i].pid, times[p[i].node], p[i].context, p[i].address, &range_begin, &range_end);
+
+          if (range_begin > p[i].address || range_end <= p[i].address)
+            {
+              range_begin = p[i].address;
+              range_end = p[i].address + 1;
+            }
+          range_function = function_of_symbol (self, symbol, p[i].address);
+          range_pid = p[i].pid;
+          range_context = p[i].context;
+          have_range = TRUE;
+        }
+      functions[p[i].node] = range_function;
+    }
+}
+
+/* Parents come before their children in the raw array, so one pass in
+ * order maps every raw node to its node of functions. */
+static SysprofStackStash *
+build_function_tree (SysprofCallgraph *self, RawBuilder *raw)
+{
+  g_autoptr (SysprofStackStash) tree = _sysprof_stack_stash_new ();
+  guint32                 n = _sysprof_stack_stash_get_n_nodes (raw->stash);
+  const SysprofStackNode *nodes = _sysprof_stack_stash_get_nodes (raw->stash);
+  g_autofree gint32      *pids = g_new (gint32, n);
+  g_autofree guint       *functions = g_new0 (guint, n);
+  g_autofree guint32     *mapped = g_new (guint32, n);
+
+  pids[0] = 0;
+  for (guint32 i = 1; i < n; i++)
+    {
+      const SysprofStackNode *r = &nodes[i];
+
+      if (r->tag == TAG_PROCESS)
+        {
+          pids[i] = (gint32) (guint32) r->key;
+          functions[i] = process_function (self, pids[i]);
+        }
+      else
+        {
+          pids[i] = pids[r->parent];
+          if (r->tag & TAG_CONTEXT)
+            functions[i] = context_function (self, r->tag & ~TAG_CONTEXT);
+        }
+    }
+  resolve_addresses (self, raw, pids, functions);
+
+  mapped[0] = SYSPROF_STACK_STASH_ROOT;
+  for (guint32 i = 1; i < n; i++)
+    {
+      mapped[i] = _sysprof_stack_stash_child (tree, mapped[nodes[i].parent], functions[i], 0, NULL);
+      _sysprof_stack_stash_get_nodes (tree)[mapped[i]].self += nodes[i].self;
+    }
+  return g_steal_pointer (&tree);
+}
+
+static gint
+compare_children (gconstpointer a, gconstpointer b, gpointer user_data)
+{
+  gpointer               *closure = user_data;
+  SysprofCallgraph       *self = closure[0];
+  const SysprofStackNode *nodes = closure[1];
+  const SysprofStackNode *na = &nodes[GPOINTER_TO_UINT (a)];
+  const SysprofStackNode *nb = &nodes[GPOINTER_TO_UINT (b)];
+  int                     cmp;
+
+  if (na->total != nb->total)
+    return na->total > nb->total ? -1 : 1;
+  cmp = strcmp (function_at (self, (guint) na->key)->symbol->name, function_at (self, (guint) nb->key)->symbol->name);
+  if (cmp != 0)
+    return cmp;
+  return na->key < nb->key ? -1 : na->key > nb->key;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Walking the public tree */
+
+/* Depth first, children in order; @leave may be NULL.  @enter returns FALSE
+ * to stop the walk. */
+typedef gboolean (*NodeVisit) (const SysprofCallgraphNode *node, gpointer user_data);
+
+static void
+walk_nodes (const SysprofCallgraphNode *root, NodeVisit enter, NodeVisit leave, gpointer user_data)
+{
+  const SysprofCallgraphNode *current = root;
+
+  if (!enter (current, user_data))
+    return;
+  for (;;)
+    {
+      if (current->first_child != NULL)
+        {
+          current = current->first_child;
+          if (!enter (current, user_data))
+            return;
+          continue;
+        }
+      for (;;)
+        {
+          if (leave != NULL)
+            leave (current, user_data);
+          if (current == root)
+            return;
+          if (current->next_sibling != NULL)
+            {
+              current = current->next_sibling;
+              if (!enter (current, user_data))
+                return;
+              break;
+            }
+          current = current->parent;
+        }
+    }
+}
+
+typedef struct
+{
+  SysprofCallgraph *self;
+  guint32          *on_path; /* per function: how many nodes of the current path */
+} TotalsWalk;
+
+static gboolean
+totals_enter (const SysprofCallgraphNode *node, gpointer user_data)
+{
+  TotalsWalk               *walk = user_data;
+  SysprofCallgraphFunction *function = (SysprofCallgraphFunction *) node->function;
+
+  function->self += node->self;
+  if (walk->on_path[function->index]++ == 0)
+    function->total += node->total;
+  return TRUE;
+}
+
+static gboolean
+totals_leave (const SysprofCallgraphNode *node, gpointer user_data)
+{
+  TotalsWalk *walk = user_data;
+
+  walk->on_path[node->function->index]--;
+  return TRUE;
+}
+
+static void
+publish_tree (SysprofCallgraph *self, SysprofStackStash *tree)
+{
+  const SysprofStackNode *nodes;
+  gpointer                closure[2];
+  guint32                 n = _sysprof_stack_stash_get_n_nodes (tree);
+  SysprofCallgraphNode   *out;
+  g_autofree guint32     *on_path = NULL;
+  TotalsWalk              walk;
+
+  _sysprof_stack_stash_compute_totals (tree);
+  nodes = _sysprof_stack_stash_get_nodes (tree);
+  closure[0] = self;
+  closure[1] = (gpointer) nodes;
+  _sysprof_stack_stash_sort_children (tree, compare_children, closure);
+
+  out = g_new0 (SysprofCallgraphNode, n);
+  for (guint32 i = 0; i < n; i++)
+    {
+      const SysprofStackNode *s = &nodes[i];
+
+      out[i].function = function_at (self, (guint) s->key);
+      out[i].parent = i == SYSPROF_STACK_STASH_ROOT ? NULL : &out[s->parent];
+      out[i].first_child = s->first_child != SYSPROF_STACK_STASH_NONE ? &out[s->first_child] : NULL;
+      out[i].next_sibling = s->next_sibling != SYSPROF_STACK_STASH_NONE ? &out[s->next_sibling] : NULL;
+      out[i].self = s->self;
+      out[i].total = s->total;
+      out[i].depth = s->depth;
+    }
+  self->nodes = out;
+  self->n_nodes = n;
+
+  on_path = g_new0 (guint32, self->functions->len);
+  walk.self = self;
+  walk.on_path = on_path;
+  walk_nodes (&self->nodes[0], totals_enter, totals_leave, &walk);
+}
+
+SysprofCallgraph *
+sysprof_callgraph_new (SysprofCaptureReader         *reader,
+                       SysprofSymbolizer            *symbolizer,
+                       const SysprofCallgraphFilter *filter,
+                       SysprofCallgraphProgress      progress,
+                       gpointer                      user_data,
+                       GError                      **error)
+{
+  static const SysprofCallgraphFilter defaults = SYSPROF_CALLGRAPH_FILTER_INIT;
+  g_autoptr (SysprofCallgraph) self = NULL;
+  g_autoptr (SysprofStackStash) tree = NULL;
+  g_autofree guint64 *keys = NULL;
+  g_autofree guint32 *tags = NULL;
+  g_autoptr (GArray) times = NULL;
+  g_autoptr (SysprofStackStash) stash = NULL;
+  RawBuilder raw;
+  gint64     zero = 0;
+
+  g_return_val_if_fail (reader != NULL, NULL);
+  g_return_val_if_fail (SYSPROF_IS_SYMBOLIZER (symbolizer), NULL);
+  g_return_val_if_fail (filter == NULL || filter->size >= sizeof (SysprofCallgraphFilter), NULL);
+  g_return_val_if_fail (filter == NULL || filter->n_pids == 0 || filter->pids != NULL, NULL);
+  g_return_val_if_fail (filter == NULL || filter->n_tids == 0 || filter->tids != NULL, NULL);
+  g_return_val_if_fail (filter == NULL || filter->n_comms == 0 || filter->comms != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (filter == NULL)
+    filter = &defaults;
+
+  self = g_object_new (SYSPROF_TYPE_CALLGRAPH, NULL);
+  self->symbolizer = g_object_ref (symbolizer);
+  add_function (self, new_owned_symbol (self, "[Everything]"), SYSPROF_CALLGRAPH_FUNCTION_ROOT);
+
+  keys = g_new (guint64, MAX_KEYS);
+  tags = g_new (guint32, MAX_KEYS);
+  times = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_array_append_val (times, zero);
+  stash = _sysprof_stack_stash_new ();
+  raw = (RawBuilder){ stash, times, keys, tags, filter->no_kernel };
+
+  if (!sysprof_capture_reader_reset (reader))
+    {
+      const SysprofCaptureError *reader_error = sysprof_capture_reader_get_error (reader);
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (reader_error->code ? reader_error->code : EIO), "%s",
+                   reader_error->code ? reader_error->message : "The capture cannot be rewound.");
+      return NULL;
+    }
+  if (!read_samples (self, reader, filter, &raw, progress, user_data, error))
+    return NULL;
+  g_clear_pointer (&keys, g_free);
+  g_clear_pointer (&tags, g_free);
+
+  tree = build_function_tree (self, &raw);
+  g_clear_pointer (&stash, _sysprof_stack_stash_free);
+  g_clear_pointer (&times, g_array_unref);
+  publish_tree (self, tree);
+
+  g_clear_pointer (&self->symbol_functions, g_hash_table_unref);
+  g_clear_pointer (&self->process_functions, g_hash_table_unref);
+  return g_steal_pointer (&self);
+}
+
+guint64
+sysprof_callgraph_get_n_samples (SysprofCallgraph *self)
+{
+  g_return_val_if_fail (SYSPROF_IS_CALLGRAPH (self), 0);
+
+  return self->n_samples;
+}
+
+guint64
+sysprof_callgraph_get_n_samples_read (SysprofCallgraph *self)
+{
+  g_return_val_if_fail (SYSPROF_IS_CALLGRAPH (self), 0);
+
+  return self->n_samples_read;
+}
+
+guint
+sysprof_callgraph_get_n_functions (SysprofCallgraph *self)
+{
+  g_return_val_if_fail (SYSPROF_IS_CALLGRAPH (self), 0);
+
+  return self->functions->len;
+}
+
+const SysprofCallgraphFunction *
+sysprof_callgraph_get_function (SysprofCallgraph *self, guint index)
+{
+  g_return_val_if_fail (SYSPROF_IS_CALLGRAPH (self), NULL);
+  g_return_val_if_fail (index < self->functions->len, NULL);
+
+  return function_at (self, index);
+}
+
+const SysprofCallgraphFunction *
+sysprof_callgraph_find_function (SysprofCallgraph *self, const char *name, const char *library)
+{
+  const SysprofCallgraphFunction *best = NULL;
+
+  g_return_val_if_fail (SYSPROF_IS_CALLGRAPH (self), NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+
+  for (guint i = 0; i < self->functions->len; i++)
+    {
+      const SysprofCallgraphFunction *function = function_at (self, i);
+
+      if (!g_str_equal (function->symbol->name, name))
+        continue;
+      if (library != NULL && !g_str_equal (function->symbol->library, library))
+        continue;
+      if (best == NULL || function->total > best->total)
+        best = function;
+    }
+  return best;
+}
+
+const SysprofCallgraphNode *
+sysprof_callgraph_get_root (SysprofCallgraph *self)
+{
+  g_return_val_if_fail (SYSPROF_IS_CALLGRAPH (self), NULL);
+
+  return &self->nodes[0];
+}
+
+/* ------------------------------------------------------------------------ */
+/* Callers and callees */
+
+typedef struct
+{
+  const SysprofCallgraphFunction *function;
+  gboolean                        callers; /* else callees */
+  guint32                        *on_path; /* per other function: edges with it on the current path */
+  guint64                        *samples;
+} EdgeWalk;
+
+/* The other end of the edge between @node and its parent, when that edge
+ * touches the function of interest. */
+static const SysprofCallgraphFunction *
+edge_other (EdgeWalk *walk, const SysprofCallgraphNode *node)
+{
+  if (node->parent == NULL)
+    return NULL;
+  if (walk->callers)
+    return node->function == walk->function ? node->parent->function : NULL;
+  return node->parent->function == walk->function ? node->function : NULL;
+}
+
+static gboolean
+edge_enter (const SysprofCallgraphNode *node, gpointer user_data)
+{
+  EdgeWalk                       *walk = user_data;
+  const SysprofCallgraphFunction *other = edge_other (walk, node);
+
+  /* An edge already on the path (recursion) has counted these samples. */
+  if (other != NULL && walk->on_path[other->index]++ == 0)
+    walk->samples[other->index] += node->total;
+  return TRUE;
+}
+
+static gboolean
+edge_leave (const SysprofCallgraphNode *node, gpointer user_data)
+{
+  EdgeWalk                       *walk = user_data;
+  const SysprofCallgraphFunction *other = edge_other (walk, node);
+
+  if (other != NULL)
+    walk->on_path[other->index]--;
+  return TRUE;
+}
+
+static gint
+compare_edges (gconstpointer a, gconstpointer b)
+{
+  const SysprofCallgraphEdge *ea = a;
+  const SysprofCallgraphEdge *eb = b;
+  int                         cmp;
+
+  if (ea->samples != eb->samples)
+    return ea->samples > eb->samples ? -1 : 1;
+  cmp = strcmp (ea->function->symbol->name, eb->function->symbol->name);
+  if (cmp != 0)
+    return cmp;
+  return ea->function->index < eb->function->index ? -1 : ea->function->index > eb->function->index;
+}
+
+static GArray *
+list_edges (SysprofCallgraph *self, const SysprofCallgraphFunction *function, gboolean callers)
+{
+  g_autofree guint32 *on_path = g_new0 (guint32, self->functions->len);
+  g_autofree guint64 *samples = g_new0 (guint64, self->functions->len);
+  EdgeWalk            walk = { function, callers, on_path, samples };
+  GArray             *edges = g_array_new (FALSE, FALSE, sizeof (SysprofCallgraphEdge));
+
+  walk_nodes (&self->nodes[0], edge_enter, edge_leave, &walk);
+  for (guint i = 0; i < self->functions->len; i++)
+    if (samples[i] > 0)
+      {
+        SysprofCallgraphEdge edge = { function_at (self, i), samples[i] };
+        g_array_append_val (edges, edge);
+      }
+  g_array_sort (edges, compare_edges);
+  return edges;
+}
+
+static gboolean
+owns_function (SysprofCallgraph *self, const SysprofCallgraphFunction *function)
+{
+  return function != NULL && function->index < self->functions->len && function_at (self, function->index) == function;
+}
+
+GArray *
+sysprof_callgraph_list_callers (SysprofCallgraph *self, const SysprofCallgraphFunction *function)
+{
+  g_return_val_if_fail (SYSPROF_IS_CALLGRAPH (self), NULL);
+  g_return_val_if_fail (owns_function (self, function), NULL);
+
+  return list_edges (self, function, TRUE);
+}
+
+GArray *
+sysprof_callgraph_list_callees (SysprofCallgraph *self, const SysprofCallgraphFunction *function)
+{
+  g_return_val_if_fail (SYSPROF_IS_CALLGRAPH (self), NULL);
+  g_return_val_if_fail (owns_function (self, function), NULL);
+
+  return list_edges (self, function, FALSE);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Distinct stacks */
+
+typedef struct
+{
+  SysprofCallgraphStackFunc func;
+  gpointer                  user_data;
+  GPtrArray                *path;
+} StackWalk;
+
+static gboolean
+stack_enter (const SysprofCallgraphNode *node, gpointer user_data)
+{
+  StackWalk *walk = user_data;
+
+  if (node->depth == 0)
+    return TRUE;
+  if (walk->path->len < node->depth)
+    g_ptr_array_set_size (walk->path, node->depth);
+  walk->path->pdata[node->depth - 1] = (gpointer) node->function;
+  if (node->self == 0)
+    return TRUE;
+  return walk->func ((const SysprofCallgraphFunction *const *) walk->path->pdata, node->depth, node->self,
+                     walk->user_data);
+}
+
+void
+sysprof_callgraph_foreach_stack (SysprofCallgraph *self, SysprofCallgraphStackFunc func, gpointer user_data)
+{
+  g_autoptr (GPtrArray) path = g_ptr_array_new ();
+  StackWalk walk = { func, user_data, path };
+
+  g_return_if_fail (SYSPROF_IS_CALLGRAPH (self));
+  g_return_if_fail (func != NULL);
+
+  walk_nodes (&self->nodes[0], stack_enter, NULL, &walk);
+}

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#if !defined(SYSPROF_INSIDE) && !defined(SYSPROF_COMPILATION)
+#error "Only <sysprof.h> can be included directly."
+#endif
+
+#include <gio/gio.h>
+#include <sysprof-capture.h>
+
+#include "sysprof-symbolizer.h"
+
+G_BEGIN_DECLS
+
+/* Which samples and frames count.  The struct will grow: set @size to
+ * sizeof (SysprofCallgraphFilter), most simply by starting from
+ * SYSPROF_CALLGRAPH_FILTER_INIT or sysprof_callgraph_filter_init().  A
+ * sample counts when it passes every condition that is set. */
+typedef struct
+{
+  gsize size;
+  /* Process ids (the frame's pid); @n_pids 0: any. */
+  const gint32 *pids;
+  gsize         n_pids;
+  /* Thread ids (the sample's tid); @n_tids 0: any. */
+  const gint32 *tids;
+  gsize         n_tids;
+  /* Process names, as sysprof_symbolizer_get_process_name() gives them; a
+   * name also matches the base name of its first word (so "sh" matches
+   * "/bin/sh -c true").  @n_comms 0: any. */
+  const char *const *comms;
+  gsize              n_comms;
+  /* Time window in nanoseconds from the capture's start time (the header's),
+   * both ends included.  G_MININT64 / G_MAXINT64: unbounded. */
+  gint64 begin_ns;
+  gint64 end_ns;
+  /* Drop the frames sampled in kernel context (kernel, hypervisor, guest
+   * kernel).  The context node ("- - kernel - -") stays, and carries the time
+   * spent below it as its own. */
+  gboolean no_kernel;
+} SysprofCallgraphFilter;
+
+#define SYSPROF_CALLGRAPH_FILTER_INIT                                                         \
+  {                                                                                           \
+    sizeof (SysprofCallgraphFilter), NULL, 0, NULL, 0, NULL, 0, G_MININT64, G_MAXINT64, FALSE \
+  }
+
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_callgraph_filter_init (SysprofCallgraphFilter *filter);
+
+typedef enum
+{
+  SYSPROF_CALLGRAPH_FUNCTION_ROOT,    /* "[Everything]": the root, every sample */
+  SYSPROF_CALLGRAPH_FUNCTION_PROCESS, /* "[name]": the processes of that name (or "[Process PID]") */
+  SYSPROF_CALLGRAPH_FUNCTION_CONTEXT, /* "- - kernel - -": where a stack enters another perf context */
+  SYSPROF_CALLGRAPH_FUNCTION_CODE,    /* a symbol of the symbolizer, resolved or not */
+} SysprofCallgraphFunctionKind;
+
+/* One function of the callgraph, read-only, valid as long as the callgraph.
+ * Counts are numbers of samples. */
+typedef struct
+{
+  /* Name, library and symbol kind.  CODE functions share the symbolizer's
+   * interned symbol (the callgraph keeps the symbolizer alive); the others
+   * have symbols of kind SYSPROF_SYMBOL_CONTEXT owned by the callgraph, with
+   * library "". */
+  const SysprofSymbol         *symbol;
+  SysprofCallgraphFunctionKind kind;
+  /* Position for sysprof_callgraph_get_function(); 0 is the root. */
+  guint index;
+  /* Samples whose innermost frame is this function. */
+  guint64 self;
+  /* Samples with this function anywhere in the stack, each counted once even
+   * when the function recurses. */
+  guint64 total;
+} SysprofCallgraphFunction;
+
+/* A node of the top-down tree: the root, then one node per process name,
+ * then the frames from the outermost in; a node is one path from the root.
+ * Read-only, valid as long as the callgraph. */
+typedef struct _SysprofCallgraphNode SysprofCallgraphNode;
+struct _SysprofCallgraphNode
+{
+  const SysprofCallgraphFunction *function;
+  const SysprofCallgraphNode     *parent;       /* NULL for the root */
+  const SysprofCallgraphNode     *first_child;  /* children by total, largest first (ties by name) */
+  const SysprofCallgraphNode     *next_sibling; /* NULL: the last child */
+  guint64                         self;         /* samples that end here */
+  guint64                         total;        /* samples that pass through here */
+  guint                           depth;        /* 0 for the root, 1 for processes */
+};
+
+/* A caller or callee of a function and the samples in which that call is on
+ * the stack (each sample once, recursion included). */
+typedef struct
+{
+  const SysprofCallgraphFunction *function;
+  guint64                         samples;
+} SysprofCallgraphEdge;
+
+/* Progress of the reading pass: @bytes_read of @bytes_total (0 when unknown,
+ * e.g. a pipe).  Called every 65536 frames and once at the end. */
+typedef void (*SysprofCallgraphProgress) (guint64 bytes_read, guint64 bytes_total, gpointer user_data);
+
+/* The frames of one distinct stack, outermost first, starting with the
+ * process node (the root is left out); @n_samples samples ended with it.
+ * Return FALSE to stop. */
+typedef gboolean (*SysprofCallgraphStackFunc) (const SysprofCallgraphFunction *const *frames,
+                                               guint                                  n_frames,
+                                               guint64                                n_samples,
+                                               gpointer                               user_data);
+
+#define SYSPROF_TYPE_CALLGRAPH (sysprof_callgraph_get_type ())
+
+/* The callgraph of the SAMPLE frames of a capture, the way Sysprof shows it:
+ * per-function self and total, callers and callees, a top-down tree and the
+ * distinct stacks.
+ *
+ * Stacks are first collected as raw addresses in a prefix tree per process
+ * (identical stacks collapse), then each distinct (pid, address, context) is
+ * resolved once, then the tree of functions is built from the distinct
+ * paths: the cost of symbolizing does not grow with the number of samples.
+ * Frames in a non-user perf context are preceded, on their outer side, by a
+ * context node ("- - kernel - -"), as in Sysprof 3.46; the markers themselves
+ * are not frames.  Immutable once built. */
+SYSPROF_AVAILABLE_IN_ALL
+G_DECLARE_FINAL_TYPE (SysprofCallgraph, sysprof_callgraph, SYSPROF, CALLGRAPH, GObject)
+
+/* Rewinds @reader and reads it to the end; @symbolizer must have been
+ * loaded from the same capture (the callgraph keeps a reference on it).
+ * @filter NULL: every sample.  @progress may be NULL.  A capture that cannot
+ * be read to its end (corrupt or truncated) fails with G_IO_ERROR_INVALID_DATA
+ * (another G_IO_ERROR code for an I/O error) and the reader's message, which
+ * names the byte offset. */
+SYSPROF_AVAILABLE_IN_ALL
+SysprofCallgraph *sysprof_callgraph_new (SysprofCaptureReader         *reader,
+                                         SysprofSymbolizer            *symbolizer,
+                                         const SysprofCallgraphFilter *filter,
+                                         SysprofCallgraphProgress      progress,
+                                         gpointer                      user_data,
+                                         GError                      **error);
+/* Samples that passed the filter: the root's total, and the base of every
+ * percentage. */
+SYSPROF_AVAILABLE_IN_ALL
+guint64 sysprof_callgraph_get_n_samples (SysprofCallgraph *self);
+/* SAMPLE frames in the capture, filtered or not. */
+SYSPROF_AVAILABLE_IN_ALL
+guint64 sysprof_callgraph_get_n_samples_read (SysprofCallgraph *self);
+SYSPROF_AVAILABLE_IN_ALL
+guint sysprof_callgraph_get_n_functions (SysprofCallgraph *self);
+/* Functions in the order they were met; 0 is the root. */
+SYSPROF_AVAILABLE_IN_ALL
+const SysprofCallgraphFunction *sysprof_callgraph_get_function (SysprofCallgraph *self, guint index);
+/* The function named @name (exactly) in @library (NULL: any library; of
+ * several, the one with the largest total), or NULL. */
+SYSPROF_AVAILABLE_IN_ALL
+const SysprofCallgraphFunction *
+sysprof_callgraph_find_function (SysprofCallgraph *self, const char *name, const char *library);
+SYSPROF_AVAILABLE_IN_ALL
+const SysprofCallgraphNode *sysprof_callgraph_get_root (SysprofCallgraph *self);
+/* The functions that call @function directly (a process node when it is the
+ * outermost frame, a context node when it is the first kernel frame), as a
+ * GArray of SysprofCallgraphEdge, most samples first (ties by name). */
+SYSPROF_AVAILABLE_IN_ALL
+GArray *sysprof_callgraph_list_callers (SysprofCallgraph *self, const SysprofCallgraphFunction *function);
+/* The functions @function calls directly, likewise. */
+SYSPROF_AVAILABLE_IN_ALL
+GArray *sysprof_callgraph_list_callees (SysprofCallgraph *self, const SysprofCallgraphFunction *function);
+/* Calls @func once per distinct stack of functions (stacks that differ only
+ * in addresses within the same functions are one), in depth-first order of
+ * the tree.  The counts add up to sysprof_callgraph_get_n_samples(). */
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_callgraph_foreach_stack (SysprofCallgraph *self, SysprofCallgraphStackFunc func, gpointer user_data);
+
+G_END_DECLS

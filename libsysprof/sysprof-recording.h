@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#if !defined(SYSPROF_INSIDE) && !defined(SYSPROF_COMPILATION)
+#error "Only <sysprof.h> can be included directly."
+#endif
+
+#include <gio/gio.h>
+#include <sysprof-capture.h>
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  SYSPROF_RECORDING_PHASE_IDLE,      /* not started */
+  SYSPROF_RECORDING_PHASE_STARTING,  /* opening the capture, asking sysprofd (and polkit) */
+  SYSPROF_RECORDING_PHASE_RECORDING, /* samples are being written */
+  SYSPROF_RECORDING_PHASE_STOPPING,  /* the capture is being finalized */
+  SYSPROF_RECORDING_PHASE_DECODING,  /* the symbol table is being appended */
+  SYSPROF_RECORDING_PHASE_FINISHED,  /* record_async completed */
+} SysprofRecordingPhase;
+
+typedef enum
+{
+  SYSPROF_RECORDING_MODE_NONE,       /* not decided yet */
+  SYSPROF_RECORDING_MODE_DAEMON,     /* a session of sysprofd on the system bus */
+  SYSPROF_RECORDING_MODE_IN_PROCESS, /* root, sysprofd not on the bus: the instruments run here */
+} SysprofRecordingMode;
+
+#define SYSPROF_TYPE_RECORDING (sysprof_recording_get_type ())
+
+/* One recording into a capture file, driven by the caller's main loop.
+ *
+ * The capture file is opened by this process, as its user (so the file
+ * belongs to the user), and handed to sysprofd (org.gnome.Sysprof3 on the
+ * system bus, $DBUS_SYSTEM_BUS_ADDRESS honoured), which records into it
+ * after polkit authorized the action org.gnome.sysprof3.profile.  When
+ * sysprofd is not on the bus and the process runs as root, the same
+ * instruments run in-process (SysprofSessionRecorder) instead.
+ *
+ * Usage: sysprof_recording_new(), the setters, sysprof_recording_record_async()
+ * from a thread running the thread-default main context, then
+ * sysprof_recording_stop() whenever the recording should end (e.g. on
+ * SIGINT).  Signals, emitted in that context:
+ *   "phase-changed"  void (*) (SysprofRecording *, gpointer): see get_phase();
+ *   "progress"       void (*) (SysprofRecording *, gpointer): about 4 times a
+ *                    second while recording and decoding; see the getters.
+ *
+ * The recording ends on sysprof_recording_stop(), when the command exits,
+ * after the max duration, or when sysprofd ends the session (its max-bytes
+ * limit).  The capture is then finalized and, unless decoding was turned
+ * off, a `__symbols__` table is appended (sysprof_symbol_map_append_to_fd),
+ * so the capture shows function names on another machine.
+ *
+ * A command is started held (forked, waiting before exec) before the session
+ * starts, and released once samples are being written, so its start-up is
+ * recorded; if the recording cannot start it never runs.  When the recording
+ * ends while the command still runs, the command gets SIGTERM, and SIGKILL 2 s
+ * later; record_async completes after it was reaped.  If the thread that
+ * started the recording dies first, the command gets SIGTERM too
+ * (PR_SET_PDEATHSIG). */
+SYSPROF_AVAILABLE_IN_ALL
+G_DECLARE_FINAL_TYPE (SysprofRecording, sysprof_recording, SYSPROF, RECORDING, GObject)
+
+SYSPROF_AVAILABLE_IN_ALL
+SysprofRecording *sysprof_recording_new (void);
+
+/* Setters: only before sysprof_recording_record_async(). */
+
+/* Required.  Created with mode 0644; an existing file is an error
+ * (G_IO_ERROR_EXISTS) unless @force.  With @force an existing file is
+ * truncated only once the recording is about to start. */
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_recording_set_capture_path (SysprofRecording *self, const char *path, gboolean force);
+/* Samples per second and CPU: 1 to 10000, 0 for the default (997). */
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_recording_set_frequency (SysprofRecording *self, guint frequency_hz);
+/* Restricts sampling to processes (with their children from now on); the
+ * command, when there is one, is added to them.  Default: the whole system. */
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_recording_add_pid (SysprofRecording *self, GPid pid);
+/* Perf stack sampling; default TRUE. */
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_recording_set_cpu_sampling (SysprofRecording *self, gboolean cpu_sampling);
+/* System counters among "cpu", "memory", "disk", "network" (NULL or empty:
+ * none, the default). */
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_recording_set_counters (SysprofRecording *self, const char *const *counters);
+/* Stop after @seconds (1 to 86400); 0, the default, for no limit. */
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_recording_set_max_duration (SysprofRecording *self, guint seconds);
+/* A command to run while recording (argv[0] is looked up in $PATH), with
+ * this process's environment plus the variables of sysprof_recording_setenv();
+ * the recording stops when it exits. */
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_recording_set_command (SysprofRecording *self, const char *const *argv);
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_recording_setenv (SysprofRecording *self, const char *variable, const char *value);
+/* Append the symbol table at the end; default TRUE. */
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_recording_set_decode (SysprofRecording *self, gboolean decode);
+
+/* Records until one of the ends listed above.  Completes with TRUE when a
+ * capture was written, even if decoding failed (see get_warnings()) or the
+ * command failed (see get_command_wait_status()).  Errors (G_IO_ERROR):
+ *  - EXISTS: the capture file exists and force was not set;
+ *  - NOT_FOUND: sysprofd is not on the system bus (and not root);
+ *  - PERMISSION_DENIED: polkit refused org.gnome.sysprof3.profile, or the
+ *    bus policy refused the call;
+ *  - CANCELLED: stopped before recording started;
+ *  - others: the capture cannot be written, the command cannot be run,
+ *    sysprofd failed or left the bus while recording.
+ * A capture file this call created is removed when recording never started;
+ * once recording started, the file is kept, whatever the outcome. */
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_recording_record_async (SysprofRecording *self, GAsyncReadyCallback callback, gpointer user_data);
+SYSPROF_AVAILABLE_IN_ALL
+gboolean sysprof_recording_record_finish (SysprofRecording *self, GAsyncResult *result, GError **error);
+/* Moves on towards the end, keeping the capture: while starting, abandons
+ * (CANCELLED); while recording, stops and finalizes; while the capture is
+ * being finalized, skips decoding; while decoding, abandons decoding (the
+ * capture stays valid, without a symbol table, and untouched: decoding works
+ * on a copy until it is complete). */
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_recording_stop (SysprofRecording *self);
+
+SYSPROF_AVAILABLE_IN_ALL
+SysprofRecordingPhase sysprof_recording_get_phase (SysprofRecording *self);
+SYSPROF_AVAILABLE_IN_ALL
+SysprofRecordingMode sysprof_recording_get_mode (SysprofRecording *self);
+/* Microseconds recorded so far (frozen once stopped). */
+SYSPROF_AVAILABLE_IN_ALL
+gint64 sysprof_recording_get_elapsed (SysprofRecording *self);
+/* Stack samples written so far. */
+SYSPROF_AVAILABLE_IN_ALL
+guint64 sysprof_recording_get_n_samples (SysprofRecording *self);
+/* Size of the capture so far. */
+SYSPROF_AVAILABLE_IN_ALL
+guint64 sysprof_recording_get_n_bytes (SysprofRecording *self);
+/* Records that could not be kept (perf ring overflows). */
+SYSPROF_AVAILABLE_IN_ALL
+guint64 sysprof_recording_get_n_lost (SysprofRecording *self);
+/* While decoding: addresses resolved and to resolve (0, 0 before it knows). */
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_recording_get_decode_progress (SysprofRecording *self, guint64 *done, guint64 *total);
+/* The command's pid once it was forked, else 0. */
+SYSPROF_AVAILABLE_IN_ALL
+GPid sysprof_recording_get_command_pid (SysprofRecording *self);
+/* The command's wait status (see waitpid(2)) once it was reaped, else -1. */
+SYSPROF_AVAILABLE_IN_ALL
+int sysprof_recording_get_command_wait_status (SysprofRecording *self);
+/* Why recording ended ("stopped", "the command exited", "stopped after
+ * max-duration", sysprofd's reason), or NULL while recording. */
+SYSPROF_AVAILABLE_IN_ALL
+const char *sysprof_recording_get_stop_reason (SysprofRecording *self);
+/* Problems that left a usable capture (decoding failed or was abandoned, an
+ * incomplete /proc snapshot in-process, ...): a NULL-terminated list, never
+ * NULL. */
+SYSPROF_AVAILABLE_IN_ALL
+const char *const *sysprof_recording_get_warnings (SysprofRecording *self);
+
+G_END_DECLS

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# The main job end to end: the unprivileged user records the whole system
+# through sysprofd with sysprof-cli while tests/workloads/hot-functions runs,
+# and sysprof-report tells where the time went, with real names, also once the
+# binaries are gone, and Debian's Sysprof 3.46 library reads the same names.
+# Run under tools/with-sysprofd.sh:
+#   test-main-job.sh SYSPROF_CLI SYSPROF_REPORT SYSPROF_DUMP HOT_FUNCTIONS LIBHOTLIB [CALLGRAPH_346]
+set -euo pipefail
+cli=$(realpath "$1") report=$(realpath "$2") dump=$(realpath "$3")
+workload=$(realpath "$4") hotlib=$(realpath "$5") cg346=${6:+$(realpath "$6")}
+W=$SYSPROFD_TEST_WORKDIR
+A=$DBUS_SYSTEM_BUS_ADDRESS
+U=sysprof-test-allowed
+n=0
+ok () { n=$((n + 1)); echo "ok $n - $*"; }
+fail () { echo "not ok - $*" >&2; exit 1; }
+
+mkdir -p "$W/bin" "$W/u" "$W/u/work"
+install -m 755 "$cli" "$report" "$dump" "$W/bin/"
+install -m 755 "$workload" "$hotlib" "$W/u/work/"
+chown -R "$U" "$W/u"
+as () { runuser -u "$U" -- env -i PATH="$W/bin:/usr/bin:/bin" HOME="$W/u" DBUS_SYSTEM_BUS_ADDRESS="$A" "$@"; }
+
+# Field $2 (1-based) of the tsv row whose first column is $1.
+field () { awk -F'\t' -v f="$1" -v c="$2" '$1 == f { print $c; exit }'; }
+# |$1 - $2| <= $3, decimals allowed.
+near () { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; }
+
+# 1. Record: whole system, the workload launched by sysprof-cli as the user.
+cd "$W/u"
+as "$W/bin/sysprof-cli" --force "$W/u/main.syscap" -- "$W/u/work/hot-functions" 4 > "$W/cli.out" 2>&1 \
+  || fail "sysprof-cli failed: $(cat "$W/cli.out")"
+[ "$(stat -c %U "$W/u/main.syscap")" = "$U" ] || fail "the capture does not belong to the user"
+"$dump" --stats "$W/u/main.syscap" > "$W/stats" || fail "capture invalid"
+grep -qE '^SAMPLE [1-9]' "$W/stats" || fail "no samples: $(tr '\n' ' ' < "$W/stats")"
+for f in __symbols__ /proc/kallsyms; do
+  grep -qx "FILE $f" "$W/stats" || fail "$f not embedded: $(grep ^FILE "$W/stats" | tr '\n' ' ')"
+done
+ok "sysprof-cli recorded as $U through sysprofd ($(grep -E '^SAMPLE ' "$W/stats")), symbols and kallsyms embedded"
+
+# 2. Shares of the hot functions, of the workload's samples.
+as "$W/bin/sysprof-report" top --comm hot-functions --format tsv "$W/u/main.syscap" > "$W/top.tsv" \
+  || fail "sysprof-report top failed"
+head -1 "$W/top.tsv" | grep -qx $'function\tlibrary\tself_samples\ttotal_samples\tself_percent\ttotal_percent' \
+  || fail "top tsv header: $(head -1 "$W/top.tsv")"
+for spec in hot_compute_a:40 hot_compute_b:30 hot_compute_c:20; do
+  fn=${spec%:*} want=${spec#*:}
+  got=$(field "$fn" 5 < "$W/top.tsv")
+  [ -n "$got" ] || fail "$fn missing from the report: $(head -8 "$W/top.tsv" | tr '\n' '|')"
+  near "$got" "$want" 5 || fail "$fn has $got % of the samples, expected $want ± 5"
+done
+got=$(field hot_syscalls 6 < "$W/top.tsv")
+near "${got:-0}" 10 5 || fail "hot_syscalls total is ${got:-none} %, expected 10 ± 5"
+[ "$(field hot_compute_b 2 < "$W/top.tsv")" = libhotlib.so ] || fail "hot_compute_b not attributed to libhotlib.so"
+[ "$(field hot_compute_a 2 < "$W/top.tsv")" = hot-functions ] || fail "hot_compute_a not attributed to hot-functions"
+ok "shares: $(for f in hot_compute_a hot_compute_b hot_compute_c; do printf '%s %s%% ' $f "$(field $f 5 < "$W/top.tsv")"; done)hot_syscalls total $got%"
+
+# 3. Kernel frames have kernel names (the syscall loop spends its time there).
+kernel_named=$(awk -F'\t' 'NR > 1 && $2 == "kernel" && $1 !~ /^kernel\+0x/ { n += $3 } END { print n + 0 }' "$W/top.tsv")
+kernel_unnamed=$(awk -F'\t' 'NR > 1 && $1 ~ /^kernel\+0x/ { n += $3 } END { print n + 0 }' "$W/top.tsv")
+[ "$kernel_named" -gt 0 ] || fail "no symbolized kernel frame"
+[ "$kernel_unnamed" -le $((kernel_named / 10)) ] || fail "$kernel_unnamed kernel samples unresolved vs $kernel_named named"
+as "$W/bin/sysprof-report" collapsed --comm hot-functions "$W/u/main.syscap" > "$W/collapsed" \
+  || fail "sysprof-report collapsed failed"
+# Stacks through hot_syscalls into the kernel: their first kernel frame named.
+into_kernel=$(awk '{ n = $NF; sub(/ [0-9]+$/, "") } /;hot_syscalls;- - kernel - -;[a-z_]/ && !/;hot_syscalls;- - kernel - -;kernel\+0x/ { s += n } END { print s + 0 }' "$W/collapsed")
+[ "$into_kernel" -gt 0 ] || fail "no named kernel frame under hot_syscalls: $(grep hot_syscalls "$W/collapsed" | head -3 | tr '\n' '|')"
+ok "kernel frames symbolized: $kernel_named self samples named, $kernel_unnamed not; $into_kernel samples from hot_syscalls into named kernel functions"
+
+# 4. Portability: the binaries are deleted after recording; names stay.
+mkdir -p "$W/u/gone"
+install -m 755 "$W/u/work/hot-functions" "$W/u/work/libhotlib.so" "$W/u/gone/"
+chown -R "$U" "$W/u/gone"
+as "$W/bin/sysprof-cli" --force "$W/u/gone.syscap" -- "$W/u/gone/hot-functions" 2 > "$W/cli2.out" 2>&1 \
+  || fail "sysprof-cli failed: $(cat "$W/cli2.out")"
+rm -rf "$W/u/gone"
+as "$W/bin/sysprof-report" top --comm hot-functions --format tsv "$W/u/gone.syscap" > "$W/gone.tsv" \
+  || fail "report after deleting the binaries failed"
+for fn in hot_compute_a hot_compute_b hot_compute_c; do
+  [ -n "$(field "$fn" 3 < "$W/gone.tsv")" ] || fail "$fn lost once the binary is deleted: $(head -5 "$W/gone.tsv" | tr '\n' '|')"
+done
+ok "the binaries deleted, the report still names hot_compute_a/b/c"
+
+# 5. Debian's Sysprof 3.46 library shows our names with the same counts.
+if [ -n "$cg346" ]; then
+  "$cg346" "$W/u/gone.syscap" > "$W/346.tsv" || fail "libsysprof-4 cannot build a callgraph of our capture"
+  for fn in hot_compute_a hot_compute_b hot_compute_c; do
+    theirs=$(field "$fn" 2 < "$W/346.tsv")
+    ours=$(field "$fn" 3 < "$W/gone.tsv")
+    [ -n "$theirs" ] || fail "3.46 does not name $fn: $(sort -t$'\t' -k2 -nr "$W/346.tsv" | head -5 | tr '\n' '|')"
+    near "$theirs" "$ours" $(( ours / 50 + 1 )) || fail "$fn: 3.46 counts $theirs self samples, we count $ours"
+  done
+  ok "Sysprof 3.46's callgraph profile names hot_compute_a/b/c with our counts"
+else
+  echo "ok $((n + 1)) # SKIP libsysprof-4 (Debian's Sysprof 3.46) not available"
+  n=$((n + 1))
+fi
+
+echo "1..$n"
