@@ -97,4 +97,27 @@ else
   n=$((n + 1))
 fi
 
+# 6. A process in another mount namespace: there, DIR/mnt is a bind mount of
+# DIR/real holding the workload; on the host DIR/mnt holds other files under
+# the same names.  The capture's mountinfo leads the symbolizer to DIR/real.
+ns=$W/ns
+mkdir -p "$ns/real" "$ns/mnt"
+install -m 755 "$W/u/work/hot-functions" "$W/u/work/libhotlib.so" "$ns/real/"
+install -m 755 /usr/bin/true "$ns/mnt/hot-functions"
+install -m 755 "$(realpath /lib/x86_64-linux-gnu/libm.so.6)" "$ns/mnt/libhotlib.so"
+unshare -m --propagation private sh -c "mount --bind '$ns/real' '$ns/mnt' && exec '$ns/mnt/hot-functions' 5" &
+ns_pid=$!
+sleep 1   # running before the recording starts: its mountinfo is in the snapshot
+as "$W/bin/sysprof-cli" --force --duration 3 "$W/u/ns.syscap" > "$W/cli3.out" 2>&1 \
+  || fail "sysprof-cli failed: $(cat "$W/cli3.out")"
+wait "$ns_pid" || fail "the namespaced workload failed"
+as "$W/bin/sysprof-report" top --comm hot-functions --format tsv "$W/u/ns.syscap" > "$W/ns.tsv" \
+  || fail "sysprof-report on the namespace capture failed"
+for spec in hot_compute_a:hot-functions:40 hot_compute_b:libhotlib.so:30; do
+  IFS=: read -r fn lib want <<< "$spec"
+  [ "$(field "$fn" 2 < "$W/ns.tsv")" = "$lib" ] || fail "$fn of the namespaced process not resolved: $(head -5 "$W/ns.tsv" | tr '\n' '|')"
+  near "$(field "$fn" 5 < "$W/ns.tsv")" "$want" 5 || fail "$fn: $(field "$fn" 5 < "$W/ns.tsv") %, expected $want ± 5"
+done
+ok "a workload in its own mount namespace (bind mount over decoys) is symbolized from the right files"
+
 echo "1..$n"
