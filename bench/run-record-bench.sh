@@ -11,13 +11,13 @@
 #   -n REPS      repetitions of every mode (default 5)
 #   -r ROUNDS    cpu-workload rounds (default: its own, ~6 s alone)
 #   -m MODES     comma-separated, any of: alone ours ours-root perf perf-a sysprof346
-#                (default alone,ours,ours-root,perf,sysprof346)
+#                (default alone,ours,ours-root,perf,perf-a,sysprof346)
 #                  alone       the workload by itself, as the test user
 #                  ours        our sysprof-cli --frequency 997, whole system, as
 #                              sysprof-test-allowed through our sysprofd
 #                  ours-root   the same as root with no daemon: records in-process
 #                  perf        perf record -F 997 -g (root, the workload's processes only)
-#                  perf-a      perf record -a -F 997 -g (root, whole system)
+#                  perf-a      perf record -a -F 997 -g (root, whole system, like ours)
 #                  sysprof346  Debian's /usr/bin/sysprof-cli 3.46, whole system, as
 #                              sysprof-test-allowed through our sysprofd
 #   -c CPU       pin the workload (not the recorders) to CPU with taskset
@@ -35,7 +35,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 self=$root/bench/$(basename "${BASH_SOURCE[0]}")
 reps=5
 rounds=
-modes=alone,ours,ours-root,perf,sysprof346
+modes=alone,ours,ours-root,perf,perf-a,sysprof346
 cpu=
 builddir=$root/build-bench
 keep=0
@@ -215,7 +215,7 @@ function verdict(ok) { return ok ? "MET" : "NOT MET" }
   for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
   m = v["mode"]; r = v["rep"]
   el[m] = el[m] " " v["elapsed"]; wc[m] = wc[m] " " v["wcpu"]; wl[m] = wl[m] " " v["wall"]; rc[m] = rc[m] " " v["rcpu"]
-  if (v["samples"] != "-") sm[m] = sm[m] " " v["samples"]
+  if (v["samples"] != "-") { sm[m] = sm[m] " " v["samples"]; us[m] = us[m] " " v["rcpu"] / v["samples"] * 1e6 }
   e[r, m] = v["elapsed"]; c[r, m] = v["wcpu"]; reps[r] = 1; cnt[m]++
 }
 END {
@@ -225,19 +225,21 @@ END {
   printf "  cpu      its user + system time (getrusage): leaves out waiting for a CPU, not a busy sibling vCPU\n"
   printf "  ratio    median / median of alone; paired: median over repetitions of (mode / alone of that repetition)\n"
   printf "  command  the whole recorder invocation, including start-up, finishing and decoding\n"
-  printf "  rec cpu  CPU time of the recorder: its process tree less the workload, plus sysprofd\n\n"
-  printf "%-11s %9s %7s %7s %9s %7s %7s %9s %8s %8s\n", "mode", "wall", "ratio", "paired", "cpu", "ratio", "paired",
-    "command", "rec cpu", "samples"
+  printf "  rec cpu  CPU time of the recorder: its process tree less the workload, plus sysprofd\n"
+  printf "  samples  in the capture (ours, sysprof346, perf-a: every process; perf: the workload only)\n"
+  printf "  us/smp   rec cpu per sample, in microseconds\n\n"
+  printf "%-11s %9s %7s %7s %9s %7s %7s %9s %8s %8s %6s\n", "mode", "wall", "ratio", "paired", "cpu", "ratio", "paired",
+    "command", "rec cpu", "samples", "us/smp"
   have_alone = "alone" in cnt
   for (k = 1; k <= nm; k++) {
     m = modes[k]; med[m] = median(el[m]); medc[m] = median(wc[m])
-    printf "%-11s %7.3f s %7s %7s %7.3f s %7s %7s %7.3f s %6.2f s %8s\n", m, med[m],
+    printf "%-11s %7.3f s %7s %7s %7.3f s %7s %7s %7.3f s %6.2f s %8s %6s\n", m, med[m],
       have_alone ? sprintf("%.3fx", med[m] / median(el["alone"])) : "-",
       have_alone ? sprintf("%.3fx", paired(e, m)) : "-",
       medc[m],
       have_alone ? sprintf("%.3fx", medc[m] / median(wc["alone"])) : "-",
       have_alone ? sprintf("%.3fx", paired(c, m)) : "-",
-      median(wl[m]), median(rc[m]), m in sm ? median(sm[m]) : "-"
+      median(wl[m]), median(rc[m]), m in sm ? median(sm[m]) : "-", m in us ? sprintf("%.0f", median(us[m])) : "-"
   }
   if (("ours" in cnt) && ("perf" in cnt)) {
     printf "\nTarget: ours no slower than perf record -F 997 -g\n"

@@ -348,25 +348,21 @@ typedef struct
 } SampleCache;
 
 static inline guint64
-fmix64 (guint64 h)
-{
-  h ^= h >> 33;
-  h *= G_GUINT64_CONSTANT (0xff51afd7ed558ccd);
-  h ^= h >> 33;
-  h *= G_GUINT64_CONSTANT (0xc4ceb9fe1a85ec53);
-  h ^= h >> 33;
-  return h;
-}
-
-static inline guint64
 lane_step (guint64 lane, guint64 word)
 {
   lane = (lane ^ word) * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15);
   return lane << 29 | lane >> 35;
 }
 
+static inline guint64
+rotl64 (guint64 v, guint r)
+{
+  return v << r | v >> (64 - r);
+}
+
 /* Four independent lanes (word i feeds lane i % 4) keep the multiplier
- * busy; two different non-linear combinations make the 128 bits. */
+ * busy; two different combinations of the lanes, each ending in a
+ * multiply-xorshift, make the 128 bits. */
 static inline void
 hash_sample (const SysprofCaptureSample *sample, guint64 *a, guint64 *b)
 {
@@ -379,6 +375,7 @@ hash_sample (const SysprofCaptureSample *sample, guint64 *a, guint64 *b)
   guint64 l1 = G_GUINT64_CONSTANT (0xbe5466cf34e90c6c) ^ n;
   guint64 l2 = G_GUINT64_CONSTANT (0xc0ac29b7c97c50dd);
   guint64 l3 = G_GUINT64_CONSTANT (0x3f84d5b5b5470917);
+  guint64 x, y;
   guint   i = 0;
 
   for (; i + 4 <= n; i += 4)
@@ -391,8 +388,17 @@ hash_sample (const SysprofCaptureSample *sample, guint64 *a, guint64 *b)
   for (; i < n; i++)
     l0 = lane_step (l0, addrs[i]);
 
-  *a = fmix64 (l0 + fmix64 (l1 ^ fmix64 (l2 + fmix64 (l3))));
-  *b = fmix64 (l3 ^ fmix64 (l2 + fmix64 (l1 ^ fmix64 (l0 + G_GUINT64_CONSTANT (0x9216d5d98979fb1b)))));
+  x = (l0 ^ rotl64 (l2, 32)) * G_GUINT64_CONSTANT (0xff51afd7ed558ccd) +
+      (l1 ^ rotl64 (l3, 32)) * G_GUINT64_CONSTANT (0xc4ceb9fe1a85ec53);
+  x ^= x >> 29;
+  x *= G_GUINT64_CONSTANT (0xbf58476d1ce4e5b9);
+  *a = x ^ (x >> 32);
+
+  y = ((l1 + rotl64 (l0, 23)) * G_GUINT64_CONSTANT (0x94d049bb133111eb)) ^
+      ((l3 + rotl64 (l2, 41)) * G_GUINT64_CONSTANT (0x2127599bf4325c37));
+  y ^= y >> 31;
+  y *= G_GUINT64_CONSTANT (0x9e3779b97f4a7c15);
+  *b = y ^ (y >> 29);
 }
 
 static inline CacheEntry *
@@ -426,6 +432,13 @@ cache_grow (SampleCache *cache)
   _sysprof_table_free (old, (gsize) old_size * sizeof (CacheEntry));
 }
 
+typedef struct
+{
+  gint32   pid;
+  gboolean valid;
+  guint32  node; /* the process node, 0 when the filter drops the pid */
+} PidSlot;
+
 static gboolean
 read_samples (SysprofCallgraph             *self,
               SysprofCaptureReader         *reader,
@@ -442,15 +455,14 @@ read_samples (SysprofCallgraph             *self,
   SysprofCaptureFrameType    type;
   guint64                    bytes_total = 0;
   guint64                    n_frames = 0;
-  gint32                     last_pid = 0;
-  gboolean                   last_keep = FALSE;
-  guint32                    last_node = 0;
-  gboolean                   have_last = FALSE;
-  const char                *filename = sysprof_capture_reader_get_filename (reader);
-  GStatBuf                   st;
-  SampleCache                cache = { _sysprof_table_alloc0 (4096 * sizeof (CacheEntry)), 4096 - 1, 0 };
-  CacheEntry                *entry;
-  guint64                    hash_a, hash_b;
+  /* Direct-mapped by pid: the samples of a few processes interleave. */
+  PidSlot     pid_slots[256] = { { 0 } };
+  PidSlot    *pid_slot;
+  const char *filename = sysprof_capture_reader_get_filename (reader);
+  GStatBuf    st;
+  SampleCache cache = { _sysprof_table_alloc0 (4096 * sizeof (CacheEntry)), 4096 - 1, 0 };
+  CacheEntry *entry;
+  guint64     hash_a, hash_b;
 
   state.begin = add_saturating (start, filter->begin_ns);
   state.end = add_saturating (start, filter->end_ns);
@@ -476,16 +488,17 @@ read_samples (SysprofCallgraph             *self,
         break;
       self->n_samples_read++;
 
-      if (!have_last || sample->frame.pid != last_pid)
+      pid_slot = &pid_slots[(guint32) sample->frame.pid & (G_N_ELEMENTS (pid_slots) - 1)];
+      if (G_UNLIKELY (!pid_slot->valid || pid_slot->pid != sample->frame.pid))
         {
-          last_pid = sample->frame.pid;
-          last_keep = pid_passes (&state, last_pid);
-          last_node =
-              last_keep ? raw_child (raw, SYSPROF_STACK_STASH_ROOT, (guint32) last_pid, TAG_PROCESS, sample->frame.time)
-                        : 0;
-          have_last = TRUE;
+          pid_slot->valid = TRUE;
+          pid_slot->pid = sample->frame.pid;
+          pid_slot->node = 0;
+          if (pid_passes (&state, pid_slot->pid))
+            pid_slot->node =
+                raw_child (raw, SYSPROF_STACK_STASH_ROOT, (guint32) pid_slot->pid, TAG_PROCESS, sample->frame.time);
         }
-      if (!last_keep)
+      if (pid_slot->node == 0)
         continue;
       if (filter->n_tids > 0 && !tid_passes (filter, sample->tid))
         continue;
@@ -498,7 +511,7 @@ read_samples (SysprofCallgraph             *self,
         entry->count++;
       else
         {
-          *entry = (CacheEntry){ hash_a, hash_b, add_sample (raw, last_node, sample), 0, 1 };
+          *entry = (CacheEntry){ hash_a, hash_b, add_sample (raw, pid_slot->node, sample), 0, 1 };
           if (++cache.n_used * 2 > cache.mask)
             cache_grow (&cache);
         }
@@ -533,28 +546,58 @@ read_samples (SysprofCallgraph             *self,
 /* ------------------------------------------------------------------------ */
 /* From raw addresses to functions */
 
-/* One address node of the raw tree, to resolve. */
+/* One address node of the raw tree, to resolve.  @group is the process's
+ * ordinal times 8 plus the context: sorted by (group, address), the
+ * addresses of one process and context come together, in order. */
 typedef struct
 {
   guint64 address;
-  gint32  pid;
-  guint32 context;
+  guint32 group;
   guint32 node;
 } Pending;
 
-static gint
-compare_pending (gconstpointer a, gconstpointer b)
+/* LSD radix sort on (group, address), 16 bits a pass, skipping the passes
+ * whose digit is the same everywhere (most of them: processes are few and
+ * addresses share their high bits).  Linear whatever the input, unlike a
+ * quicksort a crafted capture could make quadratic. */
+static void
+sort_pending (Pending *v, gsize n)
 {
-  const Pending *pa = a;
-  const Pending *pb = b;
+  g_autofree Pending *tmp = g_new (Pending, n);
+  g_autofree gsize   *count = g_new (gsize, 65536);
+  Pending            *from = v;
+  Pending            *to = tmp;
 
-  if (pa->pid != pb->pid)
-    return pa->pid < pb->pid ? -1 : 1;
-  if (pa->context != pb->context)
-    return pa->context < pb->context ? -1 : 1;
-  if (pa->address != pb->address)
-    return pa->address < pb->address ? -1 : 1;
-  return 0;
+  for (guint pass = 0; pass < 6; pass++)
+    {
+      guint shift = (pass % 4) * 16;
+      gsize sum = 0;
+
+#define DIGIT(e) ((guint) (pass < 4 ? (e).address >> shift : (guint64) (e).group >> shift) & 0xffff)
+      memset (count, 0, 65536 * sizeof *count);
+      for (gsize i = 0; i < n; i++)
+        count[DIGIT (from[i])]++;
+      if (n == 0 || count[DIGIT (from[0])] == n)
+        continue;
+      for (guint d = 0; d < 65536; d++)
+        {
+          gsize c = count[d];
+
+          count[d] = sum;
+          sum += c;
+        }
+      for (gsize i = 0; i < n; i++)
+        to[count[DIGIT (from[i])]++] = from[i];
+#undef DIGIT
+      {
+        Pending *swap = from;
+
+        from = to;
+        to = swap;
+      }
+    }
+  if (from != v)
+    memcpy (v, from, n * sizeof *v);
 }
 
 static guint
@@ -579,36 +622,34 @@ function_of_symbol (SysprofCallgraph *self, const SysprofSymbol *symbol, guint64
  * addresses of one function come together, and the range the symbolizer
  * reports for a symbol answers its neighbours without asking again. */
 static void
-resolve_addresses (SysprofCallgraph *self, RawBuilder *raw, const gint32 *pids, guint *functions)
+resolve_addresses (
+    SysprofCallgraph *self, RawBuilder *raw, const guint32 *ordinals, GArray *process_pids, guint *functions)
 {
   guint32                 n = _sysprof_stack_stash_get_n_nodes (raw->stash);
   const SysprofStackNode *nodes = _sysprof_stack_stash_get_nodes (raw->stash);
   const gint64           *times = (const gint64 *) (gpointer) raw->times->data;
-  g_autoptr (GArray) pending = g_array_new (FALSE, FALSE, sizeof (Pending));
-  const Pending *p;
-  gboolean       have_range = FALSE;
-  gint32         range_pid = 0;
-  guint32        range_context = 0;
-  guint64        range_begin = 0;
-  guint64        range_end = 0;
-  guint          range_function = 0;
+  const gint32           *pids = (const gint32 *) (gpointer) process_pids->data;
+  g_autofree Pending     *p = g_new (Pending, n);
+  guint                   n_pending = 0;
+  gboolean                have_range = FALSE;
+  guint32                 range_group = 0;
+  guint64                 range_begin = 0;
+  guint64                 range_end = 0;
+  guint                   range_function = 0;
 
   for (guint32 i = 1; i < n; i++)
     if ((nodes[i].tag & (TAG_CONTEXT | TAG_PROCESS)) == 0)
-      {
-        Pending e = { nodes[i].key, pids[i], nodes[i].tag, i };
-        g_array_append_val (pending, e);
-      }
-  g_array_sort (pending, compare_pending);
+      p[n_pending++] = (Pending){ nodes[i].key, ordinals[i] << 3 | nodes[i].tag, i };
+  sort_pending (p, n_pending);
 
-  p = (const Pending *) (gconstpointer) pending->data;
-  for (guint i = 0; i < pending->len; i++)
+  for (guint i = 0; i < n_pending; i++)
     {
-      if (!have_range || p[i].pid != range_pid || p[i].context != range_context || p[i].address < range_begin
-          || p[i].address >= range_end)
+      if (!have_range || p[i].group != range_group || p[i].address < range_begin || p[i].address >= range_end)
         {
+          gint32               pid = pids[p[i].group >> 3];
+          guint32              context = p[i].group & 7;
           const SysprofSymbol *symbol = _sysprof_symbolizer_lookup_range (
-              self->symbolizer, p[i].pid, times[p[i].node], p[i].context, p[i].address, &range_begin, &range_end);
+              self->symbolizer, pid, times[p[i].node], context, p[i].address, &range_begin, &range_end);
 
           if (range_begin > p[i].address || range_end <= p[i].address)
             {
@@ -616,8 +657,7 @@ resolve_addresses (SysprofCallgraph *self, RawBuilder *raw, const gint32 *pids, 
               range_end = p[i].address + 1;
             }
           range_function = function_of_symbol (self, symbol, p[i].address);
-          range_pid = p[i].pid;
-          range_context = p[i].context;
+          range_group = p[i].group;
           have_range = TRUE;
         }
       functions[p[i].node] = range_function;
@@ -632,28 +672,32 @@ build_function_tree (SysprofCallgraph *self, RawBuilder *raw)
   g_autoptr (SysprofStackStash) tree = _sysprof_stack_stash_new ();
   guint32                 n = _sysprof_stack_stash_get_n_nodes (raw->stash);
   const SysprofStackNode *nodes = _sysprof_stack_stash_get_nodes (raw->stash);
-  g_autofree gint32      *pids = g_new (gint32, n);
-  g_autofree guint       *functions = g_new0 (guint, n);
-  g_autofree guint32     *mapped = g_new (guint32, n);
+  g_autofree guint32     *ordinals = g_new (guint32, n); /* of the process above each node */
+  g_autoptr (GArray) process_pids = g_array_new (FALSE, FALSE, sizeof (gint32));
+  g_autofree guint   *functions = g_new0 (guint, n);
+  g_autofree guint32 *mapped = g_new (guint32, n);
 
-  pids[0] = 0;
+  ordinals[0] = 0;
   for (guint32 i = 1; i < n; i++)
     {
       const SysprofStackNode *r = &nodes[i];
 
       if (r->tag == TAG_PROCESS)
         {
-          pids[i] = (gint32) (guint32) r->key;
-          functions[i] = process_function (self, pids[i]);
+          gint32 pid = (gint32) (guint32) r->key;
+
+          ordinals[i] = process_pids->len;
+          g_array_append_val (process_pids, pid);
+          functions[i] = process_function (self, pid);
         }
       else
         {
-          pids[i] = pids[r->parent];
+          ordinals[i] = ordinals[r->parent];
           if (r->tag & TAG_CONTEXT)
             functions[i] = context_function (self, r->tag & ~TAG_CONTEXT);
         }
     }
-  resolve_addresses (self, raw, pids, functions);
+  resolve_addresses (self, raw, ordinals, process_pids, functions);
 
   mapped[0] = SYSPROF_STACK_STASH_ROOT;
   for (guint32 i = 1; i < n; i++)

@@ -11,6 +11,7 @@
 
 #include <gio/gunixfdlist.h>
 
+#include "sysprof-host-resolver.h"
 #include "sysprof-recording.h"
 #include "sysprof-session-recorder.h"
 #include "sysprof-symbol-map.h"
@@ -32,14 +33,15 @@
 /* Shared by the main thread and the decoding thread; see decode_thread. */
 typedef struct
 {
-  gint     ref_count;
-  GMutex   mutex;
-  int      capture_fd;
-  char    *temp_dir;
-  gboolean abandoned;  /* the recording moved on; never touch the capture */
-  gboolean committing; /* the table is being copied into the capture */
-  guint64  done;
-  guint64  total;
+  gint             ref_count;
+  GMutex           mutex;
+  int              capture_fd;
+  GDBusConnection *bus; /* sysprofd, for the host resolver; NULL in-process */
+  GCancellable    *cancellable;
+  gboolean         abandoned;  /* the recording moved on; never touch the capture */
+  gboolean         committing; /* the table is being copied into the capture */
+  guint64          done;
+  guint64          total;
 } DecodeJob;
 
 struct _SysprofRecording
@@ -137,7 +139,8 @@ decode_job_unref (DecodeJob *job)
   g_mutex_clear (&job->mutex);
   if (job->capture_fd >= 0)
     close (job->capture_fd);
-  g_free (job->temp_dir);
+  g_clear_object (&job->bus);
+  g_clear_object (&job->cancellable);
   g_free (job);
 }
 
@@ -765,86 +768,9 @@ terminate_command (SysprofRecording *self)
   self->kill_source = g_timeout_add_seconds (KILL_DELAY_S, kill_command_cb, self);
 }
 
-/* Decoding: the symbol table is built on a copy of the capture, so
- * abandoning it (a second ^C, or a crash) never leaves a half-written table
- * in the user's file; only a complete table is copied back, at the end. */
-
-static gboolean
-copy_range (int from, int to, off_t offset, off_t length, GError **error)
-{
-  off_t    in = offset;
-  off_t    out = offset;
-  gboolean in_kernel = TRUE;
-
-  while (length > 0)
-    {
-      ssize_t n = -1;
-
-      if (in_kernel)
-        {
-          n = copy_file_range (from, &in, to, &out, (size_t) MIN (length, G_MAXSSIZE), 0);
-          if (n < 0 && errno == EINTR)
-            continue;
-          /* Filesystems and kernels that cannot: copy through a buffer. */
-          if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP))
-            in_kernel = FALSE;
-        }
-      if (!in_kernel)
-        {
-          char buf[65536];
-
-          n = pread (from, buf, (size_t) MIN (length, (off_t) sizeof buf), in);
-          if (n > 0)
-            {
-              ssize_t w = pwrite (to, buf, (size_t) n, out);
-
-              if (w < 0)
-                n = -1;
-              else
-                n = w;
-            }
-          if (n < 0 && errno == EINTR)
-            continue;
-          if (n > 0)
-            {
-              in += n;
-              out += n;
-            }
-        }
-      if (n < 0)
-        {
-          int saved = errno;
-
-          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot copy the capture: %s",
-                       g_strerror (saved));
-          return FALSE;
-        }
-      if (n == 0)
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "Cannot copy the capture: it became shorter");
-          return FALSE;
-        }
-      length -= n;
-    }
-  return TRUE;
-}
-
-static int
-open_temporary (const char *dir, GError **error)
-{
-  int fd = open (dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-
-  if (fd < 0)
-    fd = open (g_get_tmp_dir (), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-  if (fd < 0)
-    {
-      int saved = errno;
-
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot create a temporary file: %s",
-                   g_strerror (saved));
-    }
-  return fd;
-}
+/* Decoding: the symbol table is built in memory while the capture stays as
+ * recorded; only a complete table is appended, at the end, so abandoning it
+ * (a second ^C, or a crash) never leaves half a table in the user's file. */
 
 static void
 decode_progress (guint64 done, guint64 total, gpointer data)
@@ -862,30 +788,37 @@ decode_thread (GTask *task, gpointer source_object, gpointer task_data, GCancell
 {
   DecodeJob *job = task_data;
   g_autoptr (GError) error = NULL;
-  struct stat before;
-  struct stat after;
-  int         temp_fd;
-  gboolean    abandoned;
+  g_autoptr (SysprofSymbolizer) symbolizer = sysprof_symbolizer_new ();
+  g_autoptr (GBytes) frames = NULL;
+  SysprofCaptureReader *reader;
+  SysprofCaptureError   cerr = { 0 };
+  int                   rfd;
+  gboolean              abandoned;
 
   (void) source_object;
-  (void) cancellable;
 
-  if (fstat (job->capture_fd, &before) != 0)
+  if ((rfd = fcntl (job->capture_fd, F_DUPFD_CLOEXEC, 3)) < 0 ||
+      (reader = sysprof_capture_reader_new_from_fd_with_error (rfd, &cerr)) == NULL)
     {
-      int saved = errno;
-      g_task_return_new_error (task, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot read the capture: %s",
-                               g_strerror (saved));
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "Cannot read the capture: %s",
+                               cerr.message[0] ? cerr.message : g_strerror (errno));
       return;
     }
-  if ((temp_fd = open_temporary (job->temp_dir, &error)) < 0)
+  if (!sysprof_symbolizer_load (symbolizer, reader, &error))
     {
+      sysprof_capture_reader_unref (reader);
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
-  if (!copy_range (job->capture_fd, temp_fd, 0, before.st_size, &error) ||
-      !sysprof_symbol_map_append_to_fd (temp_fd, NULL, decode_progress, job, &error))
+  sysprof_capture_reader_unref (reader);
+  /* Processes that may still run in containers or Flatpak sandboxes: sysprofd
+   * knows their debug directories and the host paths of their files. */
+  if (job->bus != NULL)
+    _sysprof_host_resolver_attach (symbolizer, job->bus);
+
+  frames = sysprof_symbol_map_build (job->capture_fd, symbolizer, decode_progress, job, cancellable, &error);
+  if (frames == NULL)
     {
-      close (temp_fd);
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
@@ -896,23 +829,13 @@ decode_thread (GTask *task, gpointer source_object, gpointer task_data, GCancell
   g_mutex_unlock (&job->mutex);
   if (abandoned)
     {
-      close (temp_fd);
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED, "Decoding was abandoned");
       return;
     }
-
-  if (fstat (temp_fd, &after) == 0 && after.st_size > before.st_size &&
-      !copy_range (temp_fd, job->capture_fd, before.st_size, after.st_size - before.st_size, &error))
-    {
-      /* Back to the capture as it was recorded. */
-      if (ftruncate (job->capture_fd, before.st_size) != 0)
-        g_prefix_error (&error, "(and the capture could not be restored) ");
-      close (temp_fd);
-      g_task_return_error (task, g_steal_pointer (&error));
-      return;
-    }
-  close (temp_fd);
-  g_task_return_boolean (task, TRUE);
+  if (!sysprof_symbol_map_append (job->capture_fd, frames, &error))
+    g_task_return_error (task, g_steal_pointer (&error));
+  else
+    g_task_return_boolean (task, TRUE);
 }
 
 static void
@@ -935,7 +858,6 @@ static void
 start_decoding (SysprofRecording *self)
 {
   g_autoptr (GTask) task = NULL;
-  g_autofree char *absolute = g_canonicalize_filename (self->capture_path, NULL);
   DecodeJob       *job;
   int              fd;
 
@@ -948,12 +870,14 @@ start_decoding (SysprofRecording *self)
   job->ref_count = 1;
   g_mutex_init (&job->mutex);
   job->capture_fd = fd;
-  job->temp_dir = g_path_get_dirname (absolute);
+  job->cancellable = g_cancellable_new ();
+  if (self->bus != NULL)
+    job->bus = g_object_ref (self->bus);
   self->decode_job = job;
 
   /* No source object: an abandoned thread must not keep anything of ours
    * busy but its own copy. */
-  task = g_task_new (NULL, NULL, decode_done_cb, g_object_ref (self));
+  task = g_task_new (NULL, job->cancellable, decode_done_cb, g_object_ref (self));
   g_task_set_task_data (task, decode_job_ref (job), (GDestroyNotify) decode_job_unref);
   g_task_run_in_thread (task, decode_thread);
   set_phase (self, SYSPROF_RECORDING_PHASE_DECODING);
@@ -969,6 +893,8 @@ abandon_decoding (SysprofRecording *self)
   abandoned = !job->committing;
   job->abandoned = abandoned;
   g_mutex_unlock (&job->mutex);
+  if (abandoned)
+    g_cancellable_cancel (job->cancellable);
   /* Once the table is being copied in, finishing is quicker than undoing. */
   if (!abandoned)
     return;

@@ -49,7 +49,7 @@ typedef enum
  * The recording ends on sysprof_recording_stop(), when the command exits,
  * after the max duration, or when sysprofd ends the session (its max-bytes
  * limit).  The capture is then finalized and, unless decoding was turned
- * off, a `__symbols__` table is appended (sysprof_symbol_map_append_to_fd),
+ * off, a `__symbols__` table is appended (sysprof_symbol_map_append),
  * so the capture shows function names on another machine.
  *
  * A command is started held (forked, waiting before exec) before the session
@@ -104,7 +104,8 @@ void sysprof_recording_set_decode (SysprofRecording *self, gboolean decode);
  * capture was written, even if decoding failed (see get_warnings()) or the
  * command failed (see get_command_wait_status()).  Errors (G_IO_ERROR):
  *  - EXISTS: the capture file exists and force was not set;
- *  - NOT_FOUND: sysprofd is not on the system bus (and not root);
+ *  - NOT_FOUND: sysprofd is not on the system bus (and not root), or the
+ *    command is not in $PATH;
  *  - PERMISSION_DENIED: polkit refused org.gnome.sysprof3.profile, or the
  *    bus policy refused the call;
  *  - CANCELLED: stopped before recording started;

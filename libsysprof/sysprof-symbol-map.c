@@ -155,7 +155,12 @@ string_offset (GHashTable *offsets, GByteArray *table, gsize base, const char *s
  * overlaps an earlier one of the same pid starts where that one ends (only
  * mappings replaced during the recording do this). */
 static GArray *
-build_ranges (SysprofSymbolizer *symbolizer, GHashTable *sites, SysprofSymbolMapProgress progress, gpointer user_data)
+build_ranges (SysprofSymbolizer       *symbolizer,
+              GHashTable              *sites,
+              SysprofSymbolMapProgress progress,
+              gpointer                 user_data,
+              GCancellable            *cancellable,
+              GError                 **error)
 {
   g_autoptr (GArray) sorted = g_array_sized_new (FALSE, FALSE, sizeof (Site), g_hash_table_size (sites));
   g_autoptr (GArray) ranges = g_array_new (FALSE, FALSE, sizeof (Range));
@@ -174,8 +179,13 @@ build_ranges (SysprofSymbolizer *symbolizer, GHashTable *sites, SysprofSymbolMap
       Range       range = { 0, 0, site->pid, NULL };
       Range      *last = ranges->len ? &g_array_index (ranges, Range, ranges->len - 1) : NULL;
 
-      if (progress != NULL && (i % 4096) == 0)
-        progress (i, total, user_data);
+      if ((i % 4096) == 0)
+        {
+          if (g_cancellable_set_error_if_cancelled (cancellable, error))
+            return NULL;
+          if (progress != NULL)
+            progress (i, total, user_data);
+        }
       /* Addresses are sorted: one inside the previous range resolves to it. */
       if (last != NULL && last->pid == site->pid && last->begin <= site->address && site->address < last->end)
         continue;
@@ -317,33 +327,34 @@ out:
   return g_steal_pointer (&result);
 }
 
-gboolean
-sysprof_symbol_map_append_to_fd (
-    int fd, SysprofSymbolizer *symbolizer, SysprofSymbolMapProgress progress, gpointer user_data, GError **error)
+GBytes *
+sysprof_symbol_map_build (int                      fd,
+                          SysprofSymbolizer       *symbolizer,
+                          SysprofSymbolMapProgress progress,
+                          gpointer                 user_data,
+                          GCancellable            *cancellable,
+                          GError                 **error)
 {
   g_autoptr (SysprofSymbolizer) owned = NULL;
   g_autoptr (GHashTable) sites = NULL;
   g_autoptr (GArray) ranges = NULL;
   g_autoptr (GBytes) table = NULL;
-  g_autoptr (GBytes) frames = NULL;
+  GBytes               *frames = NULL;
   SysprofCaptureReader *reader;
   SysprofCaptureError   cerr = { 0 };
   const char          **files;
   gboolean              present = FALSE;
   int                   rfd;
-  off_t                 end;
-  gint64                time;
-  gboolean              ret = FALSE;
 
-  g_return_val_if_fail (fd >= 0, FALSE);
-  g_return_val_if_fail (symbolizer == NULL || SYSPROF_IS_SYMBOLIZER (symbolizer), FALSE);
+  g_return_val_if_fail (fd >= 0, NULL);
+  g_return_val_if_fail (symbolizer == NULL || SYSPROF_IS_SYMBOLIZER (symbolizer), NULL);
 
   if ((rfd = fcntl (fd, F_DUPFD_CLOEXEC, 3)) < 0 ||
       (reader = sysprof_capture_reader_new_from_fd_with_error (rfd, &cerr)) == NULL)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "Cannot read the capture: %s",
                    cerr.message[0] ? cerr.message : g_strerror (errno));
-      return FALSE;
+      return NULL;
     }
 
   files = sysprof_capture_reader_list_files (reader);
@@ -352,7 +363,7 @@ sysprof_symbol_map_append_to_fd (
   free (files);
   if (present)
     {
-      ret = TRUE;
+      frames = g_bytes_new (NULL, 0);
       goto out;
     }
 
@@ -364,29 +375,58 @@ sysprof_symbol_map_append_to_fd (
       symbolizer = owned;
     }
 
-  if ((sites = collect_sites (reader, error)) == NULL)
+  if (g_cancellable_set_error_if_cancelled (cancellable, error) || (sites = collect_sites (reader, error)) == NULL ||
+      (ranges = build_ranges (symbolizer, sites, progress, user_data, cancellable, error)) == NULL)
     goto out;
-  ranges = build_ranges (symbolizer, sites, progress, user_data);
   table = serialize (ranges);
-  time = sysprof_capture_reader_get_end_time (reader);
-  if ((frames = frames_for_table (table, time, error)) == NULL)
-    goto out;
+  frames = frames_for_table (table, sysprof_capture_reader_get_end_time (reader), error);
 
-  /* Appended after everything the recorder wrote: the header stays valid and
-   * readers meet the table as ordinary FILE_CHUNK frames. */
+out:
+  sysprof_capture_reader_unref (reader);
+  return frames;
+}
+
+gboolean
+sysprof_symbol_map_append (int fd, GBytes *frames, GError **error)
+{
+  gsize         len;
+  const guint8 *data;
+  off_t         end;
+
+  g_return_val_if_fail (fd >= 0, FALSE);
+  g_return_val_if_fail (frames != NULL, FALSE);
+
+  data = g_bytes_get_data (frames, &len);
+  if (len == 0)
+    return TRUE;
+  /* After everything the recorder wrote: the header stays valid and readers
+   * meet the table as ordinary FILE_CHUNK frames. */
   if ((end = lseek (fd, 0, SEEK_END)) < 0)
     {
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno), "Cannot append to the capture: %s",
                    g_strerror (errno));
-      goto out;
+      return FALSE;
     }
-  {
-    gsize         len;
-    const guint8 *data = g_bytes_get_data (frames, &len);
-    ret = write_all (fd, data, len, end, error);
-  }
+  if (!write_all (fd, data, len, end, error))
+    {
+      /* Half a table would hide the end of the file from readers. */
+      if (ftruncate (fd, end) != 0)
+        g_prefix_error (error, "(and the capture could not be cut back to its %" G_GINT64_FORMAT " bytes) ",
+                        (gint64) end);
+      return FALSE;
+    }
+  return TRUE;
+}
 
-out:
-  sysprof_capture_reader_unref (reader);
-  return ret;
+gboolean
+sysprof_symbol_map_append_to_fd (int                      fd,
+                                 SysprofSymbolizer       *symbolizer,
+                                 SysprofSymbolMapProgress progress,
+                                 gpointer                 user_data,
+                                 GCancellable            *cancellable,
+                                 GError                 **error)
+{
+  g_autoptr (GBytes) frames = sysprof_symbol_map_build (fd, symbolizer, progress, user_data, cancellable, error);
+
+  return frames != NULL && sysprof_symbol_map_append (fd, frames, error);
 }

@@ -23,14 +23,35 @@ typedef struct _SysprofSymbolMap SysprofSymbolMap;
 /* Progress of the embedding: @done of @total addresses resolved. */
 typedef void (*SysprofSymbolMapProgress) (guint64 done, guint64 total, gpointer user_data);
 
-/* Resolves every address of every SAMPLE and ALLOCATION frame of the
+/* Resolves every address of every SAMPLE, TRACE and ALLOCATION frame of the
  * capture in @fd (opened read-write, e.g. the file a recording just
  * finished) with @symbolizer (NULL: a new one loaded from the capture, using
  * local files) and appends the `__symbols__` table at the end of the file,
  * so the capture reports the same names on a machine without the binaries.
- * A capture that already holds a `__symbols__` table is left unchanged. */
+ * A capture that already holds a `__symbols__` table is left unchanged.
+ * The file is only written once the table is complete: when cancelled or
+ * failing it is left as it was. */
 SYSPROF_AVAILABLE_IN_ALL
-gboolean sysprof_symbol_map_append_to_fd (
-    int fd, SysprofSymbolizer *symbolizer, SysprofSymbolMapProgress progress, gpointer user_data, GError **error);
+gboolean sysprof_symbol_map_append_to_fd (int                      fd,
+                                          SysprofSymbolizer       *symbolizer,
+                                          SysprofSymbolMapProgress progress,
+                                          gpointer                 user_data,
+                                          GCancellable            *cancellable,
+                                          GError                 **error);
+
+/* The two halves of sysprof_symbol_map_append_to_fd, for callers that must
+ * decide between them (e.g. whether to still touch the file): build returns
+ * the frames to append (empty when the capture already has a table) without
+ * writing anything; append writes them at the end of @fd, and on failure
+ * truncates the file back to its previous size. */
+SYSPROF_AVAILABLE_IN_ALL
+GBytes *sysprof_symbol_map_build (int                      fd,
+                                  SysprofSymbolizer       *symbolizer,
+                                  SysprofSymbolMapProgress progress,
+                                  gpointer                 user_data,
+                                  GCancellable            *cancellable,
+                                  GError                 **error);
+SYSPROF_AVAILABLE_IN_ALL
+gboolean sysprof_symbol_map_append (int fd, GBytes *frames, GError **error);
 
 G_END_DECLS

@@ -41,4 +41,20 @@ gboolean _sysprof_symbolizer_has_embedded_symbols (SysprofSymbolizer *self);
  * ones. */
 void _sysprof_symbolizer_set_process_debug_dirs (SysprofSymbolizer *self, gint32 pid, const char *const *dirs);
 
+/* What only the live host can tell about a process (sysprofd's Host
+ * interface, see sysprof-host-resolver.h).  Both may be NULL; both are
+ * called at most once per question and may return NULL. */
+typedef struct
+{
+  /* Host paths of the directories holding @pid's separate debug files. */
+  char **(*list_debug_dirs) (gint32 pid, gpointer user_data);
+  /* A host path naming the file @pid sees at @path. */
+  char *(*resolve_path) (gint32 pid, const char *path, gpointer user_data);
+} SysprofSymbolizerHost;
+
+/* Used for processes the capture shows in a mount namespace other than
+ * ours, while symbolizing (e.g. right after recording, when the processes
+ * may still run); @host is copied, @user_data must outlive @self. */
+void _sysprof_symbolizer_set_host (SysprofSymbolizer *self, const SysprofSymbolizerHost *host, gpointer user_data);
+
 G_END_DECLS

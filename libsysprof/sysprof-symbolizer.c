@@ -31,8 +31,9 @@ typedef struct
   GByteArray            *mountinfo;
   SysprofMountNamespace *ns;
   gboolean               ns_tried;
-  SysprofElfLoader      *loader; /* own debug dirs, or NULL for the global loader */
-  GHashTable            *elves;  /* interned filename -> SysprofElf* (NULL value = not found) */
+  SysprofElfLoader      *loader;     /* own debug dirs, or NULL for the global loader */
+  gboolean               host_asked; /* list_debug_dirs done */
+  GHashTable            *elves;      /* interned filename -> SysprofElf* (NULL value = not found) */
   guint                  last_map;
 } Process;
 
@@ -77,6 +78,9 @@ struct _SysprofSymbolizer
   SysprofElfLoader  *loader;
   gboolean           use_local_files;
   SysprofMountTable *host_mounts;
+
+  SysprofSymbolizerHost host;
+  gpointer              host_data;
 
   GHashTable *elf_cache; /* ElfKey -> ElfHit */
   GHashTable *pinned;    /* SysprofElf* kept alive for elf_cache keys */
@@ -713,13 +717,29 @@ get_elf (SysprofSymbolizer *self, Process *process, const Map *map)
 
   {
     SysprofMountNamespace *ns = process_namespace (self, process);
-    if (ns != NULL)
+    g_auto (GStrv) candidates = ns ? sysprof_mount_namespace_translate (ns, clean) : NULL;
+    /* The host is asked only about processes that do not share our view of
+     * the file system (or whose view the capture does not show). */
+    gboolean foreign = ns == NULL || candidates == NULL || candidates[0] == NULL || strcmp (candidates[0], clean) != 0;
+
+    if (foreign && !process->host_asked && self->host.list_debug_dirs != NULL)
       {
-        g_auto (GStrv) candidates = sysprof_mount_namespace_translate (ns, clean);
-        for (guint i = 0; candidates != NULL && candidates[i] != NULL && elf == NULL; i++)
-          elf = load_elf_candidate (self, process, candidates[i], map->inode);
+        g_auto (GStrv) dirs = self->host.list_debug_dirs (process->pid, self->host_data);
+        process->host_asked = TRUE;
+        if (dirs != NULL && dirs[0] != NULL)
+          _sysprof_symbolizer_set_process_debug_dirs (self, process->pid, (const char *const *) dirs);
+        if (process->elves == NULL) /* set_process_debug_dirs forgets the files loaded so far */
+          process->elves = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) sysprof_elf_unref);
       }
-    else
+    if (foreign && self->host.resolve_path != NULL)
+      {
+        g_autofree char *resolved = self->host.resolve_path (process->pid, clean, self->host_data);
+        if (resolved != NULL)
+          elf = load_elf_candidate (self, process, resolved, map->inode);
+      }
+    for (guint i = 0; elf == NULL && candidates != NULL && candidates[i] != NULL; i++)
+      elf = load_elf_candidate (self, process, candidates[i], map->inode);
+    if (elf == NULL && ns == NULL)
       elf = load_elf_candidate (self, process, clean, map->inode);
   }
 
@@ -906,4 +926,16 @@ _sysprof_symbolizer_set_process_debug_dirs (SysprofSymbolizer *self, gint32 pid,
   process->loader = sysprof_elf_loader_new ();
   sysprof_elf_loader_set_debug_dirs (process->loader, (const char *const *) all->pdata);
   g_clear_pointer (&process->elves, g_hash_table_unref);
+}
+
+void
+_sysprof_symbolizer_set_host (SysprofSymbolizer *self, const SysprofSymbolizerHost *host, gpointer user_data)
+{
+  g_return_if_fail (SYSPROF_IS_SYMBOLIZER (self));
+
+  if (host != NULL)
+    self->host = *host;
+  else
+    memset (&self->host, 0, sizeof self->host);
+  self->host_data = user_data;
 }

@@ -719,6 +719,30 @@ test_filters (void)
   capture_clear (&capture);
 }
 
+/* The sample cache keys on the pid too: one stack in two processes stays
+ * two stacks. */
+static void
+test_same_stack_two_processes (void)
+{
+  Capture capture = { 0 };
+  g_autoptr (SysprofCallgraph) callgraph = NULL;
+  g_autoptr (GHashTable) stacks = NULL;
+
+  capture_init (&capture);
+  for (int i = 0; i < 5; i++)
+    ADD (&capture, i < 2 ? PID_APP : PID_OTHER, 1, i, U (FA, 4), U (MAIN, 8));
+  capture_finish (&capture);
+
+  callgraph = build (capture.path, NULL);
+  stacks = stacks_of (callgraph);
+  g_assert_cmpuint (g_hash_table_size (stacks), ==, 2);
+  g_assert_cmpuint (stack_count (stacks, "[app];main;a"), ==, 2);
+  g_assert_cmpuint (stack_count (stacks, "[/usr/bin/other --flag];main;a"), ==, 3);
+  g_assert_cmpuint (function (callgraph, "a")->self, ==, 5);
+
+  capture_clear (&capture);
+}
+
 static void
 test_time_range (void)
 {
@@ -904,6 +928,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/Libsysprof/Callgraph/recursion", test_recursion);
   g_test_add_func ("/Libsysprof/Callgraph/kernel-context", test_kernel_context);
   g_test_add_func ("/Libsysprof/Callgraph/filters", test_filters);
+  g_test_add_func ("/Libsysprof/Callgraph/same-stack-two-processes", test_same_stack_two_processes);
   g_test_add_func ("/Libsysprof/Callgraph/time-range", test_time_range);
   g_test_add_func ("/Libsysprof/Callgraph/empty-samples", test_empty_samples);
   g_test_add_func ("/Libsysprof/Callgraph/corrupt", test_corrupt);

@@ -168,10 +168,10 @@ test_resolve_and_embed (void)
 
   fd = open (path, O_RDWR | O_CLOEXEC);
   g_assert_cmpint (fd, >=, 0);
-  g_assert_true (sysprof_symbol_map_append_to_fd (fd, NULL, NULL, NULL, &error));
+  g_assert_true (sysprof_symbol_map_append_to_fd (fd, NULL, NULL, NULL, NULL, &error));
   g_assert_no_error (error);
   /* Twice is once: the table is already there. */
-  g_assert_true (sysprof_symbol_map_append_to_fd (fd, NULL, NULL, NULL, &error));
+  g_assert_true (sysprof_symbol_map_append_to_fd (fd, NULL, NULL, NULL, NULL, &error));
   g_assert_no_error (error);
   close (fd);
   g_assert_true (has_file (path, "__symbols__"));

@@ -34,7 +34,7 @@ now_ns (void)
   return (double) ts.tv_sec * 1e9 + (double) ts.tv_nsec;
 }
 
-__attribute__ ((noipa)) static unsigned long
+HOT_NOINLINE static unsigned long
 hot_compute_a (unsigned long iterations)
 {
   volatile unsigned long acc = 1;
@@ -44,7 +44,7 @@ hot_compute_a (unsigned long iterations)
   return acc;
 }
 
-__attribute__ ((noipa)) static unsigned long
+HOT_NOINLINE static unsigned long
 hot_compute_c (unsigned long iterations)
 {
   volatile unsigned long acc = 3;
@@ -54,7 +54,7 @@ hot_compute_c (unsigned long iterations)
   return acc;
 }
 
-__attribute__ ((noipa)) static unsigned long
+HOT_NOINLINE static unsigned long
 middle_c (unsigned long iterations)
 {
   unsigned long r = hot_compute_c (iterations);
@@ -62,7 +62,7 @@ middle_c (unsigned long iterations)
   return r;
 }
 
-__attribute__ ((noipa)) static unsigned long
+HOT_NOINLINE static unsigned long
 outer_c (unsigned long iterations)
 {
   unsigned long r = middle_c (iterations);
@@ -85,7 +85,7 @@ raw_getppid (void)
 #endif
 }
 
-__attribute__ ((noipa)) static unsigned long
+HOT_NOINLINE static unsigned long
 hot_syscalls (unsigned long calls)
 {
   unsigned long n = 0;

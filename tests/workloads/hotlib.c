@@ -3,7 +3,7 @@
  * DSO, so its address needs the shared-object translation. */
 #include "hotlib.h"
 
-__attribute__ ((noipa)) unsigned long
+HOT_NOINLINE unsigned long
 hot_compute_b (unsigned long iterations)
 {
   volatile unsigned long acc = 7;
