@@ -858,8 +858,8 @@ static void
 start_decoding (SysprofRecording *self)
 {
   g_autoptr (GTask) task = NULL;
-  DecodeJob       *job;
-  int              fd;
+  DecodeJob *job;
+  int        fd;
 
   if ((fd = fcntl (self->capture_fd, F_DUPFD_CLOEXEC, 3)) < 0)
     {
