@@ -455,14 +455,13 @@ read_samples (SysprofCallgraph             *self,
   SysprofCaptureFrameType    type;
   guint64                    bytes_total = 0;
   guint64                    n_frames = 0;
-  /* Direct-mapped by pid: the samples of a few processes interleave. */
-  PidSlot     pid_slots[256] = { { 0 } };
-  PidSlot    *pid_slot;
-  const char *filename = sysprof_capture_reader_get_filename (reader);
-  GStatBuf    st;
-  SampleCache cache = { _sysprof_table_alloc0 (4096 * sizeof (CacheEntry)), 4096 - 1, 0 };
-  CacheEntry *entry;
-  guint64     hash_a, hash_b;
+  PidSlot                    pid_slots[256] = { { 0 } }; /* by pid & 255: samples of a few processes interleave */
+  PidSlot                   *pid_slot;
+  const char                *filename = sysprof_capture_reader_get_filename (reader);
+  GStatBuf                   st;
+  SampleCache                cache = { _sysprof_table_alloc0 (4096 * sizeof (CacheEntry)), 4096 - 1, 0 };
+  CacheEntry                *entry;
+  guint64                    hash_a, hash_b;
 
   state.begin = add_saturating (start, filter->begin_ns);
   state.end = add_saturating (start, filter->end_ns);

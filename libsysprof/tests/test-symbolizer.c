@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <glib/gstdio.h>
@@ -218,11 +219,79 @@ test_unresolvable (void)
   g_unlink (path);
 }
 
+/* JIT-compiled code names its addresses in JITMAP frames; the embedded table
+ * keeps those names too. */
+static void
+test_jitmap (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char      *path = NULL;
+  int                   fd = g_file_open_tmp ("test-symbolizer-jit-XXXXXX.syscap", &path, &error);
+  SysprofCaptureWriter *writer;
+  SysprofCaptureAddress addrs[3];
+  gint64                now = SYSPROF_CAPTURE_CURRENT_TIME;
+
+  g_assert_no_error (error);
+  writer = sysprof_capture_writer_new_from_fd (fd, 0);
+  addrs[0] = SYSPROF_CAPTURE_ADDRESS_USER;
+  addrs[1] = sysprof_capture_writer_add_jitmap (writer, "js::Interpret");
+  addrs[2] = sysprof_capture_writer_add_jitmap (writer, "wasm-function[7]");
+  g_assert_cmpuint (addrs[1], !=, 0);
+  g_assert_true (sysprof_capture_writer_add_sample (writer, now, 0, 4242, 4242, addrs, G_N_ELEMENTS (addrs)));
+  g_assert_true (sysprof_capture_writer_flush (writer));
+  sysprof_capture_writer_unref (writer);
+
+  for (guint pass = 0; pass < 2; pass++)
+    {
+      g_autoptr (SysprofSymbolizer) symbolizer = load (path, pass == 0);
+      const SysprofSymbol *sym;
+
+      sym = sysprof_symbolizer_lookup (symbolizer, 4242, now, SYSPROF_ADDRESS_CONTEXT_USER, addrs[1]);
+      g_assert_cmpstr (sym->name, ==, "js::Interpret");
+      g_assert_cmpint (sym->kind, ==, SYSPROF_SYMBOL_USER);
+      sym = sysprof_symbolizer_lookup (symbolizer, 4242, now, SYSPROF_ADDRESS_CONTEXT_USER, addrs[2]);
+      g_assert_cmpstr (sym->name, ==, "wasm-function[7]");
+      if (pass == 0)
+        {
+          int rw = open (path, O_RDWR | O_CLOEXEC);
+          g_assert_true (sysprof_symbol_map_append_to_fd (rw, NULL, NULL, NULL, NULL, &error));
+          g_assert_no_error (error);
+          close (rw);
+        }
+    }
+  g_assert_true (has_file (path, "__symbols__"));
+  g_unlink (path);
+}
+
+/* A cancelled decode leaves the file exactly as it was. */
+static void
+test_cancelled (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  SysprofCaptureAddress addrs[] = { SYSPROF_CAPTURE_ADDRESS_USER, GPOINTER_TO_SIZE (symbolizer_test_leaf) };
+  g_autofree char      *path = write_capture (addrs, G_N_ELEMENTS (addrs));
+  struct stat           before, after;
+  int                   fd = open (path, O_RDWR | O_CLOEXEC);
+
+  g_assert_cmpint (fstat (fd, &before), ==, 0);
+  g_cancellable_cancel (cancellable);
+  g_assert_false (sysprof_symbol_map_append_to_fd (fd, NULL, NULL, NULL, cancellable, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_cmpint (fstat (fd, &after), ==, 0);
+  g_assert_cmpint (before.st_size, ==, after.st_size);
+  close (fd);
+  g_assert_false (has_file (path, "__symbols__"));
+  g_unlink (path);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/Libsysprof/Symbolizer/resolve-and-embed", test_resolve_and_embed);
   g_test_add_func ("/Libsysprof/Symbolizer/unresolvable", test_unresolvable);
+  g_test_add_func ("/Libsysprof/Symbolizer/jitmap", test_jitmap);
+  g_test_add_func ("/Libsysprof/Symbolizer/cancelled", test_cancelled);
   return g_test_run ();
 }
