@@ -3,7 +3,7 @@
 # Every test suite, on a fresh Debian 12 machine, as root from the checkout:
 # installs what is missing, builds three configurations and runs them.
 #   build/       the normal build: all suites (unit, compat, fuzz replay, slow)
-#   build-asan/  ASan+UBSan: libsysprof-capture, the clients, fuzz replay, compat
+#   build-asan/  ASan+UBSan: libsysprof-capture, libsysprof, the clients, fuzz replay, compat
 #   build-fuzz/  clang + libFuzzer: a short fuzzing run of every target
 # The normal build's suites run last so meson's summary ends the output.
 set -euo pipefail
@@ -21,11 +21,11 @@ setup () {
   fi
 }
 
-echo "== ASan+UBSan build (libsysprof-capture, clients)"
+echo "== ASan+UBSan build (libsysprof-capture, libsysprof, clients)"
 setup build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dcompat=enabled -Dbenchmarks=false
 ninja -C build-asan
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-  meson test -C build-asan --print-errorlogs --suite capture --suite clients --suite fuzz --suite compat
+  meson test -C build-asan --print-errorlogs --suite capture --suite libsysprof --suite clients --suite fuzz --suite compat
 
 echo "== libFuzzer build (clang), short runs"
 CC=clang setup build-fuzz -Dfuzzing=true -Dcompat=disabled -Dbenchmarks=false \
