@@ -71,9 +71,9 @@ struct _SysprofSymbolizer
   const SysprofSymbolMapRecord *records;
   gsize                         n_records;
 
-  GArray     *kernel; /* KernelSymbol, sorted by addr */
+  GArray     *kernel;        /* KernelSymbol, sorted by addr */
   char       *kallsyms_text; /* what kernel names point into */
-  GHashTable *jitmap; /* guint64* address -> interned name */
+  GHashTable *jitmap;        /* guint64* address -> interned name */
 
   GPtrArray         *debug_dirs;
   SysprofElfLoader  *loader;
