@@ -120,4 +120,39 @@ for spec in hot_compute_a:hot-functions:40 hot_compute_b:libhotlib.so:30; do
 done
 ok "a workload in its own mount namespace (bind mount over decoys) is symbolized from the right files"
 
+# 7. A Flatpak-like sandbox (bubblewrap: /app bound from the host, a
+# /.flatpak-info naming it) running a stripped binary: its static functions
+# are only in the debug file, which lies in the app's lib/debug, a directory
+# only sysprofd's ListDebugDirectories tells about.
+if command -v bwrap > /dev/null && command -v objcopy > /dev/null; then
+  app=$W/flatpak/app
+  mkdir -p "$app/bin"
+  install -m 755 "$W/u/work/hot-functions" "$W/u/work/libhotlib.so" "$app/bin/"
+  build_id=$(readelf -n "$app/bin/hot-functions" | awk '/Build ID/ { print $3 }')
+  [ -n "$build_id" ] || fail "hot-functions has no build-id"
+  mkdir -p "$app/lib/debug/.build-id/${build_id:0:2}"
+  objcopy --only-keep-debug "$app/bin/hot-functions" "$app/lib/debug/.build-id/${build_id:0:2}/${build_id:2}.debug"
+  objcopy --strip-all "$app/bin/hot-functions"
+  printf '[Application]\nname=org.example.Hot\n\n[Instance]\napp-path=%s\narch=x86_64\nbranch=master\n' "$app" \
+    > "$W/flatpak/info"
+  bwrap --ro-bind /usr /usr --symlink usr/lib /lib --symlink usr/lib64 /lib64 --symlink usr/bin /bin \
+    --proc /proc --dev /dev --bind "$app" /app --ro-bind "$W/flatpak/info" /.flatpak-info \
+    /app/bin/hot-functions 6 &
+  fp_pid=$!
+  sleep 1
+  as "$W/bin/sysprof-cli" --force --duration 2 "$W/u/flatpak.syscap" > "$W/cli4.out" 2>&1 \
+    || fail "sysprof-cli failed: $(cat "$W/cli4.out")"
+  wait "$fp_pid" || fail "the sandboxed workload failed"
+  as "$W/bin/sysprof-report" top --comm hot-functions --format tsv "$W/u/flatpak.syscap" > "$W/fp.tsv" \
+    || fail "sysprof-report on the sandbox capture failed"
+  for fn in hot_compute_a hot_compute_c; do
+    [ "$(field "$fn" 2 < "$W/fp.tsv")" = hot-functions ] \
+      || fail "$fn (static, only in the app's debug file) not found: $(head -5 "$W/fp.tsv" | tr '\n' '|')"
+  done
+  ok "a stripped binary in a Flatpak-like sandbox is symbolized with the debug file of its app's lib/debug"
+else
+  n=$((n + 1))
+  echo "ok $n # SKIP bwrap or objcopy missing"
+fi
+
 echo "1..$n"
