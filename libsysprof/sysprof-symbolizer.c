@@ -71,9 +71,11 @@ struct _SysprofSymbolizer
   const SysprofSymbolMapRecord *records;
   gsize                         n_records;
 
-  GArray     *kernel;        /* KernelSymbol, sorted by addr */
-  char       *kallsyms_text; /* what kernel names point into */
-  GHashTable *jitmap;        /* guint64* address -> interned name */
+  GArray               *kernel;          /* KernelSymbol, sorted by addr */
+  char                 *kallsyms_text;   /* what kernel names point into */
+  SysprofCaptureReader *kallsyms_reader; /* where the embedded kallsyms are, until parsed */
+  gboolean              kallsyms_local;  /* else read this machine's, when first needed */
+  GHashTable           *jitmap;          /* guint64* address -> interned name */
 
   GPtrArray         *debug_dirs;
   SysprofElfLoader  *loader;
@@ -266,16 +268,14 @@ compare_kernel_symbol (gconstpointer a, gconstpointer b)
  * text (5 MB, 200,000 lines) is split in place and names point into it: they
  * are interned only when a lookup returns them. */
 static void
-parse_kallsyms (SysprofSymbolizer *self, const char *text, gsize len)
+parse_kallsyms (SysprofSymbolizer *self, char *text, gsize len)
 {
   char    *p, *end;
   gboolean any_nonzero = FALSE;
 
   g_array_set_size (self->kernel, 0);
   g_clear_pointer (&self->kallsyms_text, g_free);
-  self->kallsyms_text = g_malloc (len + 1);
-  memcpy (self->kallsyms_text, text, len);
-  self->kallsyms_text[len] = '\0';
+  self->kallsyms_text = text; /* NUL-terminated, ours now */
   p = self->kallsyms_text;
   end = p + len;
 
@@ -324,6 +324,58 @@ parse_kallsyms (SysprofSymbolizer *self, const char *text, gsize len)
   if (!any_nonzero)
     g_array_set_size (self->kernel, 0);
   g_array_sort (self->kernel, compare_kernel_symbol);
+}
+
+/* The kernel symbols, the first time a kernel address needs them: a capture
+ * whose `__symbols__` table answers every address never pays for them. */
+static void
+ensure_kallsyms (SysprofSymbolizer *self)
+{
+  g_autoptr (GByteArray) text = NULL;
+  SysprofCaptureFrameType type;
+  SysprofCaptureReader   *reader = g_steal_pointer (&self->kallsyms_reader);
+
+  if (reader != NULL)
+    {
+      text = g_byte_array_new ();
+      if (sysprof_capture_reader_find_file (reader, "/proc/kallsyms"))
+        while (sysprof_capture_reader_peek_type (reader, &type))
+          {
+            const SysprofCaptureFileChunk *chunk;
+
+            if (type != SYSPROF_CAPTURE_FRAME_FILE_CHUNK)
+              {
+                if (!sysprof_capture_reader_skip (reader))
+                  break;
+                continue;
+              }
+            if ((chunk = sysprof_capture_reader_read_file (reader)) == NULL)
+              break;
+            if (strcmp (chunk->path, "/proc/kallsyms") != 0)
+              continue;
+            g_byte_array_append (text, chunk->data, chunk->len);
+            if (chunk->is_last)
+              break;
+          }
+      sysprof_capture_reader_unref (reader);
+    }
+  else if (self->kallsyms_local)
+    {
+      g_autofree char *contents = NULL;
+      gsize            len = 0;
+
+      self->kallsyms_local = FALSE;
+      if (g_file_get_contents ("/proc/kallsyms", &contents, &len, NULL))
+        {
+          text = g_byte_array_new_take ((guint8 *) g_steal_pointer (&contents), len);
+        }
+    }
+  if (text != NULL)
+    {
+      gsize len = text->len;
+      g_byte_array_append (text, (const guint8 *) "", 1);
+      parse_kallsyms (self, (char *) g_byte_array_free (g_steal_pointer (&text), FALSE), len);
+    }
 }
 
 static void
@@ -385,8 +437,32 @@ append_chunk (GHashTable *files, const SysprofCaptureFileChunk *chunk)
 static gboolean
 wanted_file (const char *path)
 {
-  return strcmp (path, "__symbols__") == 0 || strcmp (path, "/proc/kallsyms") == 0 ||
-         has_prefix_and_suffix (path, "/proc/", "/mountinfo");
+  return strcmp (path, "__symbols__") == 0 || has_prefix_and_suffix (path, "/proc/", "/mountinfo");
+}
+
+/* JITMAP payload: n_jitmaps entries of {u64 address (unaligned), name NUL}. */
+static void
+add_jitmap (SysprofSymbolizer *self, const SysprofCaptureJitmap *frame)
+{
+  const guint8 *p = (const guint8 *) frame + sizeof *frame;
+  const guint8 *end = (const guint8 *) frame + frame->frame.len;
+
+  for (guint i = 0; i < frame->n_jitmaps && p + 8 < end; i++)
+    {
+      guint64       addr;
+      const guint8 *nul;
+
+      memcpy (&addr, p, sizeof addr);
+      p += sizeof addr;
+      if ((nul = memchr (p, '\0', (gsize) (end - p))) == NULL)
+        break;
+      {
+        guint64 *k = g_new (guint64, 1);
+        *k = addr;
+        g_hash_table_replace (self->jitmap, k, (gpointer) intern (self, (const char *) p));
+      }
+      p = nul + 1;
+    }
 }
 
 gboolean
@@ -398,6 +474,7 @@ sysprof_symbolizer_load (SysprofSymbolizer *self, SysprofCaptureReader *reader, 
   GByteArray             *bytes;
   GHashTableIter          iter;
   gpointer                key, value;
+  gboolean                has_kallsyms = FALSE;
 
   g_return_val_if_fail (SYSPROF_IS_SYMBOLIZER (self), FALSE);
   g_return_val_if_fail (reader != NULL, FALSE);
@@ -448,12 +525,22 @@ sysprof_symbolizer_load (SysprofSymbolizer *self, SysprofCaptureReader *reader, 
               child->parent = frame->frame.pid;
             break;
           }
+        case SYSPROF_CAPTURE_FRAME_JITMAP:
+          {
+            const SysprofCaptureJitmap *frame = sysprof_capture_reader_read_jitmap (reader);
+            if (frame == NULL)
+              goto failed;
+            add_jitmap (self, frame);
+            break;
+          }
         case SYSPROF_CAPTURE_FRAME_FILE_CHUNK:
           {
             const SysprofCaptureFileChunk *chunk = sysprof_capture_reader_read_file (reader);
             if (chunk == NULL)
               goto failed;
-            if (wanted_file (chunk->path))
+            if (strcmp (chunk->path, "/proc/kallsyms") == 0)
+              has_kallsyms = TRUE; /* read when first needed: ensure_kallsyms */
+            else if (wanted_file (chunk->path))
               append_chunk (files, chunk);
             break;
           }
@@ -466,34 +553,13 @@ sysprof_symbolizer_load (SysprofSymbolizer *self, SysprofCaptureReader *reader, 
   if (sysprof_capture_reader_get_error (reader)->code != 0)
     goto failed;
 
-  {
-    SysprofCaptureJitmapIter jiter;
-    SysprofCaptureAddress    addr;
-    const char              *name;
-
-    if (sysprof_capture_jitmap_iter_init (&jiter, reader))
-      {
-        while (sysprof_capture_jitmap_iter_next (&jiter, &addr, &name))
-          {
-            guint64 *k = g_new (guint64, 1);
-            *k = addr;
-            g_hash_table_replace (self->jitmap, k, (gpointer) intern (self, name));
-          }
-        sysprof_capture_jitmap_iter_clear (&jiter);
-      }
-  }
-
   if ((bytes = g_hash_table_lookup (files, "__symbols__")))
     load_embedded_symbols (self, bytes, swap);
-  if ((bytes = g_hash_table_lookup (files, "/proc/kallsyms")))
-    parse_kallsyms (self, (const char *) bytes->data, bytes->len);
-  else if (self->use_local_files)
-    {
-      g_autofree char *contents = NULL;
-      gsize            len = 0;
-      if (g_file_get_contents ("/proc/kallsyms", &contents, &len, NULL))
-        parse_kallsyms (self, contents, len);
-    }
+  g_clear_pointer (&self->kallsyms_reader, sysprof_capture_reader_unref);
+  g_array_set_size (self->kernel, 0);
+  if (has_kallsyms)
+    self->kallsyms_reader = sysprof_capture_reader_copy (reader);
+  self->kallsyms_local = !has_kallsyms && self->use_local_files;
 
   g_hash_table_iter_init (&iter, files);
   while (g_hash_table_iter_next (&iter, &key, &value))
@@ -665,8 +731,13 @@ lookup_embedded (
 static const SysprofSymbol *
 lookup_kernel (SysprofSymbolizer *self, guint64 address, guint64 *begin, guint64 *end)
 {
-  const KernelSymbol *syms = (const KernelSymbol *) (void *) self->kernel->data;
-  guint               lo = 0, hi = self->kernel->len;
+  const KernelSymbol *syms;
+  guint               lo = 0, hi;
+
+  if (self->kallsyms_reader != NULL || self->kallsyms_local)
+    ensure_kallsyms (self);
+  syms = (const KernelSymbol *) (void *) self->kernel->data;
+  hi = self->kernel->len;
 
   if (hi == 0 || address < syms[0].addr)
     return NULL;
