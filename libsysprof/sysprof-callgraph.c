@@ -303,7 +303,9 @@ add_sample (RawBuilder *raw, guint32 process_node, const SysprofCaptureSample *s
           dropping = raw->no_kernel && context_is_kernel (context);
           continue;
         }
-      if (dropping)
+      /* Address 0 is where a frame-pointer walk through code built without
+       * frame pointers ends up: no frame, and no place to show it. */
+      if (dropping || address == 0)
         continue;
       pos--;
       raw->keys[pos] = address;
