@@ -17,9 +17,12 @@
  * slow-down a recorder can cause is the time its interrupts, its own threads
  * and its page faults take from this one.
  *
- *   cpu-workload [-j JOBS] [-r ROUNDS]
- *     -j JOBS    run JOBS copies in parallel (fork), default 1
- *     -r ROUNDS  rounds per copy, default 160000 (~6 s on one idle Zen 5 vCPU)
+ *   cpu-workload [-j JOBS] [-r ROUNDS | -t SECONDS]
+ *     -j JOBS     run JOBS copies in parallel (fork), default 1
+ *     -r ROUNDS   rounds per copy, default 160000 (~5-6 s on one idle Zen 5 vCPU)
+ *     -t SECONDS  instead, every copy works until SECONDS have passed: not a
+ *                 fixed amount of work, but a capture of a predictable size
+ *                 (run-report-bench.sh), however busy the machine is
  *
  * It prints one line on standard output when every copy has finished:
  *   cpu-workload: jobs=1 rounds=160000 elapsed=6.123456 s cpu=6.101234 s checksum=0x...
@@ -49,6 +52,7 @@
 #define DEFAULT_ROUNDS 160000
 #define MAX_JOBS       256
 #define MAX_ROUNDS     100000000L
+#define MAX_SECONDS    86400
 
 static uint64_t table[TABLE_SIZE];
 
@@ -147,12 +151,17 @@ run_round (uint64_t x)
 }
 
 __attribute__ ((noinline)) static uint64_t
-run_job (long rounds, uint64_t seed)
+run_job (long rounds, double deadline, uint64_t seed)
 {
   uint64_t x = seed;
 
-  for (long i = 0; i < rounds; i++)
-    x = run_round (x);
+  if (deadline > 0)
+    /* One round is tens of microseconds; a clock read (vDSO) is far less. */
+    while (now_s () < deadline)
+      x = run_round (x);
+  else
+    for (long i = 0; i < rounds; i++)
+      x = run_round (x);
   __asm__ volatile("" ::: "memory");
   return x;
 }
@@ -172,7 +181,7 @@ fill_table (void)
 static int
 usage (void)
 {
-  fprintf (stderr, "usage: cpu-workload [-j JOBS] [-r ROUNDS]\n");
+  fprintf (stderr, "usage: cpu-workload [-j JOBS] [-r ROUNDS | -t SECONDS]\n");
   return 2;
 }
 
@@ -181,6 +190,8 @@ main (int argc, char **argv)
 {
   long     jobs = 1;
   long     rounds = DEFAULT_ROUNDS;
+  long     seconds = 0;
+  double   deadline = 0;
   uint64_t checksum = 0;
   double   start;
   double   cpu_start;
@@ -189,7 +200,7 @@ main (int argc, char **argv)
   int      opt;
   int      failed = 0;
 
-  while ((opt = getopt (argc, argv, "j:r:")) != -1)
+  while ((opt = getopt (argc, argv, "j:r:t:")) != -1)
     {
       char *end = NULL;
       long  v;
@@ -210,6 +221,11 @@ main (int argc, char **argv)
             return usage ();
           rounds = v;
           break;
+        case 't':
+          if (v < 1 || v > MAX_SECONDS)
+            return usage ();
+          seconds = v;
+          break;
         default: return usage ();
         }
     }
@@ -219,8 +235,10 @@ main (int argc, char **argv)
   fill_table ();
   start = now_s ();
   cpu_start = cpu_s ();
+  if (seconds > 0)
+    deadline = start + (double) seconds;
   if (jobs == 1)
-    checksum = run_job (rounds, 1);
+    checksum = run_job (rounds, deadline, 1);
   else
     {
       /* Every copy computes the same value from the same seed; the parent only
@@ -235,7 +253,7 @@ main (int argc, char **argv)
               return 1;
             }
           if (pid == 0)
-            _exit (run_job (rounds, 1) == 0 ? 1 : 0);
+            _exit (run_job (rounds, deadline, 1) == 0 ? 1 : 0);
         }
       for (long j = 0; j < jobs; j++)
         {
@@ -251,8 +269,11 @@ main (int argc, char **argv)
   /* The copies' results stay in the children; one round here makes a
    * checksum that still tells one build of this program from another. */
   if (jobs > 1)
-    checksum = run_job (1, 1);
-  printf ("cpu-workload: jobs=%ld rounds=%ld elapsed=%.6f s cpu=%.6f s checksum=0x%016" PRIx64 "\n", jobs, rounds,
-          elapsed, cpu, checksum);
+    checksum = run_job (1, 0, 1);
+  if (seconds > 0)
+    printf ("cpu-workload: jobs=%ld seconds=%ld elapsed=%.6f s cpu=%.6f s\n", jobs, seconds, elapsed, cpu);
+  else
+    printf ("cpu-workload: jobs=%ld rounds=%ld elapsed=%.6f s cpu=%.6f s checksum=0x%016" PRIx64 "\n", jobs, rounds,
+            elapsed, cpu, checksum);
   return failed;
 }

@@ -203,11 +203,12 @@ function median(list,    a, n, i, j, t) {
     for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
   return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
-# Median over repetitions of x[rep, m] / x[rep, "alone"].
-function paired(x, m,    r, list) {
+# Median over repetitions of x[rep, m] / x[rep, base] (base: alone by default).
+function paired(x, m, base,    r, list) {
+  if (base == "") base = "alone"
   list = ""
   for (r in reps)
-    if ((r, m) in x && (r, "alone") in x) list = list " " x[r, m] / x[r, "alone"]
+    if ((r, m) in x && (r, base) in x) list = list " " x[r, m] / x[r, base]
   return median(list)
 }
 function verdict(ok) { return ok ? "MET" : "NOT MET" }
@@ -243,8 +244,10 @@ END {
   }
   if (("ours" in cnt) && ("perf" in cnt)) {
     printf "\nTarget: ours no slower than perf record -F 997 -g\n"
-    printf "  wall: ours/perf = %.3fx  %s\n", med["ours"] / med["perf"], verdict(med["ours"] <= med["perf"])
-    printf "  cpu:  ours/perf = %.3fx  %s\n", medc["ours"] / medc["perf"], verdict(medc["ours"] <= medc["perf"])
+    printf "  wall: ours/perf = %.3fx (paired %.3fx)  %s\n", med["ours"] / med["perf"], paired(e, "ours", "perf"),
+      verdict(med["ours"] <= med["perf"])
+    printf "  cpu:  ours/perf = %.3fx (paired %.3fx)  %s\n", medc["ours"] / medc["perf"], paired(c, "ours", "perf"),
+      verdict(medc["ours"] <= medc["perf"])
     if ("ours-root" in cnt)
       printf "  (in-process as root: wall %.3fx, cpu %.3fx of perf)\n", med["ours-root"] / med["perf"],
         medc["ours-root"] / medc["perf"]

@@ -5,19 +5,19 @@
 # captures of about a million samples of bench/cpu-workload, and the cold and
 # warm cost of resolving every address of such a capture.
 #
-# Usage (as root): bench/run-report-bench.sh [-n REPS] [-c COLD] [-F HZ] [-j JOBS] [-r ROUNDS] [-d DIR] [-B BUILDDIR] [-k]
+# Usage (as root): bench/run-report-bench.sh [-n REPS] [-c COLD] [-F HZ] [-j JOBS] [-t SECONDS] [-d DIR] [-B BUILDDIR] [-k]
 #   -n REPS      warm repetitions of every report (default 5)
 #   -c COLD      cold/warm pairs per capture (default 3; 0 skips them)
 #   -F HZ        sampling frequency of both recordings (default 10000)
 #   -j JOBS      copies of cpu-workload running in parallel (default 2, one per vCPU here)
-#   -r ROUNDS    rounds per copy (default 220000: ~50 s with 2 copies on 2 busy vCPUs,
-#                i.e. about 2 x 10000 x 50 = 1,000,000 samples)
+#   -t SECONDS   how long the copies run (default 50: 2 vCPUs x 10000 Hz x 50 s is
+#                about 1,000,000 samples, however busy the machine is)
 #   -d DIR       where the captures go (default /var/tmp)
 #   -B BUILDDIR  meson build directory (default build-bench/ at the repository root,
 #                configured with -Dbenchmarks=true if it does not exist)
 #   -k           keep the captures (the directory is printed)
 #
-# Three recordings of the same command, `cpu-workload -j JOBS -r ROUNDS`, both
+# Three recordings of the same command, `cpu-workload -j JOBS -t SECONDS`, both
 # profilers sampling the whole system (every CPU) at HZ with call chains:
 #   ours.syscap           sysprof-cli --frequency HZ (as root with no daemon on the
 #                         bus: in-process), with its table of symbol names
@@ -41,18 +41,18 @@ reps=5
 cold=3
 freq=10000
 jobs=2
-rounds=220000
+seconds=50
 dir=/var/tmp
 builddir=$root/build-bench
 keep=0
 
-while getopts 'n:c:F:j:r:d:B:kh' opt; do
+while getopts 'n:c:F:j:t:d:B:kh' opt; do
   case $opt in
     n) reps=$OPTARG ;;
     c) cold=$OPTARG ;;
     F) freq=$OPTARG ;;
     j) jobs=$OPTARG ;;
-    r) rounds=$OPTARG ;;
+    t) seconds=$OPTARG ;;
     d) dir=$OPTARG ;;
     B) builddir=$OPTARG ;;
     k) keep=1 ;;
@@ -63,10 +63,10 @@ done
 shift $((OPTIND - 1))
 die () { echo "run-report-bench.sh: $*" >&2; exit 2; }
 [[ $# -eq 0 ]] || die "no arguments expected besides options"
-for v in "$reps" "$cold" "$freq" "$jobs" "$rounds"; do
+for v in "$reps" "$cold" "$freq" "$jobs" "$seconds"; do
   [[ $v =~ ^[0-9]+$ ]] || die "options take numbers"
 done
-((reps >= 1 && freq >= 1 && jobs >= 1 && rounds >= 1)) || die "-n, -F, -j and -r need at least 1"
+((reps >= 1 && freq >= 1 && jobs >= 1 && seconds >= 1)) || die "-n, -F, -j and -t need at least 1"
 [[ -d $dir ]] || die "no directory $dir"
 [[ $(id -u) -eq 0 ]] || die "must run as root (in-process recording, perf -a, drop_caches)"
 command -v perf >/dev/null || die "perf not found (apt-get install linux-perf)"
@@ -84,7 +84,7 @@ fi
 cli=$builddir/clients/sysprof-cli
 report=$builddir/clients/sysprof-report
 dump=$builddir/clients/sysprof-dump
-workload=("$builddir/bench/cpu-workload" -j "$jobs" -r "$rounds")
+workload=("$builddir/bench/cpu-workload" -j "$jobs" -t "$seconds")
 
 capdir=$(mktemp -d "$dir/report-bench.XXXXXX")
 if ((keep)); then
@@ -107,7 +107,7 @@ record () { # name command...
   fi
   t1=$(date +%s.%N)
   printf '  %-22s %6.1f s   %s\n' "$name" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" \
-    "$(sed -n 's/^\(cpu-workload: .*\) checksum.*/\1/p' "$log")"
+    "$(grep '^cpu-workload: ' "$log")"
 }
 
 echo "Recording ${workload[*]##*/} at $freq Hz, whole system, into $capdir:"
@@ -232,8 +232,12 @@ END {
       printf "%-14s %7.2f s %7.2f s %7.2f s %7.2f s\n", s, median(w["cold", s]), median(c["cold", s]),
         median(w["again", s]), median(c["again", s])
     }
-    printf "\nResolving every address (ours-nodecode - ours, per run): cold %.2f s, warm %.2f s\n",
-      median(w["cold", "ours-nodecode"]) - median(w["cold", "ours"]),
-      median(w["again", "ours-nodecode"]) - median(w["again", "ours"])
+    # The two captures are separate recordings with different sample counts,
+    # so compare them per sample: the difference estimates what resolving
+    # from the ELF files and kallsyms costs over looking up the embedded table.
+    printf "\nPer sample: ours %.2f us cold, %.2f us warm; ours-nodecode %.2f us cold, %.2f us warm\n",
+      median(w["cold", "ours"]) / samples["ours"] * 1e6, median(w["again", "ours"]) / samples["ours"] * 1e6,
+      median(w["cold", "ours-nodecode"]) / samples["ours-nodecode"] * 1e6,
+      median(w["again", "ours-nodecode"]) / samples["ours-nodecode"] * 1e6
   }
 }' "$results"
