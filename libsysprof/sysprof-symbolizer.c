@@ -151,6 +151,7 @@ sysprof_symbolizer_finalize (GObject *object)
   g_clear_pointer (&self->embedded, g_bytes_unref);
   g_clear_pointer (&self->kernel, g_array_unref);
   g_clear_pointer (&self->kallsyms_text, g_free);
+  g_clear_pointer (&self->kallsyms_reader, sysprof_capture_reader_unref);
   g_clear_pointer (&self->jitmap, g_hash_table_unref);
   g_clear_pointer (&self->debug_dirs, g_ptr_array_unref);
   g_clear_pointer (&self->loader, sysprof_elf_loader_unref);
