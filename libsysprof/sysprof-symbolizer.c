@@ -70,6 +70,7 @@ struct _SysprofSymbolizer
   GBytes                       *embedded; /* `__symbols__`, converted to host order */
   const SysprofSymbolMapRecord *records;
   gsize                         n_records;
+  const SysprofSymbol         **embedded_symbols; /* 2 per record: user, kernel context */
 
   GArray               *kernel;          /* KernelSymbol, sorted by addr */
   char                 *kallsyms_text;   /* what kernel names point into */
@@ -149,6 +150,7 @@ sysprof_symbolizer_finalize (GObject *object)
   g_clear_pointer (&self->interned, g_hash_table_unref);
   g_clear_pointer (&self->strings, g_string_chunk_free);
   g_clear_pointer (&self->embedded, g_bytes_unref);
+  g_clear_pointer (&self->embedded_symbols, g_free);
   g_clear_pointer (&self->kernel, g_array_unref);
   g_clear_pointer (&self->kallsyms_text, g_free);
   g_clear_pointer (&self->kallsyms_reader, sysprof_capture_reader_unref);
@@ -386,6 +388,7 @@ load_embedded_symbols (SysprofSymbolizer *self, GByteArray *data, gboolean swap)
   gsize                   n = 0;
   SysprofSymbolMapRecord *records;
 
+  g_clear_pointer (&self->embedded, g_bytes_unref);
   self->embedded = g_bytes_new (data->data, data->len);
   records = (SysprofSymbolMapRecord *) g_bytes_get_data (self->embedded, NULL);
 
@@ -408,6 +411,8 @@ load_embedded_symbols (SysprofSymbolizer *self, GByteArray *data, gboolean swap)
       }
   self->records = records;
   self->n_records = n;
+  g_free (self->embedded_symbols);
+  self->embedded_symbols = g_new0 (const SysprofSymbol *, n * 2 + 1);
 }
 
 /* A string of the embedded table, or NULL when the offset is out of it. */
@@ -707,10 +712,18 @@ lookup_embedded (
         hi = mid;
       else
         {
-          const char       *name = embedded_string (self, r->name_offset);
-          const char       *tag = embedded_string (self, r->tag_offset);
-          SysprofSymbolKind kind;
+          /* Many addresses share a record: its symbol is made once (per
+           * context, which decides the kind). */
+          const SysprofSymbol **slot = &self->embedded_symbols[mid * 2 + (context == SYSPROF_ADDRESS_CONTEXT_KERNEL)];
+          const char           *name, *tag;
+          SysprofSymbolKind     kind;
 
+          *begin = r->addr_begin;
+          *end = r->addr_end + 1;
+          if (*slot != NULL)
+            return *slot;
+          name = embedded_string (self, r->name_offset);
+          tag = embedded_string (self, r->tag_offset);
           if (name == NULL)
             return NULL;
           if (g_str_has_prefix (name, "- -"))
@@ -721,9 +734,7 @@ lookup_embedded (
             kind = SYSPROF_SYMBOL_KERNEL;
           else
             kind = SYSPROF_SYMBOL_USER;
-          *begin = r->addr_begin;
-          *end = r->addr_end + 1;
-          return make_symbol (self, name, tag, kind);
+          return *slot = make_symbol (self, name, tag, kind);
         }
     }
   return NULL;
