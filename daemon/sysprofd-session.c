@@ -95,6 +95,10 @@ typedef struct
 {
   IpcSessionSkeleton parent_instance;
   guint32            owner_uid;
+  /* The last bus name found to belong to owner_uid: unique names are never
+   * reused on a bus, so a client polling the properties is asked about once,
+   * not on every read of every property. */
+  char *owner_sender;
 } SysprofdSessionSkeleton;
 
 typedef struct
@@ -121,6 +125,8 @@ guarded_get_property (GDBusConnection *connection,
   g_autoptr (GVariant) reply = NULL;
   guint32 uid;
 
+  if (sender != NULL && g_strcmp0 (sender, skeleton->owner_sender) == 0)
+    return parent_get_property (connection, sender, object_path, interface_name, property_name, error, user_data);
   reply = g_dbus_connection_call_sync (connection, "org.freedesktop.DBus", "/org/freedesktop/DBus",
                                        "org.freedesktop.DBus", "GetConnectionUnixUser", g_variant_new ("(s)", sender),
                                        G_VARIANT_TYPE ("(u)"), G_DBUS_CALL_FLAGS_NONE, -1, NULL, NULL);
@@ -130,6 +136,8 @@ guarded_get_property (GDBusConnection *connection,
                    "Not authorized to make request: session %s belongs to another user", object_path);
       return NULL;
     }
+  g_free (skeleton->owner_sender);
+  skeleton->owner_sender = g_strdup (sender);
   return parent_get_property (connection, sender, object_path, interface_name, property_name, error, user_data);
 }
 
@@ -149,8 +157,16 @@ sysprofd_session_skeleton_get_vtable (GDBusInterfaceSkeleton *skeleton)
 }
 
 static void
+sysprofd_session_skeleton_finalize (GObject *object)
+{
+  g_free (((SysprofdSessionSkeleton *) object)->owner_sender);
+  G_OBJECT_CLASS (sysprofd_session_skeleton_parent_class)->finalize (object);
+}
+
+static void
 sysprofd_session_skeleton_class_init (SysprofdSessionSkeletonClass *klass)
 {
+  G_OBJECT_CLASS (klass)->finalize = sysprofd_session_skeleton_finalize;
   G_DBUS_INTERFACE_SKELETON_CLASS (klass)->get_vtable = sysprofd_session_skeleton_get_vtable;
 }
 
