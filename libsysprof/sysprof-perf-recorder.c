@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -82,6 +84,11 @@ struct _SysprofPerfRecorder
   const char *event_name;
   State       state;
 
+  /* pid -> the inode of its mount namespace, for processes outside ours
+   * whose mountinfo was embedded; own_mount_ns is ours (0: unknown). */
+  GHashTable *mount_ns;
+  guint64     own_mount_ns;
+
   guint64 n_frames;
   guint64 n_samples;
   guint64 n_lost;
@@ -120,6 +127,7 @@ sysprof_perf_recorder_finalize (GObject *object)
   g_clear_pointer (&self->writer, sysprof_capture_writer_unref);
   g_clear_pointer (&self->rings, g_ptr_array_unref);
   g_clear_pointer (&self->fds, g_array_unref);
+  g_clear_pointer (&self->mount_ns, g_hash_table_unref);
 
   G_OBJECT_CLASS (sysprof_perf_recorder_parent_class)->finalize (object);
 }
@@ -138,6 +146,7 @@ sysprof_perf_recorder_init (SysprofPerfRecorder *self)
 {
   self->fds = g_array_new (FALSE, FALSE, sizeof (int));
   self->rings = g_ptr_array_new_with_free_func (ring_entry_free);
+  self->mount_ns = g_hash_table_new (NULL, NULL);
 }
 
 void
@@ -293,6 +302,42 @@ handle_sample (SysprofPerfRecorder *self, const struct perf_event_header *record
     self->n_samples++;
 }
 
+static guint64
+mount_ns_of (const char *proc_dir)
+{
+  g_autofree char *path = g_strdup_printf ("%s/ns/mnt", proc_dir);
+  struct stat      st;
+
+  return stat (path, &st) == 0 ? (guint64) st.st_ino : 0;
+}
+
+/* A process that maps files from another mount namespace (a container, a
+ * Flatpak sandbox started during the recording) needs its mountinfo for
+ * those paths to be found on the host later; the snapshot only has the
+ * processes of the start.  Written again when the process moves to another
+ * namespace; readers keep the latest. */
+static void
+maybe_write_mountinfo (SysprofPerfRecorder *self, guint32 pid, gint64 time, int cpu)
+{
+  g_autofree char *dir = g_strdup_printf ("/proc/%u", pid);
+  g_autofree char *path = NULL;
+  guint64          ns;
+  int              fd;
+
+  if (self->own_mount_ns == 0)
+    self->own_mount_ns = mount_ns_of ("/proc/self");
+  ns = mount_ns_of (dir);
+  if (ns == 0 || ns == self->own_mount_ns ||
+      GPOINTER_TO_SIZE (g_hash_table_lookup (self->mount_ns, GUINT_TO_POINTER (pid))) == (gsize) ns)
+    return;
+  g_hash_table_insert (self->mount_ns, GUINT_TO_POINTER (pid), GSIZE_TO_POINTER ((gsize) ns));
+  path = g_strdup_printf ("%s/mountinfo", dir);
+  if ((fd = open (path, O_RDONLY | O_CLOEXEC)) < 0)
+    return;
+  count_frame (self, sysprof_capture_writer_add_file_fd (self->writer, time, cpu, (gint32) pid, path, fd));
+  close (fd);
+}
+
 static void
 handle_mmap (SysprofPerfRecorder *self, const struct perf_event_header *record)
 {
@@ -330,6 +375,8 @@ handle_mmap (SysprofPerfRecorder *self, const struct perf_event_header *record)
 
   count_frame (self, sysprof_capture_writer_add_map (self->writer, id.time, id.cpu, (gint32) pid, addr, addr + len,
                                                      pgoff, inode, filename));
+  if (filename[0] == '/')
+    maybe_write_mountinfo (self, pid, id.time, id.cpu);
 }
 
 static void
@@ -354,6 +401,10 @@ handle_comm (SysprofPerfRecorder *self, const struct perf_event_header *record)
   if (pid != tid)
     return;
 
+  /* After an exec the mounts may differ even in the same namespace (a
+   * launcher bind-mounts, then execs): the next mapping writes them again. */
+  if (record->misc & PERF_RECORD_MISC_COMM_EXEC)
+    g_hash_table_remove (self->mount_ns, GUINT_TO_POINTER (pid));
   count_frame (self, sysprof_capture_writer_add_process (self->writer, id.time, id.cpu, (gint32) pid, comm));
 }
 

@@ -427,8 +427,11 @@ embedded_string (SysprofSymbolizer *self, guint32 offset)
   return base + offset;
 }
 
+/* A file written again later in the capture (the mountinfo of a process
+ * that entered another mount namespace) replaces the earlier copy: @complete
+ * holds the paths whose last chunk was seen. */
 static void
-append_chunk (GHashTable *files, const SysprofCaptureFileChunk *chunk)
+append_chunk (GHashTable *files, GHashTable *complete, const SysprofCaptureFileChunk *chunk)
 {
   GByteArray *bytes = g_hash_table_lookup (files, chunk->path);
 
@@ -437,7 +440,11 @@ append_chunk (GHashTable *files, const SysprofCaptureFileChunk *chunk)
       bytes = g_byte_array_new ();
       g_hash_table_insert (files, g_strdup (chunk->path), bytes);
     }
+  else if (g_hash_table_remove (complete, chunk->path))
+    g_byte_array_set_size (bytes, 0);
   g_byte_array_append (bytes, chunk->data, chunk->len);
+  if (chunk->is_last)
+    g_hash_table_add (complete, g_strdup (chunk->path));
 }
 
 static gboolean
@@ -475,6 +482,7 @@ gboolean
 sysprof_symbolizer_load (SysprofSymbolizer *self, SysprofCaptureReader *reader, GError **error)
 {
   g_autoptr (GHashTable) files = NULL;
+  g_autoptr (GHashTable) complete = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   SysprofCaptureFrameType type;
   gboolean                swap;
   GByteArray             *bytes;
@@ -547,7 +555,7 @@ sysprof_symbolizer_load (SysprofSymbolizer *self, SysprofCaptureReader *reader, 
             if (strcmp (chunk->path, "/proc/kallsyms") == 0)
               has_kallsyms = TRUE; /* read when first needed: ensure_kallsyms */
             else if (wanted_file (chunk->path))
-              append_chunk (files, chunk);
+              append_chunk (files, complete, chunk);
             break;
           }
         default:

@@ -120,6 +120,22 @@ for spec in hot_compute_a:hot-functions:40 hot_compute_b:libhotlib.so:30; do
 done
 ok "a workload in its own mount namespace (bind mount over decoys) is symbolized from the right files"
 
+# 6b. The same, started while the recording runs: sysprofd embeds the
+# mountinfo of processes that map files from another mount namespace.
+as "$W/bin/sysprof-cli" --force --duration 4 "$W/u/ns-late.syscap" > "$W/cli5.out" 2>&1 &
+cli_pid=$!
+sleep 1
+unshare -m --propagation private sh -c "mount --bind '$ns/real' '$ns/mnt' && exec '$ns/mnt/hot-functions' 2" \
+  || fail "the namespaced workload failed"
+wait "$cli_pid" || fail "sysprof-cli failed: $(cat "$W/cli5.out")"
+as "$W/bin/sysprof-report" top --comm hot-functions --format tsv "$W/u/ns-late.syscap" > "$W/ns-late.tsv" \
+  || fail "sysprof-report on the late namespace capture failed"
+for fn in hot_compute_a hot_compute_c; do
+  [ "$(field "$fn" 2 < "$W/ns-late.tsv")" = hot-functions ] \
+    || fail "$fn of the namespaced process started during the recording not resolved: $(head -5 "$W/ns-late.tsv" | tr '\n' '|')"
+done
+ok "a namespaced workload started during the recording is symbolized too (its mountinfo is embedded)"
+
 # 7. A Flatpak-like sandbox (bubblewrap: /app bound from the host, a
 # /.flatpak-info naming it) running a stripped binary: its static functions
 # are only in the debug file, which lies in the app's lib/debug, a directory
