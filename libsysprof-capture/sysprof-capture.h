@@ -14,6 +14,9 @@
  *    sysprof_capture_reader_get_error(); it never reads past a frame or the file.
  *  - Destructors (_unref) accept NULL.  Objects are reference counted with
  *    atomic counts but are otherwise not thread-safe: use one per thread.
+ *  - Exception: the collector's event functions (sysprof-collector.h) run
+ *    inside instrumented programs and malloc hooks, so they return nothing and
+ *    leave errno untouched; lost events are counted instead.
  */
 #pragma once
 
@@ -28,5 +31,6 @@
 #include "sysprof-capture-reader.h"
 #include "sysprof-capture-writer.h"
 #include "sysprof-mapped-ring-buffer.h"
+#include "sysprof-collector.h"
 
 #undef SYSPROF_CAPTURE_INSIDE

@@ -1,0 +1,778 @@
+// SPDX-License-Identifier: BSD-2-Clause-Patent
+#define SYSPROF_CAPTURE_COMPILATION 1
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "sysprof-capture-util-private.h"
+#include "sysprof-clock.h"
+#include "sysprof-collector.h"
+#include "sysprof-mapped-ring-buffer.h"
+
+/* In-ring end-of-stream marker: Sysprof's consumers stop reading a ring at it. */
+#define FRAME_END     0xFF
+#define END_FRAME_LEN sizeof (SysprofCaptureFrame)
+#define PRINTF_MAX    2048
+#define REQUEST       "CreatRing"
+#define REQUEST_LEN   sizeof REQUEST /* with its NUL: the wire has 10 bytes */
+#define ROUND_TRIP_MS 10000
+#define WAIT_FIRST_NS 50000
+#define WAIT_MAX_NS   1000000
+#define WAIT_TOTAL_NS 1000000000
+
+/* Initial-exec TLS: the collector runs inside malloc hooks, where the lazy
+ * allocation of global-dynamic TLS would recurse into malloc. */
+#define TLS __thread __attribute__ ((tls_model ("initial-exec")))
+
+typedef enum
+{
+  PROCESS_UNKNOWN = 0,
+  PROCESS_ENABLED,
+  PROCESS_DISABLED, /* no profiler: calls are no-ops */
+  PROCESS_BROKEN,   /* the control channel failed: new threads lose their events */
+} ProcessState;
+
+typedef enum
+{
+  THREAD_UNSET = 0,
+  THREAD_READY,
+  /* Creating the ring or writing a frame: re-entrant calls (malloc hooks
+   * reached from inside the collector, signal handlers) are ignored. */
+  THREAD_BUSY,
+  THREAD_FAILED, /* no ring could be had: events are counted as dropped */
+  THREAD_CLOSED, /* the ring got its end frame at thread exit */
+} ThreadState;
+
+typedef struct
+{
+  SysprofMappedRingBuffer *ring;
+  int32_t                  pid;
+  int32_t                  tid;
+  uint8_t                  state;
+  /* The last wait for a full ring timed out: drop without waiting until a
+   * frame fits again, so a stuck consumer costs one second, not one per event. */
+  bool gave_up;
+} Collector;
+
+static TLS Collector tls_collector;
+
+static _Atomic int      process_state = PROCESS_UNKNOWN;
+static _Atomic uint64_t n_dropped;
+static _Atomic uint32_t next_counter_id = SYSPROF_COLLECTOR_COUNTER_ID_BASE;
+static int              control_fd = -1;
+static pthread_key_t    thread_key;
+static pthread_once_t   init_once = PTHREAD_ONCE_INIT;
+/* Serializes the request/reply round trips on the shared control socket. */
+static pthread_mutex_t control_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static inline void
+count_dropped (void)
+{
+  atomic_fetch_add_explicit (&n_dropped, 1, memory_order_relaxed);
+}
+
+/* ---- process-wide state ------------------------------------------------ */
+
+static void
+thread_exit_cb (void *data)
+{
+  Collector           *c = data;
+  SysprofCaptureFrame *end;
+
+  if (c != &tls_collector || c->state != THREAD_READY)
+    return;
+  c->state = THREAD_BUSY;
+  /* Every event left END_FRAME_LEN bytes free, so this always fits. */
+  if ((end = sysprof_mapped_ring_buffer_allocate (c->ring, END_FRAME_LEN)) != NULL)
+    {
+      memset (end, 0, END_FRAME_LEN);
+      end->len = END_FRAME_LEN;
+      end->cpu = (int16_t) sched_getcpu ();
+      end->pid = c->pid;
+      end->time = SYSPROF_CAPTURE_CURRENT_TIME;
+      end->type = FRAME_END;
+      sysprof_mapped_ring_buffer_advance (c->ring, END_FRAME_LEN);
+    }
+  sysprof_mapped_ring_buffer_unref (c->ring);
+  c->ring = NULL;
+  c->state = THREAD_CLOSED;
+}
+
+/* The child of a fork is not traced: it must neither write into the parent's
+ * rings nor talk on the parent's control socket.  Other threads' rings stay
+ * mapped in the child but nothing writes to them. */
+static void
+atfork_child_cb (void)
+{
+  Collector *c = &tls_collector;
+
+  atomic_store (&process_state, PROCESS_DISABLED);
+  atomic_store (&n_dropped, 0);
+  if (c->state == THREAD_READY)
+    {
+      c->state = THREAD_BUSY;
+      sysprof_mapped_ring_buffer_unref (c->ring);
+    }
+  c->ring = NULL;
+  c->gave_up = false;
+  c->state = THREAD_UNSET;
+  pthread_setspecific (thread_key, NULL);
+}
+
+static int
+parse_control_fd (void)
+{
+  const char *env = getenv ("SYSPROF_CONTROL_FD");
+  char       *end = NULL;
+  long        fd;
+  int         type = 0, domain = 0;
+  socklen_t   len;
+
+  if (env == NULL || *env < '0' || *env > '9')
+    return -1;
+  errno = 0;
+  fd = strtol (env, &end, 10);
+  if (errno != 0 || *end != 0 || fd < 0 || fd > INT_MAX)
+    return -1;
+  len = sizeof type;
+  if (getsockopt ((int) fd, SOL_SOCKET, SO_TYPE, &type, &len) != 0 || type != SOCK_STREAM)
+    return -1;
+  len = sizeof domain;
+  if (getsockopt ((int) fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) != 0 || domain != AF_UNIX)
+    return -1;
+  return (int) fd;
+}
+
+static void
+global_init (void)
+{
+  int fd, flags;
+
+  sysprof_clock_init ();
+  if ((fd = parse_control_fd ()) < 0)
+    {
+      atomic_store (&process_state, PROCESS_DISABLED);
+      return;
+    }
+  /* Programs we exec must not speak on our channel. */
+  if ((flags = fcntl (fd, F_GETFD)) >= 0)
+    fcntl (fd, F_SETFD, flags | FD_CLOEXEC);
+  if (pthread_key_create (&thread_key, thread_exit_cb) != 0)
+    {
+      atomic_store (&process_state, PROCESS_DISABLED);
+      return;
+    }
+  if (pthread_atfork (NULL, NULL, atfork_child_cb) != 0)
+    {
+      atomic_store (&process_state, PROCESS_DISABLED);
+      return;
+    }
+  control_fd = fd;
+  atomic_store (&process_state, PROCESS_ENABLED);
+}
+
+/* Runs global_init once, with this thread marked busy so that a malloc hook
+ * reached from inside it (pthread_atfork may allocate) returns at once
+ * instead of re-entering pthread_once and deadlocking. */
+static void
+ensure_init (void)
+{
+  Collector *c = &tls_collector;
+  uint8_t    saved;
+
+  if (atomic_load (&process_state) != PROCESS_UNKNOWN)
+    return;
+  if (c->state == THREAD_BUSY)
+    return;
+  saved = c->state;
+  c->state = THREAD_BUSY;
+  pthread_once (&init_once, global_init);
+  c->state = saved;
+}
+
+__attribute__ ((constructor)) static void
+collector_constructor (void)
+{
+  ensure_init ();
+}
+
+/* ---- the control round trip --------------------------------------------- */
+
+static bool
+wait_fd (int fd, short events)
+{
+  struct pollfd pfd = { .fd = fd, .events = events };
+  int           r;
+
+  do
+    r = poll (&pfd, 1, ROUND_TRIP_MS);
+  while (r < 0 && errno == EINTR);
+  return r > 0;
+}
+
+/* Returns the ring memfd, -1 when the profiler answered without one (the
+ * channel is still in step), or -2 when the channel is broken. */
+static int
+request_ring_fd (int fd)
+{
+  union
+  {
+    struct cmsghdr hdr;
+    char           buf[CMSG_SPACE (4 * sizeof (int))];
+  } control;
+  struct iovec    iov;
+  struct msghdr   msg;
+  struct cmsghdr *cmsg;
+  const char     *request = REQUEST;
+  size_t          sent = 0;
+  char            byte;
+  ssize_t         n;
+  int             ring_fd = -1;
+
+  /* The control fd may be non-blocking: poll rather than change its flags,
+   * which are shared with whoever else holds the socket. */
+  while (sent < REQUEST_LEN)
+    {
+      n = send (fd, request + sent, REQUEST_LEN - sent, MSG_NOSIGNAL);
+      if (n > 0)
+        sent += (size_t) n;
+      else if (n < 0 && errno == EINTR)
+        continue;
+      else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && wait_fd (fd, POLLOUT))
+        continue;
+      else
+        return -2;
+    }
+
+  for (;;)
+    {
+      iov.iov_base = &byte;
+      iov.iov_len = 1;
+      memset (&msg, 0, sizeof msg);
+      memset (&control, 0, sizeof control);
+      msg.msg_iov = &iov;
+      msg.msg_iovlen = 1;
+      msg.msg_control = control.buf;
+      msg.msg_controllen = sizeof control.buf;
+      n = recvmsg (fd, &msg, MSG_CMSG_CLOEXEC);
+      if (n == 1)
+        break;
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && wait_fd (fd, POLLIN))
+        continue;
+      return -2;
+    }
+
+  /* Keep the first descriptor; a peer sending more gets the rest closed. */
+  for (cmsg = CMSG_FIRSTHDR (&msg); cmsg != NULL; cmsg = CMSG_NXTHDR (&msg, cmsg))
+    {
+      if (cmsg->cmsg_level != SOL_SOCKET || cmsg->cmsg_type != SCM_RIGHTS)
+        continue;
+      for (size_t i = 0; i < (cmsg->cmsg_len - CMSG_LEN (0)) / sizeof (int); i++)
+        {
+          int got;
+
+          memcpy (&got, CMSG_DATA (cmsg) + i * sizeof (int), sizeof got);
+          if (ring_fd < 0)
+            ring_fd = got;
+          else
+            close (got);
+        }
+    }
+  return ring_fd;
+}
+
+/* The first event of a thread: get a ring from the profiler.  Called with
+ * the thread marked busy. */
+static bool
+collector_create (Collector *c)
+{
+  int ring_fd;
+
+  pthread_mutex_lock (&control_lock);
+  if (atomic_load (&process_state) != PROCESS_ENABLED)
+    ring_fd = -2;
+  else
+    ring_fd = request_ring_fd (control_fd);
+  if (ring_fd == -2 && atomic_load (&process_state) == PROCESS_ENABLED)
+    /* Out of step with the profiler: no later reply could be trusted. */
+    atomic_store (&process_state, PROCESS_BROKEN);
+  pthread_mutex_unlock (&control_lock);
+  if (ring_fd < 0)
+    return false;
+
+  c->ring = sysprof_mapped_ring_buffer_new_writer (ring_fd);
+  close (ring_fd);
+  if (c->ring == NULL)
+    return false;
+  /* A value for the key makes the thread's exit run thread_exit_cb. */
+  if (pthread_setspecific (thread_key, c) != 0)
+    {
+      sysprof_mapped_ring_buffer_unref (c->ring);
+      c->ring = NULL;
+      return false;
+    }
+  c->pid = (int32_t) getpid ();
+  c->tid = (int32_t) gettid ();
+  c->gave_up = false;
+  return true;
+}
+
+static __attribute__ ((noinline)) Collector *
+collector_get_slow (void)
+{
+  Collector *c = &tls_collector;
+  int        state;
+
+  switch (c->state)
+    {
+    case THREAD_BUSY: return NULL;
+    case THREAD_FAILED:
+    case THREAD_CLOSED: count_dropped (); return NULL;
+    default: break;
+    }
+
+  ensure_init ();
+  state = atomic_load (&process_state);
+  if (state != PROCESS_ENABLED)
+    {
+      if (state == PROCESS_BROKEN)
+        count_dropped ();
+      return NULL;
+    }
+
+  c->state = THREAD_BUSY;
+  if (!collector_create (c))
+    {
+      /* Unset again when the profiler is gone altogether: BROKEN counts it. */
+      c->state = atomic_load (&process_state) == PROCESS_ENABLED ? THREAD_FAILED : THREAD_UNSET;
+      count_dropped ();
+      return NULL;
+    }
+  c->state = THREAD_READY;
+  return c;
+}
+
+/* The calling thread's collector, marked busy for writing one frame (release
+ * it with collector_end()), or NULL when the event is to be skipped. */
+static inline Collector *
+collector_begin (void)
+{
+  Collector *c = &tls_collector;
+
+  if (SYSPROF_UNLIKELY (c->state != THREAD_READY))
+    {
+      /* Not traced: one relaxed load, no call. */
+      if (atomic_load_explicit (&process_state, memory_order_relaxed) == PROCESS_DISABLED)
+        return NULL;
+      if ((c = collector_get_slow ()) == NULL)
+        return NULL;
+    }
+  c->state = THREAD_BUSY;
+  return c;
+}
+
+static inline void
+collector_end (Collector *c)
+{
+  c->state = THREAD_READY;
+}
+
+/* ---- writing frames ---------------------------------------------------- */
+
+static __attribute__ ((noinline)) void *
+reserve_slow (Collector *c, size_t len)
+{
+  struct timespec ts = { 0, WAIT_FIRST_NS };
+  int64_t         waited = 0;
+  void           *p;
+
+  if (errno != EAGAIN || c->gave_up)
+    return NULL;
+  while (waited < WAIT_TOTAL_NS)
+    {
+      nanosleep (&ts, NULL);
+      waited += ts.tv_nsec;
+      if ((p = sysprof_mapped_ring_buffer_allocate (c->ring, len + END_FRAME_LEN)) != NULL)
+        return p;
+      if (errno != EAGAIN)
+        return NULL;
+      if (ts.tv_nsec < WAIT_MAX_NS)
+        ts.tv_nsec = ts.tv_nsec * 2 > WAIT_MAX_NS ? WAIT_MAX_NS : ts.tv_nsec * 2;
+    }
+  c->gave_up = true;
+  return NULL;
+}
+
+/* Room for a frame of at most @len (8-aligned) bytes, always leaving space
+ * for the end frame behind it.  NULL (counted as dropped) when the consumer
+ * does not free enough in time. */
+static inline void *
+frame_reserve (Collector *c, size_t len)
+{
+  void *p = sysprof_mapped_ring_buffer_allocate (c->ring, len + END_FRAME_LEN);
+
+  if (SYSPROF_UNLIKELY (p == NULL) && (p = reserve_slow (c, len)) == NULL)
+    {
+      count_dropped ();
+      return NULL;
+    }
+  c->gave_up = false;
+  return p;
+}
+
+static inline void
+frame_commit (Collector *c, SysprofCaptureFrame *frame, size_t len, int64_t time, int type)
+{
+  frame->len = (uint16_t) len;
+  frame->cpu = (int16_t) sched_getcpu ();
+  frame->pid = c->pid;
+  frame->time = time;
+  frame->type = (uint32_t) type;
+  frame->padding1 = 0;
+  frame->padding2 = 0;
+  sysprof_mapped_ring_buffer_advance (c->ring, len);
+}
+
+static inline int
+run_backtrace (SysprofBacktraceFunc backtrace_func, void *backtrace_data, void *addrs)
+{
+  int n;
+
+  if (backtrace_func == NULL)
+    return 0;
+  n = backtrace_func ((SysprofCaptureAddress *) addrs, SYSPROF_COLLECTOR_MAX_ADDRS, backtrace_data);
+  if (n < 0)
+    return 0;
+  return n > SYSPROF_COLLECTOR_MAX_ADDRS ? SYSPROF_COLLECTOR_MAX_ADDRS : n;
+}
+
+void
+sysprof_collector_init (void)
+{
+  ensure_init ();
+}
+
+bool
+sysprof_collector_is_active (void)
+{
+  ensure_init ();
+  return atomic_load (&process_state) == PROCESS_ENABLED;
+}
+
+void
+sysprof_collector_allocate (SysprofCaptureAddress alloc_addr,
+                            int64_t               alloc_size,
+                            SysprofBacktraceFunc  backtrace_func,
+                            void                 *backtrace_data)
+{
+  SysprofCaptureAllocation *ev;
+  Collector                *c;
+  int                       saved_errno = errno;
+  int                       n;
+
+  if ((c = collector_begin ()) == NULL)
+    goto out;
+  if ((ev = frame_reserve (c, sizeof *ev + SYSPROF_COLLECTOR_MAX_ADDRS * sizeof (SysprofCaptureAddress))) != NULL)
+    {
+      /* Unwind straight into the frame; the ring body is 8-aligned, so is
+       * the address array. */
+      n = run_backtrace (backtrace_func, backtrace_data, (uint8_t *) ev + sizeof *ev);
+      ev->alloc_addr = alloc_addr;
+      ev->alloc_size = alloc_size;
+      ev->tid = c->tid;
+      ev->n_addrs = (uint32_t) n;
+      ev->padding1 = 0;
+      frame_commit (c, &ev->frame, sizeof *ev + (size_t) n * sizeof (SysprofCaptureAddress),
+                    SYSPROF_CAPTURE_CURRENT_TIME, SYSPROF_CAPTURE_FRAME_ALLOCATION);
+    }
+  collector_end (c);
+out:
+  errno = saved_errno;
+}
+
+static void
+add_stack_frame (SysprofBacktraceFunc backtrace_func, void *backtrace_data, int type, bool entering)
+{
+  SysprofCaptureTrace *ev;
+  Collector           *c;
+  int                  saved_errno = errno;
+  int                  n;
+
+  if ((c = collector_begin ()) == NULL)
+    goto out;
+  /* SAMPLE and TRACE share one layout; SAMPLE keeps the entering bit 0. */
+  if ((ev = frame_reserve (c, sizeof *ev + SYSPROF_COLLECTOR_MAX_ADDRS * sizeof (SysprofCaptureAddress))) != NULL)
+    {
+      n = run_backtrace (backtrace_func, backtrace_data, (uint8_t *) ev + sizeof *ev);
+      ev->n_addrs = (uint32_t) n;
+      ev->entering = entering;
+      ev->padding1 = 0;
+      ev->tid = c->tid;
+      frame_commit (c, &ev->frame, sizeof *ev + (size_t) n * sizeof (SysprofCaptureAddress),
+                    SYSPROF_CAPTURE_CURRENT_TIME, type);
+    }
+  collector_end (c);
+out:
+  errno = saved_errno;
+}
+
+void
+sysprof_collector_sample (SysprofBacktraceFunc backtrace_func, void *backtrace_data)
+{
+  add_stack_frame (backtrace_func, backtrace_data, SYSPROF_CAPTURE_FRAME_SAMPLE, false);
+}
+
+void
+sysprof_collector_trace (SysprofBacktraceFunc backtrace_func, void *backtrace_data, bool entering)
+{
+  add_stack_frame (backtrace_func, backtrace_data, SYSPROF_CAPTURE_FRAME_TRACE, entering);
+}
+
+/* The length of a frame made of @head fixed bytes and @text (NUL-terminated,
+ * truncated to fit the largest frame), 8-aligned. */
+static size_t
+trailing_string_len (size_t head, const char *text, size_t *text_len)
+{
+  size_t max = SYSPROF_CAPTURE_MAX_FRAME_LEN - head - 1;
+  size_t n = text ? strnlen (text, max) : 0;
+
+  *text_len = n;
+  return SYSPROF_ALIGN_UP (head + n + 1, SYSPROF_CAPTURE_ALIGN);
+}
+
+/* Copies @text behind the fixed part and zero-fills the rest of the frame. */
+static void
+put_trailing_string (void *frame, size_t head, const char *text, size_t text_len, size_t frame_len)
+{
+  uint8_t *p = (uint8_t *) frame + head;
+
+  if (text_len)
+    memcpy (p, text, text_len);
+  memset (p + text_len, 0, frame_len - head - text_len);
+}
+
+void
+sysprof_collector_mark (int64_t time, int64_t duration, const char *group, const char *mark, const char *message)
+{
+  SysprofCaptureMark *ev;
+  Collector          *c;
+  int                 saved_errno = errno;
+  size_t              msg_len, len;
+
+  if ((c = collector_begin ()) == NULL)
+    goto out;
+  len = trailing_string_len (sizeof *ev, message, &msg_len);
+  if ((ev = frame_reserve (c, len)) != NULL)
+    {
+      ev->duration = duration;
+      _sysprof_strlcpy_field (ev->group, group, sizeof ev->group);
+      _sysprof_strlcpy_field (ev->name, mark, sizeof ev->name);
+      put_trailing_string (ev, sizeof *ev, message, msg_len, len);
+      frame_commit (c, &ev->frame, len, time, SYSPROF_CAPTURE_FRAME_MARK);
+    }
+  collector_end (c);
+out:
+  errno = saved_errno;
+}
+
+void
+sysprof_collector_mark_vprintf (
+    int64_t time, int64_t duration, const char *group, const char *mark, const char *message_format, va_list args)
+{
+  char buf[PRINTF_MAX];
+  int  saved_errno = errno;
+
+  /* Formatting costs more than the check: skip it when nothing is recorded. */
+  if (tls_collector.state != THREAD_READY && !sysprof_collector_is_active ())
+    return;
+  if (message_format == NULL || vsnprintf (buf, sizeof buf, message_format, args) < 0)
+    buf[0] = 0;
+  sysprof_collector_mark (time, duration, group, mark, buf);
+  errno = saved_errno;
+}
+
+void
+sysprof_collector_mark_printf (
+    int64_t time, int64_t duration, const char *group, const char *mark, const char *message_format, ...)
+{
+  va_list args;
+
+  va_start (args, message_format);
+  sysprof_collector_mark_vprintf (time, duration, group, mark, message_format, args);
+  va_end (args);
+}
+
+void
+sysprof_collector_log (int severity, const char *domain, const char *message)
+{
+  SysprofCaptureLog *ev;
+  Collector         *c;
+  int                saved_errno = errno;
+  size_t             msg_len, len;
+
+  if ((c = collector_begin ()) == NULL)
+    goto out;
+  len = trailing_string_len (sizeof *ev, message, &msg_len);
+  if ((ev = frame_reserve (c, len)) != NULL)
+    {
+      ev->severity = (uint32_t) severity & 0xFFFF;
+      ev->padding1 = 0;
+      ev->padding2 = 0;
+      _sysprof_strlcpy_field (ev->domain, domain, sizeof ev->domain);
+      put_trailing_string (ev, sizeof *ev, message, msg_len, len);
+      frame_commit (c, &ev->frame, len, SYSPROF_CAPTURE_CURRENT_TIME, SYSPROF_CAPTURE_FRAME_LOG);
+    }
+  collector_end (c);
+out:
+  errno = saved_errno;
+}
+
+void
+sysprof_collector_log_printf (int severity, const char *domain, const char *format, ...)
+{
+  char    buf[PRINTF_MAX];
+  int     saved_errno = errno;
+  va_list args;
+
+  if (tls_collector.state != THREAD_READY && !sysprof_collector_is_active ())
+    return;
+  va_start (args, format);
+  if (format == NULL || vsnprintf (buf, sizeof buf, format, args) < 0)
+    buf[0] = 0;
+  va_end (args);
+  sysprof_collector_log (severity, domain, buf);
+  errno = saved_errno;
+}
+
+/* ---- counters ------------------------------------------------------------ */
+
+unsigned int
+sysprof_collector_request_counters (unsigned int n_counters)
+{
+  uint32_t first = atomic_load (&next_counter_id);
+
+  sysprof_return_val_if_fail (n_counters > 0, 0);
+
+  do
+    {
+      if (n_counters > SYSPROF_CAPTURE_COUNTER_ID_MAX + 1 - first)
+        {
+          errno = ENOSPC;
+          return 0;
+        }
+    }
+  while (!atomic_compare_exchange_weak (&next_counter_id, &first, first + n_counters));
+  return first;
+}
+
+static bool
+counter_id_ok (unsigned int id)
+{
+  return id >= SYSPROF_COLLECTOR_COUNTER_ID_BASE && id < atomic_load (&next_counter_id);
+}
+
+void
+sysprof_collector_define_counters (const SysprofCaptureCounter *counters, unsigned int n_counters)
+{
+  const unsigned int max_per_frame =
+      (SYSPROF_CAPTURE_MAX_FRAME_LEN - sizeof (SysprofCaptureCounterDefine)) / sizeof (SysprofCaptureCounter);
+  SysprofCaptureCounterDefine *ev;
+  Collector                   *c;
+  int                          saved_errno = errno;
+
+  if (counters == NULL || n_counters == 0)
+    return;
+  for (unsigned int i = 0; i < n_counters; i++)
+    if (!counter_id_ok (counters[i].id))
+      return;
+  if ((c = collector_begin ()) == NULL)
+    goto out;
+  for (unsigned int done = 0; done < n_counters;)
+    {
+      unsigned int n = n_counters - done < max_per_frame ? n_counters - done : max_per_frame;
+      size_t       len = sizeof *ev + (size_t) n * sizeof (SysprofCaptureCounter);
+
+      /* A frame that cannot be written is counted; the next ones still try. */
+      if ((ev = frame_reserve (c, len)) != NULL)
+        {
+          ev->n_counters = n;
+          ev->padding1 = 0;
+          ev->padding2 = 0;
+          memcpy ((uint8_t *) ev + sizeof *ev, counters + done, (size_t) n * sizeof (SysprofCaptureCounter));
+          frame_commit (c, &ev->frame, len, SYSPROF_CAPTURE_CURRENT_TIME, SYSPROF_CAPTURE_FRAME_CTRDEF);
+        }
+      done += n;
+    }
+  collector_end (c);
+out:
+  errno = saved_errno;
+}
+
+void
+sysprof_collector_set_counters (const unsigned int               *counters_ids,
+                                const SysprofCaptureCounterValue *values,
+                                unsigned int                      n_counters)
+{
+  const unsigned int max_groups =
+      (SYSPROF_CAPTURE_MAX_FRAME_LEN - sizeof (SysprofCaptureCounterSet)) / sizeof (SysprofCaptureCounterValues);
+  SysprofCaptureCounterSet *ev;
+  Collector                *c;
+  int                       saved_errno = errno;
+
+  if (counters_ids == NULL || values == NULL || n_counters == 0)
+    return;
+  for (unsigned int i = 0; i < n_counters; i++)
+    if (!counter_id_ok (counters_ids[i]))
+      return;
+  if ((c = collector_begin ()) == NULL)
+    goto out;
+  for (unsigned int done = 0; done < n_counters;)
+    {
+      unsigned int                 left = n_counters - done;
+      unsigned int                 n_groups = (left + 7) / 8;
+      SysprofCaptureCounterValues *groups;
+      size_t                       len;
+
+      if (n_groups > max_groups)
+        n_groups = max_groups;
+      len = sizeof *ev + (size_t) n_groups * sizeof (SysprofCaptureCounterValues);
+      if ((ev = frame_reserve (c, len)) == NULL)
+        {
+          done += left < n_groups * 8 ? left : n_groups * 8;
+          continue;
+        }
+      ev->n_values = n_groups;
+      ev->padding1 = 0;
+      ev->padding2 = 0;
+      groups = (SysprofCaptureCounterValues *) (void *) ((uint8_t *) ev + sizeof *ev);
+      /* Unused slots of the last group must read as id 0. */
+      memset (groups, 0, (size_t) n_groups * sizeof *groups);
+      for (unsigned int i = 0; i < n_groups * 8 && done < n_counters; i++, done++)
+        {
+          groups[i / 8].ids[i % 8] = counters_ids[done];
+          groups[i / 8].values[i % 8] = values[done];
+        }
+      frame_commit (c, &ev->frame, len, SYSPROF_CAPTURE_CURRENT_TIME, SYSPROF_CAPTURE_FRAME_CTRSET);
+    }
+  collector_end (c);
+out:
+  errno = saved_errno;
+}
+
+uint64_t
+sysprof_collector_get_n_dropped (void)
+{
+  return atomic_load (&n_dropped);
+}

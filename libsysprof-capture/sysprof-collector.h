@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: BSD-2-Clause-Patent
+#pragma once
+
+#if !defined(SYSPROF_CAPTURE_INSIDE) && !defined(SYSPROF_CAPTURE_COMPILATION)
+#error "Only <sysprof-capture.h> can be included directly."
+#endif
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sysprof-capture-types.h"
+#include "sysprof-capture-writer.h"
+#include "sysprof-macros.h"
+
+SYSPROF_BEGIN_DECLS
+
+/* The collector: lets a profiled program (or a library preloaded into it)
+ * send marks, logs, counters, samples and allocations to the profiler that
+ * started it.  Sysprof's protocol: the profiler puts one end of an AF_UNIX
+ * stream socket into the program and its fd number in $SYSPROF_CONTROL_FD.
+ *
+ * Each thread writes its own mapped ring buffer.  On its first event a thread
+ * sends the 10 bytes "CreatRing\0" on the control socket and receives one
+ * byte carrying the ring's memfd (SCM_RIGHTS); that round trip is the only
+ * place a process-wide mutex is taken.  Afterwards every event is written
+ * straight into the thread's ring without any lock.  When the thread exits
+ * its ring gets an end-of-stream frame (type 0xFF, 24 bytes) and is unmapped;
+ * the thread that calls exit() writes none (key destructors do not run for
+ * it), the profiler simply drains what is left.
+ *
+ * Cost and failure rules:
+ *  - Without $SYSPROF_CONTROL_FD, or when it does not name an AF_UNIX stream
+ *    socket, the collector is disabled and every call is a cheap no-op.  The
+ *    variable is read once, by a constructor when the library is loaded (or
+ *    by the first call); the control fd is then made close-on-exec.
+ *  - Event functions return nothing and leave errno untouched: an
+ *    instrumented program must not notice the profiler.  Invalid arguments
+ *    make a call do nothing.
+ *  - When a ring is full the thread waits for the consumer, sleeping 50 µs
+ *    growing to 1 ms, for at most about one second.  Only then is the event
+ *    dropped; until the ring has room again later events of that thread are
+ *    dropped without waiting.  Every event lost while the collector is active
+ *    (ring full, no ring could be obtained, the thread's ring already closed)
+ *    is counted; see sysprof_collector_get_n_dropped().
+ *  - Events emitted from inside the collector itself (a backtrace callback,
+ *    a malloc hook reached while the collector allocates, a signal handler
+ *    interrupting a write) are ignored and not counted.
+ *  - fork(): the child of a process in which the collector was active is not
+ *    traced.  Its copy of the calling thread's ring is unmapped, and every
+ *    call in the child is a no-op.  Children started with exec() are not
+ *    traced either, since they do not inherit the control fd.
+ */
+
+/* Counter ids handed out by sysprof_collector_request_counters() start here
+ * and grow to SYSPROF_CAPTURE_COUNTER_ID_MAX.  A profiler's own counters
+ * (sysprof_capture_writer_request_counter() counts up from 1) stay below it,
+ * so the two never collide in one capture. */
+#define SYSPROF_COLLECTOR_COUNTER_ID_BASE (1u << 23)
+
+/* Backtrace callbacks get room for this many addresses. */
+#define SYSPROF_COLLECTOR_MAX_ADDRS 128
+
+/* Reads $SYSPROF_CONTROL_FD and prepares the process-wide state.  Optional:
+ * every other call does it on first use.  Creates no ring. */
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_collector_init (void);
+/* Whether a profiler is attached ($SYSPROF_CONTROL_FD valid and the control
+ * channel not broken).  Creates no ring and sends nothing. */
+SYSPROF_AVAILABLE_IN_ALL
+bool sysprof_collector_is_active (void);
+/* An ALLOCATION frame: @alloc_size > 0 for an allocation of @alloc_addr, 0 for
+ * its release.  @backtrace_func (may be NULL) writes up to
+ * SYSPROF_COLLECTOR_MAX_ADDRS addresses directly into the frame. */
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_collector_allocate (SysprofCaptureAddress alloc_addr,
+                                 int64_t               alloc_size,
+                                 SysprofBacktraceFunc  backtrace_func,
+                                 void                 *backtrace_data);
+/* A SAMPLE frame of the calling thread with the stack from @backtrace_func. */
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_collector_sample (SysprofBacktraceFunc backtrace_func, void *backtrace_data);
+/* A TRACE frame: function entry (@entering) or exit, with a stack. */
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_collector_trace (SysprofBacktraceFunc backtrace_func, void *backtrace_data, bool entering);
+/* A MARK frame at @time (sysprof_clock ns) lasting @duration ns.  @group and
+ * @mark are truncated to 23 and 39 bytes; the message to what fits a frame. */
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_collector_mark (int64_t time, int64_t duration, const char *group, const char *mark, const char *message);
+/* Formatted messages longer than 2047 bytes are truncated. */
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_collector_mark_printf (
+    int64_t time, int64_t duration, const char *group, const char *mark, const char *message_format, ...)
+    SYSPROF_PRINTF (5, 6);
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_collector_mark_vprintf (
+    int64_t time, int64_t duration, const char *group, const char *mark, const char *message_format, va_list args)
+    SYSPROF_PRINTF (5, 0);
+/* A LOG frame stamped now; @severity is a GLogLevelFlags value, @domain is
+ * truncated to 31 bytes. */
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_collector_log (int severity, const char *domain, const char *message);
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_collector_log_printf (int severity, const char *domain, const char *format, ...) SYSPROF_PRINTF (3, 4);
+/* Reserves @n_counters consecutive counter ids for this process and returns
+ * the first, counting up from SYSPROF_COLLECTOR_COUNTER_ID_BASE (atomically,
+ * whether or not a profiler is attached).  Returns 0 with errno EINVAL for
+ * @n_counters 0 and ENOSPC once the 24-bit id space is used up. */
+SYSPROF_AVAILABLE_IN_ALL
+unsigned int sysprof_collector_request_counters (unsigned int n_counters);
+/* CTRDEF frames for @counters.  Every id must come from
+ * sysprof_collector_request_counters() in this process; otherwise nothing is
+ * sent. */
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_collector_define_counters (const SysprofCaptureCounter *counters, unsigned int n_counters);
+/* CTRSET frames giving @values[i] to @counters_ids[i] (ids checked as above). */
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_collector_set_counters (const unsigned int               *counters_ids,
+                                     const SysprofCaptureCounterValue *values,
+                                     unsigned int                      n_counters);
+/* Events lost by this process while the collector was active (see above).
+ * The profiler cannot see them otherwise; report it, e.g. in a final mark. */
+SYSPROF_AVAILABLE_IN_ALL
+uint64_t sysprof_collector_get_n_dropped (void);
+
+SYSPROF_END_DECLS

@@ -1,0 +1,940 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/* Collector: this process plays the profiler.  Each test runs this binary
+ * again in a child mode with one end of a socketpair as fd 3 and
+ * SYSPROF_CONTROL_FD=3, answers its "CreatRing" requests with reader rings,
+ * drains them, validates every frame and checks the exact content. */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <glib.h>
+
+#include <sysprof-capture.h>
+
+#define CHILD_ARG      "--collector-child"
+#define RING_END       0xFF
+#define BASE           SYSPROF_COLLECTOR_COUNTER_ID_BASE
+#define N_THREADS      4
+#define N_PER_THREAD   1000
+#define N_STRESS       100000
+#define N_DROP         1000
+#define LONG_MSG_LEN   3000
+#define SERVE_DEADLINE (60 * G_USEC_PER_SEC)
+
+static char *self_exe;
+
+/* ---- child side ------------------------------------------------------------ */
+
+typedef struct
+{
+  guint64  first;
+  guint    n;
+  gboolean nest;
+  int      ret;
+} Bt;
+
+/* Fills @n consecutive addresses from @first; optionally calls back into the
+ * collector, which must ignore calls made from inside an event. */
+static int
+bt_func (SysprofCaptureAddress *addrs, unsigned int n_addrs, void *user_data)
+{
+  Bt *bt = user_data;
+
+  g_assert_cmpuint (n_addrs, ==, SYSPROF_COLLECTOR_MAX_ADDRS);
+  if (bt->nest)
+    {
+      sysprof_collector_mark (1, 1, "nested", "nested", "must not appear");
+      sysprof_collector_allocate (0xDEAD, 1, NULL, NULL);
+    }
+  for (guint i = 0; i < bt->n && i < n_addrs; i++)
+    addrs[i] = bt->first + i;
+  return bt->ret;
+}
+
+static void
+child_basic (void)
+{
+  SysprofCaptureCounter      counters[10];
+  SysprofCaptureCounterValue values[10];
+  unsigned int               ids[10];
+  unsigned int               bad_id = 5;
+  char                       long_msg[LONG_MSG_LEN + 1];
+  Bt                         bt;
+
+  g_assert_true (sysprof_collector_is_active ());
+  errno = 4242;
+  sysprof_collector_mark (12345, 678, "group", "name", "message");
+  g_assert_cmpint (errno, ==, 4242);
+  sysprof_collector_mark_printf (1, 2, "g", "n", "answer=%d", 42);
+  sysprof_collector_mark (3, 4, "0123456789012345678901234567890", "0123456789012345678901234567890123456789abc", NULL);
+  sysprof_collector_log (16, "domain", "hello");
+  sysprof_collector_log_printf (64, "d", "x=%s", "y");
+
+  g_assert_cmpuint (sysprof_collector_request_counters (3), ==, BASE);
+  g_assert_cmpuint (sysprof_collector_request_counters (7), ==, BASE + 3);
+  errno = 0;
+  g_assert_cmpuint (sysprof_collector_request_counters (0), ==, 0);
+  g_assert_cmpint (errno, ==, EINVAL);
+  memset (counters, 0, sizeof counters);
+  for (guint i = 0; i < 10; i++)
+    {
+      g_snprintf (counters[i].category, sizeof counters[i].category, "cat");
+      g_snprintf (counters[i].name, sizeof counters[i].name, "c%u", i);
+      g_snprintf (counters[i].description, sizeof counters[i].description, "counter %u", i);
+      counters[i].id = BASE + i;
+      counters[i].type = i % 2 ? SYSPROF_CAPTURE_COUNTER_DOUBLE : SYSPROF_CAPTURE_COUNTER_INT64;
+      counters[i].value.v64 = i;
+      ids[i] = BASE + i;
+      values[i].v64 = 100 + i;
+    }
+  /* Ids that were not handed out by this process are refused. */
+  counters[0].id = 5;
+  sysprof_collector_define_counters (counters, 10);
+  counters[0].id = BASE;
+  sysprof_collector_define_counters (counters, 10);
+  sysprof_collector_define_counters (NULL, 1);
+  sysprof_collector_set_counters (&bad_id, values, 1);
+  ids[9] = BASE + 10;
+  sysprof_collector_set_counters (ids, values, 10);
+  ids[9] = BASE + 9;
+  sysprof_collector_set_counters (ids, values, 10);
+
+  bt = (Bt){ .first = 0xA0, .n = 5, .ret = 5 };
+  sysprof_collector_allocate (0x1000, 64, bt_func, &bt);
+  sysprof_collector_allocate (0x1000, 0, NULL, NULL);
+  bt = (Bt){ .first = 0xB0, .n = 3, .ret = 3 };
+  sysprof_collector_sample (bt_func, &bt);
+  bt = (Bt){ .first = 0xC0, .n = 2, .ret = 2 };
+  sysprof_collector_trace (bt_func, &bt, true);
+  bt = (Bt){ .first = 0xD000, .n = SYSPROF_COLLECTOR_MAX_ADDRS, .ret = 1000, .nest = TRUE };
+  sysprof_collector_allocate (0x2000, 32, bt_func, &bt);
+  bt = (Bt){ .first = 0xE0, .n = 1, .ret = -1 };
+  sysprof_collector_allocate (0x3000, 8, bt_func, &bt);
+
+  memset (long_msg, 'm', LONG_MSG_LEN);
+  long_msg[LONG_MSG_LEN] = 0;
+  sysprof_collector_mark (5, 6, "long", "whole", long_msg);
+  sysprof_collector_mark_printf (7, 8, "long", "printf", "%s", long_msg);
+
+  g_assert_true (sysprof_collector_is_active ());
+  g_assert_cmpuint (sysprof_collector_get_n_dropped (), ==, 0);
+}
+
+static gpointer
+threads_worker (gpointer data)
+{
+  guint64 t = GPOINTER_TO_UINT (data);
+
+  for (guint i = 0; i < N_PER_THREAD; i++)
+    {
+      Bt bt = { .first = (t << 16) | i, .n = 3, .ret = 3 };
+
+      sysprof_collector_allocate (((t + 1) << 32) | i, i + 1, bt_func, &bt);
+    }
+  sysprof_collector_mark_printf (SYSPROF_CAPTURE_CURRENT_TIME, 0, "thread", "done", "t=%" G_GUINT64_FORMAT, t);
+  return NULL;
+}
+
+static void
+child_threads (void)
+{
+  GThread *threads[N_THREADS];
+
+  for (guint t = 0; t < N_THREADS; t++)
+    threads[t] = g_thread_new ("worker", threads_worker, GUINT_TO_POINTER (t));
+  for (guint t = 0; t < N_THREADS; t++)
+    g_thread_join (threads[t]);
+  g_assert_cmpuint (sysprof_collector_get_n_dropped (), ==, 0);
+}
+
+static gpointer
+stress_worker (gpointer data)
+{
+  guint64 t = GPOINTER_TO_UINT (data);
+
+  for (guint i = 0; i < N_STRESS; i++)
+    {
+      Bt bt = { .first = i, .n = 2, .ret = 2 };
+
+      sysprof_collector_allocate (((t + 1) << 32) | i, 16, bt_func, &bt);
+    }
+  return NULL;
+}
+
+static void
+child_stress (void)
+{
+  GThread *a = g_thread_new ("stress-a", stress_worker, GUINT_TO_POINTER (0));
+  GThread *b = g_thread_new ("stress-b", stress_worker, GUINT_TO_POINTER (1));
+
+  g_thread_join (a);
+  g_thread_join (b);
+  g_assert_cmpuint (sysprof_collector_get_n_dropped (), ==, 0);
+  sysprof_collector_log_printf (64, "stress", "dropped=%" PRIu64, sysprof_collector_get_n_dropped ());
+}
+
+static void
+child_drop (void)
+{
+  for (guint i = 0; i < N_DROP; i++)
+    sysprof_collector_allocate (i, 16, NULL, NULL);
+  g_print ("dropped=%" PRIu64 "\n", sysprof_collector_get_n_dropped ());
+}
+
+/* Every call of a disabled collector is a no-op, and counters still work. */
+static void
+child_not_traced (void)
+{
+  Bt                         bt = { .first = 1, .n = 1, .ret = 1 };
+  SysprofCaptureCounter      counter = { .id = BASE };
+  SysprofCaptureCounterValue value = { .v64 = 1 };
+  unsigned int               id = BASE;
+
+  g_assert_false (sysprof_collector_is_active ());
+  errno = 77;
+  sysprof_collector_init ();
+  sysprof_collector_mark (1, 1, "g", "n", "m");
+  sysprof_collector_mark_printf (1, 1, "g", "n", "%d", 1);
+  sysprof_collector_log (16, "d", "m");
+  sysprof_collector_log_printf (16, "d", "%d", 1);
+  sysprof_collector_allocate (1, 1, bt_func, &bt);
+  sysprof_collector_sample (bt_func, &bt);
+  sysprof_collector_trace (bt_func, &bt, false);
+  g_assert_cmpuint (sysprof_collector_request_counters (1), ==, BASE);
+  sysprof_collector_define_counters (&counter, 1);
+  sysprof_collector_set_counters (&id, &value, 1);
+  g_assert_cmpint (errno, ==, 77);
+  g_assert_false (sysprof_collector_is_active ());
+  g_assert_cmpuint (sysprof_collector_get_n_dropped (), ==, 0);
+}
+
+static void
+child_is_active (void)
+{
+  sysprof_collector_init ();
+  g_assert_true (sysprof_collector_is_active ());
+  g_assert_true (sysprof_collector_is_active ());
+  g_assert_cmpuint (sysprof_collector_get_n_dropped (), ==, 0);
+}
+
+static void
+child_fork (void)
+{
+  int   status = 0;
+  pid_t pid;
+
+  sysprof_collector_mark (1, 0, "fork", "before", "");
+  pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      /* Not traced: neither the parent's ring nor its control socket. */
+      if (sysprof_collector_is_active ())
+        _exit (2);
+      sysprof_collector_mark (2, 0, "fork", "child", "");
+      sysprof_collector_allocate (1, 1, NULL, NULL);
+      if (sysprof_collector_get_n_dropped () != 0)
+        _exit (3);
+      /* A program it executes does not inherit the control fd either. */
+      execl (self_exe, self_exe, CHILD_ARG, "not-traced", NULL);
+      _exit (4);
+    }
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+  sysprof_collector_mark (3, 0, "fork", "after", "");
+  g_assert_cmpuint (sysprof_collector_get_n_dropped (), ==, 0);
+}
+
+/* The profiler answered without a ring: that thread's events are counted. */
+static void
+child_refused (void)
+{
+  for (guint i = 0; i < 3; i++)
+    sysprof_collector_mark (1, 0, "g", "n", "m");
+  g_assert_true (sysprof_collector_is_active ());
+  g_assert_cmpuint (sysprof_collector_get_n_dropped (), ==, 3);
+}
+
+static gpointer
+broken_worker (gpointer data)
+{
+  sysprof_collector_mark (1, 0, "g", "n", "m");
+  return data;
+}
+
+/* The profiler went away: the channel is broken, later events are counted
+ * and no further request is tried. */
+static void
+child_broken (void)
+{
+  sysprof_collector_mark (1, 0, "g", "n", "m");
+  g_assert_false (sysprof_collector_is_active ());
+  g_thread_join (g_thread_new ("broken", broken_worker, NULL));
+  sysprof_collector_mark (1, 0, "g", "n", "m");
+  g_assert_cmpuint (sysprof_collector_get_n_dropped (), ==, 3);
+}
+
+static int
+child_main (const char *scenario)
+{
+  static const struct
+  {
+    const char *name;
+    void (*func) (void);
+  } scenarios[] = {
+    { "basic", child_basic }, { "threads", child_threads },       { "stress", child_stress },
+    { "drop", child_drop },   { "not-traced", child_not_traced }, { "is-active", child_is_active },
+    { "fork", child_fork },   { "refused", child_refused },       { "broken", child_broken },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (scenarios); i++)
+    {
+      if (strcmp (scenarios[i].name, scenario) == 0)
+        {
+          scenarios[i].func ();
+          return 0;
+        }
+    }
+  return 99;
+}
+
+/* ---- profiler side -------------------------------------------------------- */
+
+typedef struct
+{
+  SysprofMappedRingBuffer *buffer;
+  GPtrArray               *frames;
+  gboolean                 ended;
+} Ring;
+
+typedef struct
+{
+  /* Options. */
+  const char *env_value; /* NULL: SYSPROF_CONTROL_FD unset */
+  int         fd3;       /* given to the child as fd 3 instead of the socket */
+  gsize       ring_size;
+  guint       drain_sleep_us;
+  gboolean    drain_only_at_exit;
+  gboolean    refuse;
+  gboolean    hang_up;
+
+  /* Results. */
+  GPtrArray *rings;
+  guint      n_requests;
+  GPid       pid;
+  int        status;
+  gint64     t_start;
+  gint64     t_end;
+  GString   *out;
+} Server;
+
+static void
+ring_free (gpointer data)
+{
+  Ring *ring = data;
+
+  sysprof_mapped_ring_buffer_unref (ring->buffer);
+  g_ptr_array_unref (ring->frames);
+  g_free (ring);
+}
+
+static void
+server_init (Server *server)
+{
+  memset (server, 0, sizeof *server);
+  server->env_value = "3";
+  server->fd3 = -1;
+  server->rings = g_ptr_array_new_with_free_func (ring_free);
+  server->out = g_string_new (NULL);
+}
+
+static void
+server_clear (Server *server)
+{
+  g_ptr_array_unref (server->rings);
+  g_string_free (server->out, TRUE);
+}
+
+/* Takes one frame, checks it as sysprofd would and keeps a copy. */
+static bool
+drain_cb (const void *data, size_t *len, void *user_data)
+{
+  Ring               *ring = user_data;
+  SysprofCaptureFrame header;
+  guint8             *copy;
+
+  g_assert_cmpuint (*len, >=, sizeof header);
+  memcpy (&header, data, sizeof header);
+  g_assert_false (ring->ended);
+  if (header.type == RING_END)
+    {
+      g_assert_cmpuint (header.len, ==, sizeof header);
+      ring->ended = TRUE;
+      *len = header.len;
+      return false;
+    }
+  g_assert_cmpuint (header.len, <=, *len);
+  copy = g_memdup2 (data, header.len);
+  g_assert_true (sysprof_capture_frame_validate (copy, header.len));
+  g_ptr_array_add (ring->frames, copy);
+  *len = header.len;
+  return true;
+}
+
+static void
+drain_all (Server *server)
+{
+  for (guint i = 0; i < server->rings->len; i++)
+    {
+      Ring *ring = g_ptr_array_index (server->rings, i);
+
+      g_assert_true (sysprof_mapped_ring_buffer_drain (ring->buffer, drain_cb, ring));
+    }
+}
+
+static void
+serve_request (Server *server, int control_fd)
+{
+  union
+  {
+    struct cmsghdr hdr;
+    char           buf[CMSG_SPACE (sizeof (int))];
+  } control;
+  struct msghdr   msg = { 0 };
+  struct iovec    iov;
+  struct cmsghdr *cmsg;
+  Ring           *ring;
+  char            byte = 0;
+  int             fd;
+
+  server->n_requests++;
+  iov.iov_base = &byte;
+  iov.iov_len = 1;
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  if (server->refuse)
+    {
+      g_assert_cmpint (sendmsg (control_fd, &msg, MSG_NOSIGNAL), ==, 1);
+      return;
+    }
+  ring = g_new0 (Ring, 1);
+  ring->buffer = sysprof_mapped_ring_buffer_new_reader (server->ring_size);
+  g_assert_nonnull (ring->buffer);
+  ring->frames = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (server->rings, ring);
+  fd = sysprof_mapped_ring_buffer_dup_fd (ring->buffer);
+  g_assert_cmpint (fd, >=, 0);
+  memset (&control, 0, sizeof control);
+  msg.msg_control = control.buf;
+  msg.msg_controllen = sizeof control.buf;
+  cmsg = CMSG_FIRSTHDR (&msg);
+  cmsg->cmsg_level = SOL_SOCKET;
+  cmsg->cmsg_type = SCM_RIGHTS;
+  cmsg->cmsg_len = CMSG_LEN (sizeof (int));
+  memcpy (CMSG_DATA (cmsg), &fd, sizeof fd);
+  g_assert_cmpint (sendmsg (control_fd, &msg, MSG_NOSIGNAL), ==, 1);
+  close (fd);
+}
+
+static void
+read_output (Server *server, int fd)
+{
+  char    buf[256];
+  ssize_t n;
+
+  while ((n = read (fd, buf, sizeof buf)) > 0)
+    g_string_append_len (server->out, buf, n);
+}
+
+/* Runs the child @scenario and serves it until it exited and closed its
+ * end of the control socket; then drains what is left. */
+static void
+run_child (Server *server, const char *scenario)
+{
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) envp = g_get_environ ();
+  const char *argv[] = { self_exe, CHILD_ARG, scenario, NULL };
+  char        request[64];
+  gsize       request_len = 0;
+  gboolean    exited = FALSE, eof = FALSE;
+  gint64      deadline = g_get_monotonic_time () + SERVE_DEADLINE;
+  int         sv[2];
+  int         source_fd;
+  int         target_fd = 3;
+  int         out_fd = -1;
+
+  g_assert_no_errno (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
+  envp = server->env_value ? g_environ_setenv (envp, "SYSPROF_CONTROL_FD", server->env_value, TRUE)
+                           : g_environ_unsetenv (envp, "SYSPROF_CONTROL_FD");
+  source_fd = server->fd3 >= 0 ? server->fd3 : sv[1];
+  server->t_start = SYSPROF_CAPTURE_CURRENT_TIME;
+  g_assert_true (g_spawn_async_with_pipes_and_fds (NULL, argv, (const char *const *) envp, G_SPAWN_DO_NOT_REAP_CHILD,
+                                                   NULL, NULL, -1, -1, -1, &source_fd, &target_fd, 1, &server->pid,
+                                                   NULL, &out_fd, NULL, &error));
+  g_assert_no_error (error);
+  close (sv[1]);
+
+  while (!(exited && eof))
+    {
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      if (!eof)
+        {
+          struct pollfd pfd = { .fd = sv[0], .events = POLLIN };
+
+          if (poll (&pfd, 1, 1) > 0)
+            {
+              ssize_t n = read (sv[0], request + request_len, sizeof request - request_len);
+
+              g_assert_cmpint (n, >=, 0);
+              if (n == 0)
+                eof = TRUE;
+              request_len += (gsize) n;
+              while (request_len >= 10)
+                {
+                  g_assert_cmpmem (request, 10, "CreatRing\0", 10);
+                  memmove (request, request + 10, request_len - 10);
+                  request_len -= 10;
+                  if (server->hang_up)
+                    {
+                      eof = TRUE;
+                      break;
+                    }
+                  serve_request (server, sv[0]);
+                }
+              if (eof)
+                {
+                  close (sv[0]);
+                  sv[0] = -1;
+                }
+            }
+        }
+      else
+        g_usleep (1000);
+      if (!server->drain_only_at_exit)
+        {
+          if (server->drain_sleep_us)
+            g_usleep (server->drain_sleep_us);
+          drain_all (server);
+        }
+      if (!exited && waitpid (server->pid, &server->status, WNOHANG) == server->pid)
+        exited = TRUE;
+    }
+  server->t_end = SYSPROF_CAPTURE_CURRENT_TIME;
+  g_assert_cmpuint (request_len, ==, 0);
+
+  /* Each drain takes at most one ring's worth. */
+  for (gboolean busy = TRUE; busy;)
+    {
+      busy = FALSE;
+      drain_all (server);
+      for (guint i = 0; i < server->rings->len; i++)
+        {
+          Ring *ring = g_ptr_array_index (server->rings, i);
+
+          if (!ring->ended && !sysprof_mapped_ring_buffer_is_empty (ring->buffer))
+            busy = TRUE;
+        }
+    }
+  for (guint i = 0; i < server->rings->len; i++)
+    g_assert_true (sysprof_mapped_ring_buffer_is_empty (((Ring *) g_ptr_array_index (server->rings, i))->buffer));
+  read_output (server, out_fd);
+  close (out_fd);
+  g_spawn_close_pid (server->pid);
+}
+
+static void
+assert_child_ok (Server *server)
+{
+  g_assert_true (WIFEXITED (server->status));
+  g_assert_cmpint (WEXITSTATUS (server->status), ==, 0);
+}
+
+static SysprofCaptureFrame *
+frame_at (Ring *ring, guint i, int type)
+{
+  SysprofCaptureFrame *f;
+
+  g_assert_cmpuint (i, <, ring->frames->len);
+  f = g_ptr_array_index (ring->frames, i);
+  g_assert_cmpint (f->type, ==, type);
+  return f;
+}
+
+static void
+assert_mark (Ring *ring, guint i, gint64 time, gint64 duration, const char *group, const char *name, const char *msg)
+{
+  SysprofCaptureMark *mark = (SysprofCaptureMark *) frame_at (ring, i, SYSPROF_CAPTURE_FRAME_MARK);
+
+  g_assert_cmpint (mark->frame.time, ==, time);
+  g_assert_cmpint (mark->duration, ==, duration);
+  g_assert_cmpstr (mark->group, ==, group);
+  g_assert_cmpstr (mark->name, ==, name);
+  g_assert_cmpstr (mark->message, ==, msg);
+  g_assert_cmpuint (mark->frame.len, ==, (sizeof *mark + strlen (msg) + 1 + 7) & ~(gsize) 7);
+}
+
+static void
+assert_log (Ring *ring, guint i, int severity, const char *domain, const char *msg)
+{
+  SysprofCaptureLog *log = (SysprofCaptureLog *) frame_at (ring, i, SYSPROF_CAPTURE_FRAME_LOG);
+
+  g_assert_cmpint (log->severity, ==, severity);
+  g_assert_cmpstr (log->domain, ==, domain);
+  g_assert_cmpstr (log->message, ==, msg);
+}
+
+static void
+assert_alloc (Ring *ring, guint i, guint64 addr, gint64 size, guint64 first, guint n_addrs)
+{
+  SysprofCaptureAllocation *a = (SysprofCaptureAllocation *) frame_at (ring, i, SYSPROF_CAPTURE_FRAME_ALLOCATION);
+
+  g_assert_cmphex (a->alloc_addr, ==, addr);
+  g_assert_cmpint (a->alloc_size, ==, size);
+  g_assert_cmpuint (a->n_addrs, ==, n_addrs);
+  g_assert_cmpuint (a->frame.len, ==, sizeof *a + n_addrs * 8);
+  for (guint k = 0; k < n_addrs; k++)
+    g_assert_cmphex (a->addrs[k], ==, first + k);
+}
+
+/* Common checks: pid, cpu and, for frames stamped by the collector, time. */
+static void
+assert_frames_sane (Server *server, Ring *ring, int tid)
+{
+  long n_cpus = sysconf (_SC_NPROCESSORS_CONF);
+
+  for (guint i = 0; i < ring->frames->len; i++)
+    {
+      SysprofCaptureFrame *f = g_ptr_array_index (ring->frames, i);
+
+      g_assert_cmpint (f->pid, ==, server->pid);
+      g_assert_cmpint (f->cpu, >=, 0);
+      g_assert_cmpint (f->cpu, <, n_cpus);
+      g_assert_cmpuint (f->padding1, ==, 0);
+      g_assert_cmpuint (f->padding2, ==, 0);
+      if (f->type != SYSPROF_CAPTURE_FRAME_MARK)
+        {
+          g_assert_cmpint (f->time, >=, server->t_start);
+          g_assert_cmpint (f->time, <=, server->t_end);
+        }
+      if (f->type == SYSPROF_CAPTURE_FRAME_ALLOCATION)
+        g_assert_cmpint (((SysprofCaptureAllocation *) f)->tid, ==, tid);
+      if (f->type == SYSPROF_CAPTURE_FRAME_SAMPLE || f->type == SYSPROF_CAPTURE_FRAME_TRACE)
+        g_assert_cmpint (((SysprofCaptureSample *) f)->tid, ==, tid);
+    }
+}
+
+static void
+test_basic (void)
+{
+  Server                       server;
+  Ring                        *ring;
+  SysprofCaptureCounterDefine *def;
+  SysprofCaptureCounterSet    *set;
+  SysprofCaptureSample        *sample;
+  SysprofCaptureTrace         *trace;
+  g_autofree char             *long_msg = g_strnfill (LONG_MSG_LEN, 'm');
+  guint                        i = 0;
+
+  server_init (&server);
+  run_child (&server, "basic");
+  assert_child_ok (&server);
+  g_assert_cmpuint (server.n_requests, ==, 1);
+  g_assert_cmpuint (server.rings->len, ==, 1);
+  ring = g_ptr_array_index (server.rings, 0);
+  assert_frames_sane (&server, ring, server.pid);
+
+  assert_mark (ring, i++, 12345, 678, "group", "name", "message");
+  assert_mark (ring, i++, 1, 2, "g", "n", "answer=42");
+  assert_mark (ring, i++, 3, 4, "01234567890123456789012", "012345678901234567890123456789012345678", "");
+  assert_log (ring, i++, 16, "domain", "hello");
+  assert_log (ring, i++, 64, "d", "x=y");
+
+  def = (SysprofCaptureCounterDefine *) frame_at (ring, i++, SYSPROF_CAPTURE_FRAME_CTRDEF);
+  g_assert_cmpuint (def->n_counters, ==, 10);
+  g_assert_cmpuint (def->frame.len, ==, sizeof *def + 10 * sizeof (SysprofCaptureCounter));
+  for (guint k = 0; k < 10; k++)
+    {
+      g_autofree char *name = g_strdup_printf ("c%u", k);
+
+      g_assert_cmpuint (def->counters[k].id, ==, BASE + k);
+      g_assert_cmpuint (def->counters[k].type, ==, k % 2);
+      g_assert_cmpstr (def->counters[k].category, ==, "cat");
+      g_assert_cmpstr (def->counters[k].name, ==, name);
+      g_assert_cmpint (def->counters[k].value.v64, ==, k);
+    }
+
+  set = (SysprofCaptureCounterSet *) frame_at (ring, i++, SYSPROF_CAPTURE_FRAME_CTRSET);
+  g_assert_cmpuint (set->n_values, ==, 2);
+  g_assert_cmpuint (set->frame.len, ==, sizeof *set + 2 * sizeof (SysprofCaptureCounterValues));
+  for (guint k = 0; k < 16; k++)
+    {
+      g_assert_cmpuint (set->values[k / 8].ids[k % 8], ==, k < 10 ? BASE + k : 0);
+      g_assert_cmpint (set->values[k / 8].values[k % 8].v64, ==, k < 10 ? 100 + k : 0);
+    }
+
+  assert_alloc (ring, i++, 0x1000, 64, 0xA0, 5);
+  assert_alloc (ring, i++, 0x1000, 0, 0, 0);
+  sample = (SysprofCaptureSample *) frame_at (ring, i++, SYSPROF_CAPTURE_FRAME_SAMPLE);
+  g_assert_cmpuint (sample->n_addrs, ==, 3);
+  g_assert_cmpuint (sample->padding1, ==, 0);
+  g_assert_cmphex (sample->addrs[2], ==, 0xB2);
+  trace = (SysprofCaptureTrace *) frame_at (ring, i++, SYSPROF_CAPTURE_FRAME_TRACE);
+  g_assert_cmpuint (trace->n_addrs, ==, 2);
+  g_assert_cmpuint (trace->entering, ==, 1);
+  g_assert_cmphex (trace->addrs[1], ==, 0xC1);
+  /* A callback claiming more than its room is clamped; its nested calls vanished. */
+  assert_alloc (ring, i++, 0x2000, 32, 0xD000, SYSPROF_COLLECTOR_MAX_ADDRS);
+  assert_alloc (ring, i++, 0x3000, 8, 0, 0);
+  assert_mark (ring, i++, 5, 6, "long", "whole", long_msg);
+  long_msg[2047] = 0;
+  assert_mark (ring, i++, 7, 8, "long", "printf", long_msg);
+  g_assert_cmpuint (ring->frames->len, ==, i);
+  /* The main thread ends with exit(): no key destructor, no end frame. */
+  g_assert_false (ring->ended);
+  server_clear (&server);
+}
+
+static void
+test_threads (void)
+{
+  Server      server;
+  GHashTable *tids = g_hash_table_new (NULL, NULL);
+  guint       seen = 0;
+
+  server_init (&server);
+  run_child (&server, "threads");
+  assert_child_ok (&server);
+  /* One ring per thread that wrote; the main thread wrote nothing. */
+  g_assert_cmpuint (server.n_requests, ==, N_THREADS);
+  g_assert_cmpuint (server.rings->len, ==, N_THREADS);
+  for (guint r = 0; r < N_THREADS; r++)
+    {
+      Ring                     *ring = g_ptr_array_index (server.rings, r);
+      SysprofCaptureAllocation *first =
+          (SysprofCaptureAllocation *) frame_at (ring, 0, SYSPROF_CAPTURE_FRAME_ALLOCATION);
+      guint64          t = (first->alloc_addr >> 32) - 1;
+      g_autofree char *msg = g_strdup_printf ("t=%" G_GUINT64_FORMAT, t);
+
+      g_assert_cmpuint (t, <, N_THREADS);
+      g_assert_false (seen & (1u << t));
+      seen |= 1u << t;
+      g_assert_cmpint (first->tid, !=, server.pid);
+      g_assert_false (g_hash_table_contains (tids, GINT_TO_POINTER (first->tid)));
+      g_hash_table_add (tids, GINT_TO_POINTER (first->tid));
+      assert_frames_sane (&server, ring, first->tid);
+      g_assert_cmpuint (ring->frames->len, ==, N_PER_THREAD + 1);
+      for (guint i = 0; i < N_PER_THREAD; i++)
+        assert_alloc (ring, i, ((t + 1) << 32) | i, i + 1, (t << 16) | i, 3);
+      assert_mark (ring, N_PER_THREAD, ((SysprofCaptureFrame *) g_ptr_array_index (ring->frames, N_PER_THREAD))->time,
+                   0, "thread", "done", msg);
+      /* Thread exit closed the ring with the end marker. */
+      g_assert_true (ring->ended);
+    }
+  g_hash_table_unref (tids);
+  server_clear (&server);
+}
+
+static void
+test_stress (void)
+{
+  Server server;
+  guint  n_alloc_rings = 0;
+
+  server_init (&server);
+  /* A small ring and a consumer that sleeps between drains: the threads have
+   * to wait for it, and nothing may be lost. */
+  server.ring_size = 4 * (gsize) sysconf (_SC_PAGESIZE);
+  server.drain_sleep_us = 1000;
+  run_child (&server, "stress");
+  assert_child_ok (&server);
+  g_assert_cmpuint (server.n_requests, ==, 3);
+  for (guint r = 0; r < server.rings->len; r++)
+    {
+      Ring                *ring = g_ptr_array_index (server.rings, r);
+      SysprofCaptureFrame *first = frame_at (ring, 0, ((SysprofCaptureFrame *) ring->frames->pdata[0])->type);
+
+      if (first->type == SYSPROF_CAPTURE_FRAME_LOG)
+        {
+          g_assert_cmpuint (ring->frames->len, ==, 1);
+          assert_log (ring, 0, 64, "stress", "dropped=0");
+          continue;
+        }
+      n_alloc_rings++;
+      g_assert_cmpuint (ring->frames->len, ==, N_STRESS);
+      g_assert_true (ring->ended);
+      for (guint i = 0; i < N_STRESS; i++)
+        {
+          SysprofCaptureAllocation *a = g_ptr_array_index (ring->frames, i);
+          guint64                   t = (((SysprofCaptureAllocation *) first)->alloc_addr >> 32) - 1;
+
+          g_assert_cmphex (a->alloc_addr, ==, ((t + 1) << 32) | i);
+          g_assert_cmpuint (a->n_addrs, ==, 2);
+          g_assert_cmphex (a->addrs[1], ==, i + 1);
+        }
+    }
+  g_assert_cmpuint (n_alloc_rings, ==, 2);
+  server_clear (&server);
+}
+
+static void
+test_drop (void)
+{
+  Server  server;
+  Ring   *ring;
+  guint64 dropped;
+  gint64  t0 = g_get_monotonic_time ();
+
+  server_init (&server);
+  /* One page and no consumer until the child exits: after a bounded wait
+   * the events are dropped, and every one of them is counted. */
+  server.ring_size = (gsize) sysconf (_SC_PAGESIZE);
+  server.drain_only_at_exit = TRUE;
+  run_child (&server, "drop");
+  assert_child_ok (&server);
+  g_assert_cmpuint (server.n_requests, ==, 1);
+  ring = g_ptr_array_index (server.rings, 0);
+  g_assert_true (g_str_has_prefix (server.out->str, "dropped="));
+  dropped = g_ascii_strtoull (server.out->str + strlen ("dropped="), NULL, 10);
+  g_assert_cmpuint (dropped, >, 0);
+  g_assert_cmpuint (ring->frames->len, >, 0);
+  g_assert_cmpuint (ring->frames->len + dropped, ==, N_DROP);
+  for (guint i = 0; i < ring->frames->len; i++)
+    assert_alloc (ring, i, i, 16, 0, 0);
+  /* One wait of about a second, not one per dropped event. */
+  g_assert_cmpint (g_get_monotonic_time () - t0, >=, G_USEC_PER_SEC / 2);
+  g_assert_cmpint (g_get_monotonic_time () - t0, <, 8 * G_USEC_PER_SEC);
+  server_clear (&server);
+}
+
+static void
+test_is_active (void)
+{
+  Server server;
+
+  server_init (&server);
+  run_child (&server, "is-active");
+  assert_child_ok (&server);
+  g_assert_cmpuint (server.n_requests, ==, 0);
+  server_clear (&server);
+}
+
+static void
+test_no_env (void)
+{
+  static const char *values[] = { NULL, "", "abc", "3x", "-1", "999", "1", "99999999999999999999" };
+  int                fds[2];
+
+  for (guint i = 0; i < G_N_ELEMENTS (values); i++)
+    {
+      Server server;
+
+      server_init (&server);
+      server.env_value = values[i];
+      run_child (&server, "not-traced");
+      assert_child_ok (&server);
+      g_assert_cmpuint (server.n_requests, ==, 0);
+      server_clear (&server);
+    }
+
+  /* fd 3 is there but is not an AF_UNIX stream socket. */
+  g_assert_no_errno (pipe (fds));
+  for (guint i = 0; i < 2; i++)
+    {
+      Server server;
+
+      server_init (&server);
+      server.fd3 = fds[i];
+      run_child (&server, "not-traced");
+      assert_child_ok (&server);
+      g_assert_cmpuint (server.n_requests, ==, 0);
+      server_clear (&server);
+    }
+  close (fds[0]);
+  close (fds[1]);
+  g_assert_no_errno (socketpair (AF_UNIX, SOCK_DGRAM, 0, fds));
+  {
+    Server server;
+
+    server_init (&server);
+    server.fd3 = fds[0];
+    run_child (&server, "not-traced");
+    assert_child_ok (&server);
+    g_assert_cmpuint (server.n_requests, ==, 0);
+    server_clear (&server);
+  }
+  close (fds[0]);
+  close (fds[1]);
+}
+
+static void
+test_fork (void)
+{
+  Server server;
+  Ring  *ring;
+
+  server_init (&server);
+  run_child (&server, "fork");
+  assert_child_ok (&server);
+  g_assert_cmpuint (server.n_requests, ==, 1);
+  ring = g_ptr_array_index (server.rings, 0);
+  assert_frames_sane (&server, ring, server.pid);
+  g_assert_cmpuint (ring->frames->len, ==, 2);
+  assert_mark (ring, 0, 1, 0, "fork", "before", "");
+  assert_mark (ring, 1, 3, 0, "fork", "after", "");
+  server_clear (&server);
+}
+
+static void
+test_refused (void)
+{
+  Server server;
+
+  server_init (&server);
+  server.refuse = TRUE;
+  run_child (&server, "refused");
+  assert_child_ok (&server);
+  /* One round trip per thread, even when it yields no ring. */
+  g_assert_cmpuint (server.n_requests, ==, 1);
+  g_assert_cmpuint (server.rings->len, ==, 0);
+  server_clear (&server);
+}
+
+static void
+test_broken (void)
+{
+  Server server;
+
+  server_init (&server);
+  server.hang_up = TRUE;
+  run_child (&server, "broken");
+  assert_child_ok (&server);
+  g_assert_cmpuint (server.n_requests, ==, 0);
+  server_clear (&server);
+}
+
+int
+main (int argc, char **argv)
+{
+  self_exe = g_file_read_link ("/proc/self/exe", NULL);
+  g_assert_nonnull (self_exe);
+  if (argc == 3 && strcmp (argv[1], CHILD_ARG) == 0)
+    return child_main (argv[2]);
+
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/Capture/Collector/basic", test_basic);
+  g_test_add_func ("/Capture/Collector/threads", test_threads);
+  g_test_add_func ("/Capture/Collector/stress", test_stress);
+  g_test_add_func ("/Capture/Collector/drop", test_drop);
+  g_test_add_func ("/Capture/Collector/is-active", test_is_active);
+  g_test_add_func ("/Capture/Collector/no-env", test_no_env);
+  g_test_add_func ("/Capture/Collector/fork", test_fork);
+  g_test_add_func ("/Capture/Collector/refused", test_refused);
+  g_test_add_func ("/Capture/Collector/broken", test_broken);
+  return g_test_run ();
+}
