@@ -84,8 +84,8 @@ struct _SysprofPerfRecorder
   const char *event_name;
   State       state;
 
-  /* pid -> the inode of its mount namespace, for processes outside ours
-   * whose mountinfo was embedded; own_mount_ns is ours (0: unknown). */
+  /* pid -> the inode of its mount namespace (0: unknown), for the processes
+   * looked at since their last exec; own_mount_ns is ours. */
   GHashTable *mount_ns;
   guint64     own_mount_ns;
 
@@ -314,8 +314,8 @@ mount_ns_of (const char *proc_dir)
 /* A process that maps files from another mount namespace (a container, a
  * Flatpak sandbox started during the recording) needs its mountinfo for
  * those paths to be found on the host later; the snapshot only has the
- * processes of the start.  Written again when the process moves to another
- * namespace; readers keep the latest. */
+ * processes of the start.  Looked at again after an exec (see handle_comm);
+ * readers keep the latest copy. */
 static void
 maybe_write_mountinfo (SysprofPerfRecorder *self, guint32 pid, gint64 time, int cpu)
 {
@@ -324,13 +324,15 @@ maybe_write_mountinfo (SysprofPerfRecorder *self, guint32 pid, gint64 time, int 
   guint64          ns;
   int              fd;
 
+  /* Looked at once per process image: every mapping would be a stat(). */
+  if (g_hash_table_contains (self->mount_ns, GUINT_TO_POINTER (pid)))
+    return;
   if (self->own_mount_ns == 0)
     self->own_mount_ns = mount_ns_of ("/proc/self");
   ns = mount_ns_of (dir);
-  if (ns == 0 || ns == self->own_mount_ns ||
-      GPOINTER_TO_SIZE (g_hash_table_lookup (self->mount_ns, GUINT_TO_POINTER (pid))) == (gsize) ns)
-    return;
   g_hash_table_insert (self->mount_ns, GUINT_TO_POINTER (pid), GSIZE_TO_POINTER ((gsize) ns));
+  if (ns == 0 || ns == self->own_mount_ns)
+    return;
   path = g_strdup_printf ("%s/mountinfo", dir);
   if ((fd = open (path, O_RDONLY | O_CLOEXEC)) < 0)
     return;

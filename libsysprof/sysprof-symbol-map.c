@@ -342,8 +342,6 @@ sysprof_symbol_map_build (int                      fd,
   GBytes               *frames = NULL;
   SysprofCaptureReader *reader;
   SysprofCaptureError   cerr = { 0 };
-  const char          **files;
-  gboolean              present = FALSE;
   int                   rfd;
 
   g_return_val_if_fail (fd >= 0, NULL);
@@ -357,22 +355,18 @@ sysprof_symbol_map_build (int                      fd,
       return NULL;
     }
 
-  files = sysprof_capture_reader_list_files (reader);
-  for (guint i = 0; files != NULL && files[i] != NULL; i++)
-    present |= strcmp (files[i], SYMBOLS_PATH) == 0;
-  free (files);
-  if (present)
-    {
-      frames = g_bytes_new (NULL, 0);
-      goto out;
-    }
-
   if (symbolizer == NULL)
     {
       owned = sysprof_symbolizer_new ();
       if (!sysprof_symbolizer_load (owned, reader, error))
         goto out;
       symbolizer = owned;
+    }
+  /* The symbolizer's pass over the capture already saw any table. */
+  if (_sysprof_symbolizer_has_embedded_symbols (symbolizer))
+    {
+      frames = g_bytes_new (NULL, 0);
+      goto out;
     }
 
   if (g_cancellable_set_error_if_cancelled (cancellable, error) || (sites = collect_sites (reader, error)) == NULL ||

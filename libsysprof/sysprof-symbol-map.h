@@ -25,8 +25,8 @@ typedef void (*SysprofSymbolMapProgress) (guint64 done, guint64 total, gpointer 
 
 /* Resolves every address of every SAMPLE, TRACE and ALLOCATION frame of the
  * capture in @fd (opened read-write, e.g. the file a recording just
- * finished) with @symbolizer (NULL: a new one loaded from the capture, using
- * local files) and appends the `__symbols__` table at the end of the file,
+ * finished) with @symbolizer (loaded from this very capture; NULL: a new one
+ * loaded from it, using local files) and appends the `__symbols__` table at the end of the file,
  * so the capture reports the same names on a machine without the binaries.
  * A capture that already holds a `__symbols__` table is left unchanged.
  * The file is only written once the table is complete: when cancelled or
