@@ -245,6 +245,14 @@ typedef struct
   char                metadata[];
 } SYSPROF_PACKED SysprofCaptureMetadata;
 
+/* Events that were lost before they could reach the capture are reported in
+ * METADATA frames with this id (a convention of ours; Sysprof shows them as
+ * plain metadata).  The text starts with the decimal number of events lost,
+ * optionally followed by a space and a description ("12 collector: ring
+ * full").  A reader sums the numbers of all such frames of a process (the
+ * frame's pid; -1 for losses that belong to no single process). */
+#define SYSPROF_LOST_EVENTS_METADATA_ID "sysprof.lost-events"
+
 typedef struct
 {
   SysprofCaptureFrame frame;

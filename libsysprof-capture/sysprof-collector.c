@@ -50,7 +50,10 @@ typedef enum
    * reached from inside the collector, signal handlers) are ignored. */
   THREAD_BUSY,
   THREAD_FAILED, /* no ring could be had: events are counted as dropped */
-  THREAD_CLOSED, /* the ring got its end frame at thread exit */
+  /* The ring got its end frame at thread exit.  Events that still come (from
+   * destructors that run after ours, glibc's own clean-up) go to the
+   * process's shared ring. */
+  THREAD_CLOSED,
 } ThreadState;
 
 typedef struct
@@ -62,12 +65,21 @@ typedef struct
   /* The last wait for a full ring timed out: drop without waiting until a
    * frame fits again, so a stuck consumer costs one second, not one per event. */
   bool gave_up;
+  /* Times thread_exit_cb ran; it closes the ring in the last round. */
+  uint8_t exit_rounds;
 } Collector;
 
 static TLS Collector tls_collector;
 
+/* The ring of late events (see THREAD_CLOSED), requested on first use and
+ * used under shared_lock.  Rare, so the lock costs nothing that matters. */
+static Collector       shared_collector;
+static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static _Atomic int      process_state = PROCESS_UNKNOWN;
 static _Atomic uint64_t n_dropped;
+/* Of n_dropped, what was already reported in the capture. */
+static _Atomic uint64_t n_dropped_reported;
 static _Atomic uint32_t next_counter_id = SYSPROF_COLLECTOR_COUNTER_ID_BASE;
 static int              control_fd = -1;
 static pthread_key_t    thread_key;
@@ -81,6 +93,8 @@ count_dropped (void)
   atomic_fetch_add_explicit (&n_dropped, 1, memory_order_relaxed);
 }
 
+static void report_dropped (Collector *c);
+
 /* ---- process-wide state ------------------------------------------------ */
 
 static void
@@ -91,7 +105,13 @@ thread_exit_cb (void *data)
 
   if (c != &tls_collector || c->state != THREAD_READY)
     return;
+  /* Other keys' destructors may still allocate and free: stay open until
+   * the last round of destructor calls (a value set again in a destructor
+   * makes glibc call it again, up to PTHREAD_DESTRUCTOR_ITERATIONS times). */
+  if (++c->exit_rounds < PTHREAD_DESTRUCTOR_ITERATIONS && pthread_setspecific (thread_key, c) == 0)
+    return;
   c->state = THREAD_BUSY;
+  report_dropped (c);
   /* Every event left END_FRAME_LEN bytes free, so this always fits. */
   if ((end = sysprof_mapped_ring_buffer_allocate (c->ring, END_FRAME_LEN)) != NULL)
     {
@@ -118,6 +138,7 @@ atfork_child_cb (void)
 
   atomic_store (&process_state, PROCESS_DISABLED);
   atomic_store (&n_dropped, 0);
+  atomic_store (&n_dropped_reported, 0);
   if (c->state == THREAD_READY)
     {
       c->state = THREAD_BUSY;
@@ -293,10 +314,11 @@ request_ring_fd (int fd)
   return ring_fd;
 }
 
-/* The first event of a thread: get a ring from the profiler.  Called with
- * the thread marked busy. */
+/* Gets a ring from the profiler for @c: the calling thread's collector, or
+ * the shared one (@per_thread false, under shared_lock).  Called with the
+ * thread marked busy. */
 static bool
-collector_create (Collector *c)
+collector_create (Collector *c, bool per_thread)
 {
   int ring_fd;
 
@@ -317,7 +339,7 @@ collector_create (Collector *c)
   if (c->ring == NULL)
     return false;
   /* A value for the key makes the thread's exit run thread_exit_cb. */
-  if (pthread_setspecific (thread_key, c) != 0)
+  if (per_thread && pthread_setspecific (thread_key, c) != 0)
     {
       sysprof_mapped_ring_buffer_unref (c->ring);
       c->ring = NULL;
@@ -329,6 +351,26 @@ collector_create (Collector *c)
   return true;
 }
 
+/* The shared collector for a thread whose own ring is closed, locked and
+ * with this thread's id; NULL (counted) when no ring can be had. */
+static Collector *
+shared_begin (void)
+{
+  Collector *c = &shared_collector;
+
+  tls_collector.state = THREAD_BUSY;
+  pthread_mutex_lock (&shared_lock);
+  if (c->ring == NULL && !collector_create (c, false))
+    {
+      pthread_mutex_unlock (&shared_lock);
+      tls_collector.state = THREAD_CLOSED;
+      count_dropped ();
+      return NULL;
+    }
+  c->tid = (int32_t) gettid ();
+  return c;
+}
+
 static __attribute__ ((noinline)) Collector *
 collector_get_slow (void)
 {
@@ -338,8 +380,14 @@ collector_get_slow (void)
   switch (c->state)
     {
     case THREAD_BUSY: return NULL;
-    case THREAD_FAILED:
-    case THREAD_CLOSED: count_dropped (); return NULL;
+    case THREAD_FAILED: count_dropped (); return NULL;
+    case THREAD_CLOSED:
+      if (atomic_load (&process_state) != PROCESS_ENABLED)
+        {
+          count_dropped ();
+          return NULL;
+        }
+      return shared_begin ();
     default: break;
     }
 
@@ -353,19 +401,19 @@ collector_get_slow (void)
     }
 
   c->state = THREAD_BUSY;
-  if (!collector_create (c))
+  if (!collector_create (c, true))
     {
       /* Unset again when the profiler is gone altogether: BROKEN counts it. */
       c->state = atomic_load (&process_state) == PROCESS_ENABLED ? THREAD_FAILED : THREAD_UNSET;
       count_dropped ();
       return NULL;
     }
-  c->state = THREAD_READY;
   return c;
 }
 
-/* The calling thread's collector, marked busy for writing one frame (release
- * it with collector_end()), or NULL when the event is to be skipped. */
+/* The collector to write one frame with, and the calling thread marked busy
+ * (release both with collector_end()), or NULL when the event is to be
+ * skipped. */
 static inline Collector *
 collector_begin (void)
 {
@@ -376,8 +424,7 @@ collector_begin (void)
       /* Not traced: one relaxed load, no call. */
       if (atomic_load_explicit (&process_state, memory_order_relaxed) == PROCESS_DISABLED)
         return NULL;
-      if ((c = collector_get_slow ()) == NULL)
-        return NULL;
+      return collector_get_slow ();
     }
   c->state = THREAD_BUSY;
   return c;
@@ -386,7 +433,30 @@ collector_begin (void)
 static inline void
 collector_end (Collector *c)
 {
+  /* Losses not yet in the capture: say so as soon as a frame fits again. */
+  if (SYSPROF_UNLIKELY (atomic_load_explicit (&n_dropped, memory_order_relaxed) !=
+                        atomic_load_explicit (&n_dropped_reported, memory_order_relaxed)))
+    report_dropped (c);
+  if (c == &shared_collector)
+    {
+      pthread_mutex_unlock (&shared_lock);
+      tls_collector.state = THREAD_CLOSED;
+      return;
+    }
   c->state = THREAD_READY;
+}
+
+/* Losses still unreported at exit (the main thread's ring was full until
+ * the end) get one last chance. */
+__attribute__ ((destructor)) static void
+collector_destructor (void)
+{
+  Collector *c;
+
+  if (atomic_load (&n_dropped) == atomic_load (&n_dropped_reported))
+    return;
+  if ((c = collector_begin ()) != NULL)
+    collector_end (c);
 }
 
 /* ---- writing frames ---------------------------------------------------- */
@@ -443,6 +513,37 @@ frame_commit (Collector *c, SysprofCaptureFrame *frame, size_t len, int64_t time
   frame->padding1 = 0;
   frame->padding2 = 0;
   sysprof_mapped_ring_buffer_advance (c->ring, len);
+}
+
+/* Writes the METADATA frame that tells the capture how many events this
+ * process lost since the last such frame (SYSPROF_LOST_EVENTS_METADATA_ID).
+ * Without room it waits for no one: the next frame tries again. */
+static void
+report_dropped (Collector *c)
+{
+  SysprofCaptureMetadata *ev;
+  uint64_t                reported = atomic_load (&n_dropped_reported);
+  uint64_t                dropped = atomic_load (&n_dropped);
+  char                    text[64];
+  size_t                  text_len, len;
+
+  if (dropped == reported)
+    return;
+  text_len = (size_t) snprintf (text, sizeof text, "%llu collector: events dropped by the profiled process",
+                                (unsigned long long) (dropped - reported));
+  if (text_len >= sizeof text)
+    text_len = sizeof text - 1;
+  len = SYSPROF_ALIGN_UP (sizeof *ev + text_len + 1, SYSPROF_CAPTURE_ALIGN);
+  if ((ev = sysprof_mapped_ring_buffer_allocate (c->ring, len + END_FRAME_LEN)) == NULL)
+    return;
+  /* Another thread may report the same losses: only one commits its frame. */
+  if (!atomic_compare_exchange_strong (&n_dropped_reported, &reported, dropped))
+    return;
+  memset (ev->id, 0, sizeof ev->id);
+  memcpy (ev->id, SYSPROF_LOST_EVENTS_METADATA_ID, sizeof SYSPROF_LOST_EVENTS_METADATA_ID);
+  memcpy (ev->metadata, text, text_len);
+  memset (ev->metadata + text_len, 0, len - sizeof *ev - text_len);
+  frame_commit (c, &ev->frame, len, SYSPROF_CAPTURE_CURRENT_TIME, SYSPROF_CAPTURE_FRAME_METADATA);
 }
 
 static inline int
@@ -653,6 +754,176 @@ sysprof_collector_log_printf (int severity, const char *domain, const char *form
     buf[0] = 0;
   va_end (args);
   sysprof_collector_log (severity, domain, buf);
+  errno = saved_errno;
+}
+
+/* ---- describing the process ---------------------------------------------- */
+
+#define MAPS_BUF 8192
+
+/* Reads what is left of @fd into @buf (at most @size - 1 bytes, then NUL). */
+static size_t
+read_small_file (int fd, char *buf, size_t size)
+{
+  size_t  done = 0;
+  ssize_t n;
+
+  while (done < size - 1)
+    {
+      n = read (fd, buf + done, size - 1 - done);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      done += (size_t) n;
+    }
+  buf[done] = 0;
+  return done;
+}
+
+static void
+write_process_frame (Collector *c)
+{
+  SysprofCaptureProcess *ev;
+  char                   cmdline[2048];
+  size_t                 n = 0, len;
+  int                    fd;
+
+  if ((fd = open ("/proc/self/cmdline", O_RDONLY | O_CLOEXEC)) >= 0)
+    {
+      n = read_small_file (fd, cmdline, sizeof cmdline);
+      close (fd);
+    }
+  /* Arguments are NUL-separated: the capture shows them space-separated. */
+  while (n > 0 && cmdline[n - 1] == 0)
+    n--;
+  for (size_t i = 0; i < n; i++)
+    if (cmdline[i] == 0)
+      cmdline[i] = ' ';
+  cmdline[n] = 0;
+  len = SYSPROF_ALIGN_UP (sizeof *ev + n + 1, SYSPROF_CAPTURE_ALIGN);
+  if ((ev = frame_reserve (c, len)) == NULL)
+    return;
+  put_trailing_string (ev, sizeof *ev, cmdline, n, len);
+  frame_commit (c, &ev->frame, len, SYSPROF_CAPTURE_CURRENT_TIME, SYSPROF_CAPTURE_FRAME_PROCESS);
+}
+
+static bool
+parse_hex (const char **p, uint64_t *value)
+{
+  uint64_t v = 0;
+  int      digits = 0;
+
+  for (;; (*p)++, digits++)
+    {
+      char ch = **p;
+      int  d = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : -1;
+
+      if (d < 0)
+        break;
+      v = (v << 4) | (uint64_t) d;
+    }
+  *value = v;
+  return digits > 0 && digits <= 16;
+}
+
+/* One line of /proc/self/maps (NUL-terminated, without its newline) as a MAP
+ * frame, with the rule of the profiler's /proc snapshot: every file-backed
+ * mapping (a symbolizer needs an ELF's first segment too) and the anonymous
+ * executable ones. */
+static void
+write_map_line (Collector *c, const char *line)
+{
+  SysprofCaptureMap *ev;
+  const char        *p = line;
+  const char        *path;
+  uint64_t           start, end, offset, inode = 0;
+  bool               exec;
+  size_t             path_len, len;
+
+  if (!parse_hex (&p, &start) || *p++ != '-' || !parse_hex (&p, &end) || *p++ != ' ')
+    return;
+  if (strlen (p) < 5 || p[4] != ' ')
+    return;
+  exec = p[2] == 'x';
+  p += 5;
+  if (!parse_hex (&p, &offset) || *p++ != ' ')
+    return;
+  while (*p && *p != ' ') /* device */
+    p++;
+  while (*p == ' ')
+    p++;
+  for (; *p >= '0' && *p <= '9'; p++)
+    inode = inode * 10 + (uint64_t) (*p - '0');
+  while (*p == ' ')
+    p++;
+  path = p;
+  if (path[0] != '/')
+    {
+      if (!exec)
+        return;
+      if (path[0] == 0)
+        path = "//anon";
+    }
+  len = trailing_string_len (sizeof *ev, path, &path_len);
+  if ((ev = frame_reserve (c, len)) == NULL)
+    return;
+  ev->start = start;
+  ev->end = end;
+  ev->offset = offset;
+  ev->inode = inode;
+  put_trailing_string (ev, sizeof *ev, path, path_len, len);
+  frame_commit (c, &ev->frame, len, SYSPROF_CAPTURE_CURRENT_TIME, SYSPROF_CAPTURE_FRAME_MAP);
+}
+
+static void
+write_map_frames (Collector *c)
+{
+  char   buf[MAPS_BUF];
+  size_t have = 0;
+  int    fd;
+
+  if ((fd = open ("/proc/self/maps", O_RDONLY | O_CLOEXEC)) < 0)
+    return;
+  for (;;)
+    {
+      ssize_t n = read (fd, buf + have, sizeof buf - 1 - have);
+      char   *line, *nl;
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      have += (size_t) n;
+      buf[have] = 0;
+      line = buf;
+      while ((nl = strchr (line, '\n')) != NULL)
+        {
+          *nl = 0;
+          write_map_line (c, line);
+          line = nl + 1;
+        }
+      have -= (size_t) (line - buf);
+      memmove (buf, line, have);
+      /* A line longer than the buffer (a path near PATH_MAX) is skipped. */
+      if (have == sizeof buf - 1)
+        have = 0;
+    }
+  close (fd);
+}
+
+void
+sysprof_collector_describe_process (void)
+{
+  Collector *c;
+  int        saved_errno = errno;
+
+  if ((c = collector_begin ()) == NULL)
+    goto out;
+  write_process_frame (c);
+  write_map_frames (c);
+  collector_end (c);
+out:
   errno = saved_errno;
 }
 

@@ -46,6 +46,10 @@ SYSPROF_BEGIN_DECLS
  *  - Events emitted from inside the collector itself (a backtrace callback,
  *    a malloc hook reached while the collector allocates, a signal handler
  *    interrupting a write) are ignored and not counted.
+ *  - A thread's ring gets its end frame in the last round of thread-specific
+ *    data destructors; events that still come after it (later destructors,
+ *    glibc's own clean-up) go to one ring shared by such late events of the
+ *    process, under a lock (they are rare), so they are not lost.
  *  - fork(): the child of a process in which the collector was active is not
  *    traced.  Its copy of the calling thread's ring is unmapped, and every
  *    call in the child is a no-op.  Children started with exec() are not
@@ -118,8 +122,17 @@ SYSPROF_AVAILABLE_IN_ALL
 void sysprof_collector_set_counters (const unsigned int               *counters_ids,
                                      const SysprofCaptureCounterValue *values,
                                      unsigned int                      n_counters);
+/* A PROCESS frame (the command line) and MAP frames for the mappings of
+ * /proc/self/maps (every file-backed one and the anonymous executable ones),
+ * so that the addresses of this process's events can be symbolized even when
+ * the profiler does not trace mappings itself (no perf).  Call it once the
+ * program is set up and again after dlopen(); it allocates nothing. */
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_collector_describe_process (void);
 /* Events lost by this process while the collector was active (see above).
- * The profiler cannot see them otherwise; report it, e.g. in a final mark. */
+ * They also reach the capture: as soon as a frame fits again, a METADATA
+ * frame SYSPROF_LOST_EVENTS_METADATA_ID carries the number lost since the
+ * previous one (when no frame ever fits again, they cannot). */
 SYSPROF_AVAILABLE_IN_ALL
 uint64_t sysprof_collector_get_n_dropped (void);
 

@@ -7,8 +7,10 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -186,6 +188,65 @@ child_drop (void)
   g_print ("dropped=%" PRIu64 "\n", sysprof_collector_get_n_dropped ());
 }
 
+/* Drops until the ring is full for good, waits for the profiler to drain,
+ * then one more event: the losses follow it as a METADATA frame. */
+static void
+child_drop_report (void)
+{
+  guint64 attempts = 0;
+
+  while (sysprof_collector_get_n_dropped () == 0)
+    sysprof_collector_allocate (++attempts, 16, NULL, NULL);
+  g_usleep (3 * G_USEC_PER_SEC);
+  sysprof_collector_allocate (0xFFFF, 16, NULL, NULL);
+  g_print ("dropped=%" PRIu64 " attempts=%" PRIu64 "\n", sysprof_collector_get_n_dropped (), attempts);
+}
+
+static pthread_key_t late_key;
+
+/* Destructors run in rounds; this one outlasts the collector's (which
+ * closes the thread's ring in the last round) and then still allocates. */
+static void
+late_destructor (void *data)
+{
+  guintptr round = GPOINTER_TO_SIZE (data);
+
+  if (round < PTHREAD_DESTRUCTOR_ITERATIONS)
+    {
+      pthread_setspecific (late_key, GSIZE_TO_POINTER (round + 1));
+      /* Early rounds: the thread's own ring is still open. */
+      sysprof_collector_allocate (0x5000 + round, 8, NULL, NULL);
+      return;
+    }
+  sysprof_collector_allocate (0x7777, 8, NULL, NULL);
+  sysprof_collector_allocate (0x7777, 0, NULL, NULL);
+}
+
+static gpointer
+late_worker (gpointer data)
+{
+  (void) data;
+  sysprof_collector_allocate (0x4000, 8, NULL, NULL);
+  pthread_setspecific (late_key, GSIZE_TO_POINTER (1));
+  g_print ("tid=%d\n", (int) gettid ());
+  return NULL;
+}
+
+static void
+child_late (void)
+{
+  /* Created after the collector's key: its destructor runs after it. */
+  g_assert_cmpint (pthread_key_create (&late_key, late_destructor), ==, 0);
+  g_thread_join (g_thread_new ("late", late_worker, NULL));
+  g_print ("dropped=%" PRIu64 "\n", sysprof_collector_get_n_dropped ());
+}
+
+static void
+child_describe (void)
+{
+  sysprof_collector_describe_process ();
+}
+
 /* Every call of a disabled collector is a no-op, and counters still work. */
 static void
 child_not_traced (void)
@@ -288,9 +349,18 @@ child_main (const char *scenario)
     const char *name;
     void (*func) (void);
   } scenarios[] = {
-    { "basic", child_basic }, { "threads", child_threads },       { "stress", child_stress },
-    { "drop", child_drop },   { "not-traced", child_not_traced }, { "is-active", child_is_active },
-    { "fork", child_fork },   { "refused", child_refused },       { "broken", child_broken },
+    { "basic", child_basic },
+    { "threads", child_threads },
+    { "stress", child_stress },
+    { "drop", child_drop },
+    { "not-traced", child_not_traced },
+    { "is-active", child_is_active },
+    { "fork", child_fork },
+    { "refused", child_refused },
+    { "broken", child_broken },
+    { "drop-report", child_drop_report },
+    { "late", child_late },
+    { "describe", child_describe },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (scenarios); i++)
@@ -787,7 +857,7 @@ test_drop (void)
 {
   Server  server;
   Ring   *ring;
-  guint64 dropped;
+  guint64 dropped, reported = 0, n_allocs = 0;
   gint64  t0 = g_get_monotonic_time ();
 
   server_init (&server);
@@ -803,12 +873,140 @@ test_drop (void)
   dropped = g_ascii_strtoull (server.out->str + strlen ("dropped="), NULL, 10);
   g_assert_cmpuint (dropped, >, 0);
   g_assert_cmpuint (ring->frames->len, >, 0);
-  g_assert_cmpuint (ring->frames->len + dropped, ==, N_DROP);
+  /* Allocations in order; the losses reported in METADATA frames in the
+   * room too small for another allocation (each with the count since the
+   * previous one), the rest only counted. */
   for (guint i = 0; i < ring->frames->len; i++)
-    assert_alloc (ring, i, i, 16, 0, 0);
+    {
+      SysprofCaptureFrame *f = g_ptr_array_index (ring->frames, i);
+
+      if (f->type == SYSPROF_CAPTURE_FRAME_METADATA)
+        {
+          SysprofCaptureMetadata *meta = (SysprofCaptureMetadata *) f;
+
+          g_assert_cmpstr (meta->id, ==, SYSPROF_LOST_EVENTS_METADATA_ID);
+          reported += g_ascii_strtoull (meta->metadata, NULL, 10);
+        }
+      else
+        assert_alloc (ring, i, n_allocs++, 16, 0, 0);
+    }
+  g_assert_cmpuint (n_allocs + dropped, ==, N_DROP);
+  g_assert_cmpuint (reported, <=, dropped);
   /* One wait of about a second, not one per dropped event. */
   g_assert_cmpint (g_get_monotonic_time () - t0, >=, G_USEC_PER_SEC / 2);
   g_assert_cmpint (g_get_monotonic_time () - t0, <, 8 * G_USEC_PER_SEC);
+  server_clear (&server);
+}
+
+static void
+test_drop_report (void)
+{
+  Server  server;
+  Ring   *ring;
+  guint64 dropped, reported = 0, n_allocs = 0, attempts;
+  guint   n;
+
+  server_init (&server);
+  /* The first drain comes after the child gave up waiting. */
+  server.ring_size = (gsize) sysconf (_SC_PAGESIZE);
+  server.drain_sleep_us = 1500 * 1000;
+  run_child (&server, "drop-report");
+  assert_child_ok (&server);
+  ring = g_ptr_array_index (server.rings, 0);
+  dropped = g_ascii_strtoull (server.out->str + strlen ("dropped="), NULL, 10);
+  attempts = g_ascii_strtoull (strstr (server.out->str, "attempts=") + 9, NULL, 10);
+  g_assert_cmpuint (dropped, >, 0);
+  n = ring->frames->len;
+  g_assert_cmpuint (n, >=, 2);
+  /* The allocations that fitted, in order, and the losses in METADATA
+   * frames (in the room too small for another allocation, or after the
+   * next event that fits): together they give every loss exactly. */
+  for (guint i = 0; i + 1 < n; i++)
+    {
+      SysprofCaptureFrame *f = g_ptr_array_index (ring->frames, i);
+
+      if (f->type == SYSPROF_CAPTURE_FRAME_METADATA)
+        {
+          SysprofCaptureMetadata *meta = (SysprofCaptureMetadata *) f;
+
+          g_assert_cmpstr (meta->id, ==, SYSPROF_LOST_EVENTS_METADATA_ID);
+          g_assert_true (g_str_has_suffix (meta->metadata, " collector: events dropped by the profiled process"));
+          reported += g_ascii_strtoull (meta->metadata, NULL, 10);
+        }
+      else
+        assert_alloc (ring, i, ++n_allocs, 16, 0, 0);
+    }
+  assert_alloc (ring, n - 1, 0xFFFF, 16, 0, 0);
+  g_assert_cmpuint (reported, ==, dropped);
+  g_assert_cmpuint (n_allocs + dropped, ==, attempts);
+  server_clear (&server);
+}
+
+static void
+test_late (void)
+{
+  Server server;
+  Ring  *own, *shared;
+  int    tid;
+
+  server_init (&server);
+  run_child (&server, "late");
+  assert_child_ok (&server);
+  g_assert_true (g_str_has_prefix (server.out->str, "tid="));
+  tid = atoi (server.out->str + 4);
+  g_assert_nonnull (strstr (server.out->str, "dropped=0\n"));
+  /* The thread's ring, closed in the last destructor round, then the shared
+   * ring of late events. */
+  g_assert_cmpuint (server.n_requests, ==, 2);
+  own = g_ptr_array_index (server.rings, 0);
+  shared = g_ptr_array_index (server.rings, 1);
+  assert_frames_sane (&server, own, tid);
+  assert_frames_sane (&server, shared, tid);
+  g_assert_true (own->ended);
+  g_assert_cmpuint (own->frames->len, ==, 1 + PTHREAD_DESTRUCTOR_ITERATIONS - 1);
+  assert_alloc (own, 0, 0x4000, 8, 0, 0);
+  for (guint r = 1; r < PTHREAD_DESTRUCTOR_ITERATIONS; r++)
+    assert_alloc (own, r, 0x5000 + r, 8, 0, 0);
+  g_assert_false (shared->ended);
+  g_assert_cmpuint (shared->frames->len, ==, 2);
+  assert_alloc (shared, 0, 0x7777, 8, 0, 0);
+  assert_alloc (shared, 1, 0x7777, 0, 0, 0);
+  server_clear (&server);
+}
+
+static void
+test_describe (void)
+{
+  Server           server;
+  Ring            *ring;
+  gboolean         saw_exe = FALSE, saw_libc = FALSE;
+  g_autofree char *cmdline = g_strdup_printf ("%s %s describe", self_exe, CHILD_ARG);
+
+  server_init (&server);
+  run_child (&server, "describe");
+  assert_child_ok (&server);
+  ring = g_ptr_array_index (server.rings, 0);
+  assert_frames_sane (&server, ring, server.pid);
+  g_assert_cmpstr (((SysprofCaptureProcess *) frame_at (ring, 0, SYSPROF_CAPTURE_FRAME_PROCESS))->cmdline, ==, cmdline);
+  for (guint i = 1; i < ring->frames->len; i++)
+    {
+      SysprofCaptureMap *map = (SysprofCaptureMap *) frame_at (ring, i, SYSPROF_CAPTURE_FRAME_MAP);
+
+      g_assert_cmphex (map->start, <, map->end);
+      g_assert_true (map->filename[0] == '/' || map->filename[0] == '[');
+      if (strcmp (map->filename, self_exe) == 0)
+        {
+          struct stat st;
+
+          g_assert_no_errno (stat (self_exe, &st));
+          g_assert_cmpuint (map->inode, ==, st.st_ino);
+          saw_exe = TRUE;
+        }
+      if (strstr (map->filename, "/libc.so") != NULL)
+        saw_libc = TRUE;
+    }
+  g_assert_true (saw_exe);
+  g_assert_true (saw_libc);
   server_clear (&server);
 }
 
@@ -931,6 +1129,9 @@ main (int argc, char **argv)
   g_test_add_func ("/Capture/Collector/threads", test_threads);
   g_test_add_func ("/Capture/Collector/stress", test_stress);
   g_test_add_func ("/Capture/Collector/drop", test_drop);
+  g_test_add_func ("/Capture/Collector/drop-report", test_drop_report);
+  g_test_add_func ("/Capture/Collector/late", test_late);
+  g_test_add_func ("/Capture/Collector/describe", test_describe);
   g_test_add_func ("/Capture/Collector/is-active", test_is_active);
   g_test_add_func ("/Capture/Collector/no-env", test_no_env);
   g_test_add_func ("/Capture/Collector/fork", test_fork);
