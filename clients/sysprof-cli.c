@@ -38,6 +38,19 @@ static const char description[] = "Recording:\n"
                                   "  cannot start, the command does not run; when recording ends first, the\n"
                                   "  command is terminated.\n"
                                   "\n"
+                                  "Memory tracing (--memprof):\n"
+                                  "  The command runs with the allocation tracker libsysprof-memory.so added to\n"
+                                  "  its LD_PRELOAD.  Every malloc, calloc, realloc, free, memalign,\n"
+                                  "  posix_memalign, aligned_alloc, valloc, pvalloc and reallocarray of every\n"
+                                  "  thread is recorded with its stack, the address, the size and the thread;\n"
+                                  "  each thread writes its own shared-memory ring buffer, which sysprofd (or\n"
+                                  "  sysprof-cli itself) drains into the capture.  A thread whose ring is full\n"
+                                  "  waits for it to be drained rather than losing events; events lost anyway\n"
+                                  "  are counted in the capture and shown by sysprof-report.  Processes the\n"
+                                  "  command starts (fork, exec) are not traced.  CPU sampling goes on unless\n"
+                                  "  --no-perf.  Without sysprofd, allocations are still recorded, by\n"
+                                  "  sysprof-cli, for any user.  Analyse with `sysprof-report memory`.\n"
+                                  "\n"
                                   "  On a terminal a progress line shows the time recorded, the samples, the\n"
                                   "  size of the capture and the frames lost; otherwise one line is printed when\n"
                                   "  recording starts and one when it ends.  Messages go to standard error.\n"
@@ -53,6 +66,9 @@ static const char description[] = "Recording:\n"
                                   "    sysprof-cli -c 'make -j4' -e CFLAGS=-O2 build.syscap\n"
                                   "  Only process 1234 and the processes it starts, for 30 s, without decoding:\n"
                                   "    sysprof-cli -p 1234 --duration 30 --no-decode p.syscap\n"
+                                  "  Every allocation of a program, without CPU sampling:\n"
+                                  "    sysprof-cli --memprof --no-perf mem.syscap -- ./app\n"
+                                  "    sysprof-report memory --leaks mem.syscap\n"
                                   "  Two captures into one:\n"
                                   "    sysprof-cli --merge a.syscap b.syscap > ab.syscap\n"
                                   "\n"
@@ -66,7 +82,9 @@ static const char description[] = "Recording:\n"
                                   "  2  usage error\n"
                                   "\n"
                                   "Environment:\n"
-                                  "  DBUS_SYSTEM_BUS_ADDRESS  the system bus to find sysprofd on\n";
+                                  "  DBUS_SYSTEM_BUS_ADDRESS  the system bus to find sysprofd on\n"
+                                  "  SYSPROF_MEMORY_PRELOAD   the allocation tracker to preload with --memprof\n"
+                                  "                           (default: the installed libsysprof-memory.so)\n";
 
 typedef struct
 {
@@ -357,7 +375,7 @@ int
 main (int argc, char **argv)
 {
   gboolean force = FALSE, no_perf = FALSE, no_cpu = FALSE, no_memory = FALSE, no_disk = FALSE, no_network = FALSE;
-  gboolean no_battery = FALSE, no_decode = FALSE, do_merge = FALSE, version = FALSE;
+  gboolean no_battery = FALSE, no_decode = FALSE, do_merge = FALSE, version = FALSE, memprof = FALSE;
   g_autofree char *command = NULL;
   g_auto (GStrv) envs = NULL;
   g_auto (GStrv) pid_args = NULL;
@@ -382,7 +400,10 @@ main (int argc, char **argv)
     { "pid", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &pid_args, "Record only PID and its new children (repeatable)", "PID" },
     { "frequency", 0, 0, G_OPTION_ARG_INT, &frequency, "Samples per second and CPU (1-10000, default 997)", "HZ" },
     { "duration", 0, 0, G_OPTION_ARG_INT, &duration, "Stop after SECONDS (1 to 86400)", "SECONDS" },
-    { "no-perf", 0, 0, G_OPTION_ARG_NONE, &no_perf, "Do not sample stacks (record counters only)", NULL },
+    { "memprof", 0, 0, G_OPTION_ARG_NONE, &memprof,
+      "Trace every memory allocation of the command, with its stack (needs a command; see below)", NULL },
+    { "no-perf", 0, 0, G_OPTION_ARG_NONE, &no_perf,
+      "Do not sample stacks (record counters, and allocations with --memprof, only)", NULL },
     { "no-cpu", 0, 0, G_OPTION_ARG_NONE, &no_cpu, "Do not record the CPU usage counters", NULL },
     { "no-memory", 0, 0, G_OPTION_ARG_NONE, &no_memory, "Do not record the memory usage counters", NULL },
     { "no-disk", 0, 0, G_OPTION_ARG_NONE, &no_disk, "Do not record the disk I/O counters", NULL },
@@ -449,6 +470,8 @@ main (int argc, char **argv)
     return usage_error ("--duration must be between 1 and 86400 seconds, not %d", duration);
   if (envs != NULL && command_argv == NULL)
     return usage_error ("--env only applies to a command (-c or after --)");
+  if (memprof && command_argv == NULL)
+    return usage_error ("--memprof traces the allocations of a command: give one with -c or after --");
 
   cli.capture = positional && positional[0] ? positional[0] : DEFAULT_CAPTURE;
   cli.argv = command_argv;
@@ -461,6 +484,7 @@ main (int argc, char **argv)
   sysprof_recording_set_max_duration (recording, duration == G_MININT ? 0 : (guint) duration);
   sysprof_recording_set_cpu_sampling (recording, !no_perf);
   sysprof_recording_set_decode (recording, !no_decode);
+  sysprof_recording_set_memory_tracing (recording, memprof);
   (void) no_battery;
 
   counters = g_ptr_array_new ();

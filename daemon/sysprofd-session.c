@@ -20,14 +20,10 @@
 #define MAX_BYTES        (G_GUINT64_CONSTANT (16) << 30)
 #define READ_CAPTURE_MAX (1024 * 1024)
 /* A stopped detached session nobody closed is removed after this long. */
-#define DETACHED_LINGER      600
-#define RING_DEFAULT_PAGES   64
-#define RING_MAX_PAGES       1024
-#define RING_MAX_PER_SESSION 64
-#define RING_DRAIN_MS        20
+#define DETACHED_LINGER 600
+/* Open at once: one per thread of the traced programs. */
+#define RING_MAX_PER_SESSION 256
 #define PROGRESS_MS          250
-/* In-ring end-of-stream marker of Sysprof's collector; never in files. */
-#define RING_FRAME_END 0xFF
 
 struct _SysprofdSession
 {
@@ -60,34 +56,10 @@ struct _SysprofdSession
   guint                   linger_source;
   gboolean                closed;
 
-  GPtrArray *rings;     /* of Ring */
-  guint64    ring_lost; /* frames or ring contents dropped as invalid */
-  guint64    perf_lost; /* last count of the perf recorder */
+  /* Rings handed to profiled programs (untrusted); drained once recording. */
+  SysprofRingDrainer *rings;
+  guint64             perf_lost; /* last count of the perf recorder */
 };
-
-/* A ring buffer handed to a profiled program.  Everything in it is written by
- * a process we do not trust; see ring_frame_cb. */
-typedef struct
-{
-  SysprofdSession         *session; /* not owned: the session owns the rings */
-  SysprofMappedRingBuffer *buffer;
-  guint                    source;
-  gboolean                 ended;
-  gboolean                 invalid;
-} Ring;
-
-/* A private copy of each ring frame: validation writes NULs into it and the
- * producer cannot change it between the check and the write.  Rings are only
- * drained from the main context, so one buffer serves them all. */
-static guint8 ring_frame[G_MAXUINT16 + 1];
-
-static void
-ring_free (Ring *ring)
-{
-  g_clear_handle_id (&ring->source, g_source_remove);
-  g_clear_pointer (&ring->buffer, sysprof_mapped_ring_buffer_unref);
-  g_free (ring);
-}
 
 /* The generated skeleton answers property reads without asking anyone; this
  * subclass lets only the session owner's uid read them. */
@@ -198,7 +170,7 @@ sysprofd_session_finalize (GObject *object)
   g_clear_pointer (&self->pids, g_array_unref);
   g_clear_pointer (&self->counters, g_strfreev);
   g_clear_object (&self->recorder);
-  g_clear_pointer (&self->rings, g_ptr_array_unref);
+  g_clear_object (&self->rings);
   g_clear_pointer (&self->writer, sysprof_capture_writer_unref);
   if (self->capture_fd >= 0)
     close (self->capture_fd);
@@ -222,7 +194,7 @@ sysprofd_session_init (SysprofdSession *self)
   self->cpu_sampling = TRUE;
   self->max_bytes = DEFAULT_MAX_BYTES;
   self->pids = g_array_new (FALSE, FALSE, sizeof (gint32));
-  self->rings = g_ptr_array_new_with_free_func ((GDestroyNotify) ring_free);
+  self->rings = sysprof_ring_drainer_new (RING_MAX_PER_SESSION);
 }
 
 guint32
@@ -256,7 +228,7 @@ update_progress (SysprofdSession *self)
   ipc_session_set_samples (self->skeleton, stat.frame_count[SYSPROF_CAPTURE_FRAME_SAMPLE]);
   if (self->recorder != NULL)
     self->perf_lost = sysprof_session_recorder_get_n_lost (self->recorder);
-  ipc_session_set_lost_frames (self->skeleton, self->perf_lost + self->ring_lost);
+  ipc_session_set_lost_frames (self->skeleton, self->perf_lost + sysprof_ring_drainer_get_n_lost (self->rings));
   if (self->start_time)
     ipc_session_set_duration (self->skeleton, (guint64) (end - self->start_time) * 1000);
 }
@@ -267,80 +239,11 @@ is_state (SysprofdSession *self, const char *state)
   return g_strcmp0 (ipc_session_get_state (self->skeleton), state) == 0;
 }
 
-/* Checks and copies one frame at the head of a ring.  The producer can
- * change any byte at any time, so the length is read once, the frame copied,
- * and only the copy is validated and written.  Anything wrong drops the whole
- * current content of the ring: frame boundaries are lost after it. */
-static bool
-ring_frame_cb (const void *data, size_t *len, void *user_data)
-{
-  Ring               *ring = user_data;
-  SysprofCaptureFrame header;
-  size_t              avail = *len;
-
-  if (avail < sizeof header)
-    goto invalid;
-  memcpy (&header, data, sizeof header);
-  if (header.type == RING_FRAME_END)
-    {
-      ring->ended = TRUE;
-      return false;
-    }
-  if (header.len < sizeof header || header.len % SYSPROF_CAPTURE_ALIGN != 0 || header.len > avail ||
-      header.type < SYSPROF_CAPTURE_FRAME_TIMESTAMP || header.type > SYSPROF_CAPTURE_FRAME_DBUS_MESSAGE)
-    goto invalid;
-  memcpy (ring_frame, data, header.len);
-  ((SysprofCaptureFrame *) (void *) ring_frame)->len = header.len;
-  if (!sysprof_capture_frame_validate (ring_frame, header.len))
-    goto invalid;
-  if (!sysprof_capture_writer_add_raw (ring->session->writer, (const SysprofCaptureFrame *) (void *) ring_frame))
-    ring->session->ring_lost++;
-  *len = header.len;
-  return true;
-
-invalid:
-  ring->invalid = TRUE;
-  *len = avail;
-  return false;
-}
-
-/* Drains at most one ring's worth; returns FALSE once the ring ended. */
-static gboolean
-ring_drain (Ring *ring)
-{
-  SysprofdSession *self = ring->session;
-
-  if (ring->ended || self->writer == NULL || !is_state (self, "recording"))
-    return !ring->ended;
-  ring->invalid = FALSE;
-  if (!sysprof_mapped_ring_buffer_drain (ring->buffer, ring_frame_cb, ring))
-    ring->invalid = TRUE;
-  if (ring->invalid)
-    {
-      self->ring_lost++;
-      sysprof_mapped_ring_buffer_clear (ring->buffer);
-    }
-  return !ring->ended;
-}
-
-static gboolean
-ring_drain_cb (gpointer data)
-{
-  Ring *ring = data;
-
-  if (ring_drain (ring))
-    return G_SOURCE_CONTINUE;
-  ring->source = 0;
-  return G_SOURCE_REMOVE;
-}
-
 /* The last frames of every ring, then the rings themselves. */
 static void
 close_rings (SysprofdSession *self)
 {
-  for (guint i = 0; i < self->rings->len; i++)
-    ring_drain (g_ptr_array_index (self->rings, i));
-  g_ptr_array_set_size (self->rings, 0);
+  sysprof_ring_drainer_close (self->rings);
 }
 
 static void
@@ -447,7 +350,7 @@ sysprofd_session_close (SysprofdSession *self)
   if (is_state (self, "recording"))
     finish (self, TRUE, "stopped by Close");
   g_clear_handle_id (&self->linger_source, g_source_remove);
-  g_ptr_array_set_size (self->rings, 0);
+  sysprof_ring_drainer_close (self->rings);
   if (self->owner_watch)
     {
       g_bus_unwatch_name (self->owner_watch);
@@ -581,6 +484,8 @@ do_start (Call *call)
       }
   }
 
+  /* Frames waiting in rings follow the /proc snapshot of the start. */
+  sysprof_ring_drainer_set_writer (self->rings, self->writer);
   self->start_time = g_get_monotonic_time ();
   ipc_session_set_state (self->skeleton, "recording");
   self->progress_source = g_timeout_add (PROGRESS_MS, progress_cb, self);
@@ -658,52 +563,31 @@ do_create_ring_buffer (Call *call)
 {
   SysprofdSession *self = call->self;
   g_autoptr (GUnixFDList) fds = NULL;
-  Ring   *ring;
+  g_autoptr (GError) error = NULL;
   guint32 n_pages;
   int     fd;
 
   g_variant_get (call->args, "(u)", &n_pages);
-  if (n_pages == 0)
-    n_pages = RING_DEFAULT_PAGES;
-  if (n_pages > RING_MAX_PAGES)
-    {
-      g_dbus_method_invocation_return_error (call->invocation, G_DBUS_ERROR, G_DBUS_ERROR_LIMITS_EXCEEDED,
-                                             "n_pages %u is above the limit of %u pages", n_pages, RING_MAX_PAGES);
-      return;
-    }
-  if ((n_pages & (n_pages - 1)) != 0)
-    {
-      g_dbus_method_invocation_return_error (call->invocation, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS,
-                                             "n_pages %u is not a power of two", n_pages);
-      return;
-    }
   if (!is_state (self, "created") && !is_state (self, "recording"))
     {
       g_dbus_method_invocation_return_error (call->invocation, G_DBUS_ERROR, G_DBUS_ERROR_FAILED,
                                              "The session is no longer recording");
       return;
     }
-  if (self->rings->len >= RING_MAX_PER_SESSION)
+  if ((fd = sysprof_ring_drainer_create_ring (self->rings, n_pages, &error)) < 0)
     {
-      g_dbus_method_invocation_return_error (call->invocation, G_DBUS_ERROR, G_DBUS_ERROR_LIMITS_EXCEEDED,
-                                             "A session has at most %u ring buffers", RING_MAX_PER_SESSION);
-      return;
-    }
+      GDBusError code = G_DBUS_ERROR_FAILED;
 
-  ring = g_new0 (Ring, 1);
-  ring->session = self;
-  if (!(ring->buffer = sysprof_mapped_ring_buffer_new_reader ((size_t) n_pages * (size_t) sysconf (_SC_PAGESIZE))) ||
-      (fd = sysprof_mapped_ring_buffer_dup_fd (ring->buffer)) < 0)
-    {
-      int saved = errno;
-      ring_free (ring);
-      g_dbus_method_invocation_return_error (call->invocation, G_DBUS_ERROR, G_DBUS_ERROR_FAILED,
-                                             "Cannot create the ring buffer: %s", g_strerror (saved));
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT))
+        code = G_DBUS_ERROR_INVALID_ARGS;
+      else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_TOO_MANY_OPEN_FILES) ||
+               g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NO_SPACE))
+        code = G_DBUS_ERROR_LIMITS_EXCEEDED;
+      g_dbus_method_invocation_return_error (call->invocation, G_DBUS_ERROR, code, "Cannot create the ring buffer: %s",
+                                             error->message);
       return;
     }
   fds = g_unix_fd_list_new_from_array (&fd, 1);
-  ring->source = g_timeout_add (RING_DRAIN_MS, ring_drain_cb, ring);
-  g_ptr_array_add (self->rings, ring);
   ipc_session_complete_create_ring_buffer (self->skeleton, call->invocation, fds, g_variant_new_handle (0));
 }
 

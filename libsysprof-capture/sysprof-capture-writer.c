@@ -1162,6 +1162,38 @@ sysprof_capture_writer_add_raw (SysprofCaptureWriter *self, const SysprofCapture
   return true;
 }
 
+size_t
+sysprof_capture_writer_add_untrusted (SysprofCaptureWriter *self, const void *data, size_t avail)
+{
+  SysprofCaptureFrame header;
+  uint8_t            *dst;
+
+  sysprof_return_val_if_fail (self != NULL, 0);
+  sysprof_return_val_if_fail (data != NULL, 0);
+
+  if (avail < sizeof header)
+    goto invalid;
+  memcpy (&header, data, sizeof header);
+  if (header.len < sizeof header || header.len % SYSPROF_CAPTURE_ALIGN != 0 || header.len > avail || header.type == 0 ||
+      header.type >= SYSPROF_CAPTURE_FRAME_LAST)
+    goto invalid;
+  if (!(dst = sysprof_capture_writer_reserve (self, header.len, header.time, header.cpu, header.pid,
+                                              (SysprofCaptureFrameType) header.type)))
+    return 0;
+  memcpy (dst, data, header.len);
+  /* The producer may have changed it since we read it. */
+  ((SysprofCaptureFrame *) (void *) dst)->len = header.len;
+  ((SysprofCaptureFrame *) (void *) dst)->type = header.type;
+  if (!sysprof_capture_frame_validate (dst, header.len))
+    goto invalid;
+  sysprof_capture_writer_commit (self, dst);
+  return header.len;
+
+invalid:
+  errno = EBADMSG;
+  return 0;
+}
+
 bool
 sysprof_capture_writer_set_time_range (SysprofCaptureWriter *self, int64_t start_time, int64_t end_time)
 {

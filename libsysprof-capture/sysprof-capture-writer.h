@@ -190,6 +190,16 @@ bool sysprof_capture_writer_add_dbus_message (SysprofCaptureWriter *self,
  * checking its header: len multiple of 8, at least 24, type known. */
 SYSPROF_AVAILABLE_IN_ALL
 bool sysprof_capture_writer_add_raw (SysprofCaptureWriter *self, const SysprofCaptureFrame *frame);
+/* Appends the frame at @data, in memory another process may change while we
+ * read it (a ring buffer shared with a profiled program): its length is read
+ * once (it must be at most @avail), the frame is copied into the writer and
+ * only the copy is checked, as a reader checks frames from a file
+ * (sysprof_capture_frame_validate).  Returns the frame's length, or 0 with
+ * errno EBADMSG when the frame is invalid (nothing written; the frame
+ * boundaries after it cannot be trusted) or the writer's errno when it could
+ * not be written. */
+SYSPROF_AVAILABLE_IN_ALL
+size_t sysprof_capture_writer_add_untrusted (SysprofCaptureWriter *self, const void *data, size_t avail);
 
 /* Writes the pending JIT map and the buffer, then (seekable fds) end_time. */
 SYSPROF_AVAILABLE_IN_ALL

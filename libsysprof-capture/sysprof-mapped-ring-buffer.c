@@ -276,8 +276,10 @@ sysprof_mapped_ring_buffer_drain (SysprofMappedRingBuffer        *self,
       if (head == tail)
         break;
       avail = tail > head ? tail - head : (size_t) self->size - head + tail;
+      /* Never offer part of what was published: it could end inside a
+       * frame.  (The first call always fits: avail < size.) */
       if (avail > budget)
-        avail = budget;
+        break;
       /* head + avail < 2 × size: within the doubled body mapping. */
       len = avail;
       more = callback (body (self) + head, &len, user_data);

@@ -52,7 +52,9 @@ SYSPROF_AVAILABLE_IN_ALL
 bool sysprof_mapped_ring_buffer_advance (SysprofMappedRingBuffer *self, size_t len);
 /* Consumer: hands the bytes between head and tail to @callback, moving head
  * after each call, and stops after at most one body's worth of bytes so a busy
- * producer cannot keep the caller here.  Returns false with errno EBADMSG when
+ * producer cannot keep the caller here.  Each call offers everything
+ * published at that moment (whole frames from a sound producer), never a
+ * part of it.  Returns false with errno EBADMSG when
  * the header holds impossible positions or EINVAL when the callback claims
  * more than it was offered; nothing is consumed then. */
 SYSPROF_AVAILABLE_IN_ALL

@@ -11,8 +11,10 @@
 
 #include <gio/gunixfdlist.h>
 
+#include "sysprof-control-channel-private.h"
 #include "sysprof-host-resolver.h"
 #include "sysprof-recording.h"
+#include "sysprof-ring-drainer.h"
 #include "sysprof-session-recorder.h"
 #include "sysprof-symbol-map.h"
 
@@ -29,6 +31,9 @@
 #define KILL_DELAY_S  2
 #define MAX_FREQUENCY 10000
 #define MAX_DURATION  86400
+/* 2 MiB per thread of a traced program: a thread allocating flat out fills
+ * it in a few ms, the drainers empty rings every ms. */
+#define MEMORY_RING_PAGES 512
 
 /* Shared by the main thread and the decoding thread; see decode_thread. */
 typedef struct
@@ -59,6 +64,7 @@ struct _SysprofRecording
   char   **argv;
   char   **envp; /* NULL: this process's environment */
   gboolean decode;
+  gboolean memory;
 
   /* Progress. */
   SysprofRecordingPhase phase;
@@ -94,7 +100,13 @@ struct _SysprofRecording
 
   /* In-process. */
   SysprofCaptureWriter   *writer;
-  SysprofSessionRecorder *local;
+  SysprofSessionRecorder *local; /* NULL when recording allocations only, unprivileged */
+  SysprofRingDrainer     *drainer;
+
+  /* Memory tracing: the command's collector asks for rings here. */
+  SysprofControlChannel *control;
+  char                  *preload;
+  gboolean               ring_warned;
 
   /* The command. */
   char    *program;
@@ -169,6 +181,8 @@ sysprof_recording_dispose (GObject *object)
   g_clear_handle_id (&self->kill_source, g_source_remove);
   g_clear_handle_id (&self->child_watch, g_source_remove);
   drop_bus (self);
+  g_clear_object (&self->control);
+  g_clear_object (&self->drainer);
   g_clear_object (&self->local);
   g_clear_pointer (&self->writer, sysprof_capture_writer_unref);
   G_OBJECT_CLASS (sysprof_recording_parent_class)->dispose (object);
@@ -190,6 +204,7 @@ sysprof_recording_finalize (GObject *object)
   g_free (self->daemon);
   g_free (self->session_path);
   g_free (self->program);
+  g_free (self->preload);
   g_clear_pointer (&self->decode_job, decode_job_unref);
   if (self->capture_fd >= 0)
     close (self->capture_fd);
@@ -333,6 +348,15 @@ sysprof_recording_set_decode (SysprofRecording *self, gboolean decode)
 }
 
 /* Getters. */
+
+void
+sysprof_recording_set_memory_tracing (SysprofRecording *self, gboolean memory)
+{
+  g_return_if_fail (SYSPROF_IS_RECORDING (self));
+  g_return_if_fail (self->phase == SYSPROF_RECORDING_PHASE_IDLE);
+
+  self->memory = !!memory;
+}
 
 SysprofRecordingPhase
 sysprof_recording_get_phase (SysprofRecording *self)
@@ -570,7 +594,14 @@ remove_created_capture (SysprofRecording *self)
 
 /* In the child, between fork and exec: async-signal-safe calls only. */
 static void G_GNUC_NORETURN
-child_main (int go_fd, int exec_fd, pid_t parent, const char *program, char **argv, char **envp, const sigset_t *mask)
+child_main (int             go_fd,
+            int             exec_fd,
+            int             keep_fd,
+            pid_t           parent,
+            const char     *program,
+            char          **argv,
+            char          **envp,
+            const sigset_t *mask)
 {
   struct sigaction dfl;
   char             byte;
@@ -599,6 +630,9 @@ child_main (int go_fd, int exec_fd, pid_t parent, const char *program, char **ar
   if (n != 1)
     _exit (127);
 
+  /* The control socket of memory tracing stays open across exec. */
+  if (keep_fd >= 0 && fcntl (keep_fd, F_SETFD, 0) != 0)
+    _exit (127);
   execve (program, argv, envp);
   saved = errno;
   n = write (exec_fd, &saved, sizeof saved);
@@ -611,6 +645,7 @@ static gboolean
 spawn_held (SysprofRecording *self, GError **error)
 {
   g_auto (GStrv) env = self->envp ? g_strdupv (self->envp) : g_get_environ ();
+  int      keep_fd = -1;
   int      go[2];
   int      exec_pipe[2];
   sigset_t all;
@@ -636,6 +671,28 @@ spawn_held (SysprofRecording *self, GError **error)
       return FALSE;
     }
 
+  if (self->memory)
+    {
+      const char      *preload = g_environ_getenv (env, "LD_PRELOAD");
+      g_autofree char *value = NULL;
+      g_autofree char *fd_str = NULL;
+
+      if (!(self->control = sysprof_control_channel_new (error)))
+        {
+          close (go[0]);
+          close (go[1]);
+          close (exec_pipe[0]);
+          close (exec_pipe[1]);
+          return FALSE;
+        }
+      keep_fd = sysprof_control_channel_get_child_fd (self->control);
+      /* After what the user preloads: the tracker sees their allocators. */
+      value = preload && *preload ? g_strdup_printf ("%s:%s", preload, self->preload) : g_strdup (self->preload);
+      fd_str = g_strdup_printf ("%d", keep_fd);
+      env = g_environ_setenv (env, "LD_PRELOAD", value, TRUE);
+      env = g_environ_setenv (env, "SYSPROF_CONTROL_FD", fd_str, TRUE);
+    }
+
   /* No signal handler of ours may run in the child before it reset them. */
   sigfillset (&all);
   sigprocmask (SIG_SETMASK, &all, &old);
@@ -644,12 +701,14 @@ spawn_held (SysprofRecording *self, GError **error)
     {
       close (go[0]);
       close (exec_pipe[0]);
-      child_main (go[1], exec_pipe[1], parent, self->program, self->argv, env, &old);
+      child_main (go[1], exec_pipe[1], keep_fd, parent, self->program, self->argv, env, &old);
     }
   saved = errno;
   sigprocmask (SIG_SETMASK, &old, NULL);
   close (go[1]);
   close (exec_pipe[1]);
+  if (self->control != NULL)
+    sysprof_control_channel_close_child_fd (self->control);
   if (pid < 0)
     {
       close (go[0]);
@@ -965,6 +1024,8 @@ fail (SysprofRecording *self, GError *error)
     case SYSPROF_RECORDING_PHASE_STARTING:
       abandon_held_command (self);
       close_session (self);
+      g_clear_object (&self->control);
+      g_clear_object (&self->drainer);
       g_clear_object (&self->local);
       g_clear_pointer (&self->writer, sysprof_capture_writer_unref);
       remove_created_capture (self);
@@ -1008,7 +1069,8 @@ update_from_writer (SysprofRecording *self)
   sysprof_capture_writer_stat (self->writer, &stat);
   self->n_samples = stat.frame_count[SYSPROF_CAPTURE_FRAME_SAMPLE];
   self->n_bytes = sysprof_capture_writer_get_size (self->writer);
-  self->n_lost = sysprof_session_recorder_get_n_lost (self->local);
+  self->n_lost = (self->local ? sysprof_session_recorder_get_n_lost (self->local) : 0) +
+                 (self->drainer ? sysprof_ring_drainer_get_n_lost (self->drainer) : 0);
 }
 
 static void
@@ -1080,6 +1142,81 @@ duration_cb (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+/* Memory tracing: a thread of the command asks for a ring. */
+
+static void
+ring_refused (SysprofRecording *self, const char *message)
+{
+  sysprof_control_channel_reply (self->control, -1);
+  if (self->ring_warned)
+    return;
+  self->ring_warned = TRUE;
+  add_warning (self, "memory tracing: a thread of the command got no ring buffer, its events are lost: %s", message);
+}
+
+static void
+create_ring_reply_cb (GObject *source, GAsyncResult *result, gpointer data)
+{
+  g_autoptr (SysprofRecording) self = data;
+  g_autoptr (GUnixFDList) fds = NULL;
+  g_autoptr (GVariant) reply = NULL;
+  g_autoptr (GError) error = NULL;
+  gint32 index = -1;
+  int    fd;
+
+  reply = g_dbus_connection_call_with_unix_fd_list_finish (G_DBUS_CONNECTION (source), &fds, result, &error);
+  if (self->control == NULL)
+    return;
+  if (reply != NULL)
+    g_variant_get (reply, "(h)", &index);
+  if (reply == NULL || fds == NULL || index < 0 || index >= g_unix_fd_list_get_length (fds))
+    {
+      g_autofree char *message = error ? remote_message (error) : g_strdup ("sysprofd sent no ring");
+
+      ring_refused (self, message);
+      return;
+    }
+  if ((fd = g_unix_fd_list_get (fds, index, &error)) < 0)
+    {
+      ring_refused (self, error->message);
+      return;
+    }
+  sysprof_control_channel_reply (self->control, fd);
+  close (fd);
+}
+
+static void
+ring_request_cb (SysprofControlChannel *channel, gpointer data)
+{
+  SysprofRecording *self = data;
+  g_autoptr (GError) error = NULL;
+  int fd;
+
+  (void) channel;
+  if (self->mode == SYSPROF_RECORDING_MODE_DAEMON)
+    {
+      g_dbus_connection_call_with_unix_fd_list (self->bus, self->daemon, self->session_path, SESSION_IFACE,
+                                                "CreateRingBuffer", g_variant_new ("(u)", MEMORY_RING_PAGES),
+                                                G_VARIANT_TYPE ("(h)"), G_DBUS_CALL_FLAGS_NONE, -1, NULL, NULL,
+                                                create_ring_reply_cb, g_object_ref (self));
+      return;
+    }
+  if ((fd = sysprof_ring_drainer_create_ring (self->drainer, MEMORY_RING_PAGES, &error)) < 0)
+    {
+      ring_refused (self, error->message);
+      return;
+    }
+  sysprof_control_channel_reply (self->control, fd);
+  close (fd);
+}
+
+static void
+control_broken_cb (SysprofControlChannel *channel, const char *message, gpointer data)
+{
+  (void) channel;
+  add_warning (data, "memory tracing stopped: %s", message);
+}
+
 static void
 recording_started (SysprofRecording *self)
 {
@@ -1090,6 +1227,8 @@ recording_started (SysprofRecording *self)
   if (self->max_duration > 0)
     self->duration_source = g_timeout_add (self->max_duration * 1000, duration_cb, self);
   set_phase (self, SYSPROF_RECORDING_PHASE_RECORDING);
+  if (self->control != NULL)
+    sysprof_control_channel_start (self->control, ring_request_cb, control_broken_cb, self);
   if (self->go_fd >= 0 && !release_command (self, &error))
     fail (self, g_steal_pointer (&error));
 }
@@ -1139,6 +1278,9 @@ begin_stop (SysprofRecording *self, const char *reason)
   g_clear_handle_id (&self->duration_source, g_source_remove);
   set_phase (self, SYSPROF_RECORDING_PHASE_STOPPING);
   terminate_command (self);
+  /* Threads started from now on are not traced; rings given stay drained. */
+  if (self->control != NULL)
+    sysprof_control_channel_close (self->control);
 
   if (self->mode == SYSPROF_RECORDING_MODE_DAEMON)
     {
@@ -1150,10 +1292,20 @@ begin_stop (SysprofRecording *self, const char *reason)
   {
     g_autoptr (GError) error = NULL;
 
-    if (!sysprof_session_recorder_stop (self->local, &error))
+    /* The rings' last frames come before the kernel symbols of the stop. */
+    if (self->drainer != NULL)
+      sysprof_ring_drainer_close (self->drainer);
+    if (self->local != NULL && !sysprof_session_recorder_stop (self->local, &error))
       {
         if (self->error == NULL)
           self->error = g_steal_pointer (&error);
+      }
+    else if (self->local == NULL && !sysprof_capture_writer_flush (self->writer) && self->error == NULL)
+      {
+        int saved = errno;
+
+        self->error = error_new (g_io_error_from_errno (saved), "The capture could not be written completely: %s",
+                                 g_strerror (saved));
       }
     update_from_writer (self);
     g_clear_object (&self->local);
@@ -1217,18 +1369,27 @@ start_in_process (SysprofRecording *self)
             error_new (g_io_error_from_errno (saved), "Cannot write %s: %s", self->capture_path, g_strerror (saved)));
       return;
     }
-  options.cpu_sampling = self->cpu_sampling;
-  options.frequency_hz = self->frequency;
-  options.pids = (const int *) (gpointer) self->pids->data;
-  options.n_pids = self->pids->len;
-  options.counters = (const char *const *) self->counters;
-  self->local = sysprof_session_recorder_new (self->writer);
-  g_signal_connect (self->local, "warning", G_CALLBACK (local_warning_cb), self);
-  if (!sysprof_session_recorder_start (self->local, &options, &error))
+  if (self->memory)
+    self->drainer = sysprof_ring_drainer_new (0);
+  /* Unprivileged, the only instrument is the tracker in the command, which
+   * describes its own process: no /proc snapshot, no kernel symbols. */
+  if (geteuid () == 0)
     {
-      fail (self, g_steal_pointer (&error));
-      return;
+      options.cpu_sampling = self->cpu_sampling;
+      options.frequency_hz = self->frequency;
+      options.pids = (const int *) (gpointer) self->pids->data;
+      options.n_pids = self->pids->len;
+      options.counters = (const char *const *) self->counters;
+      self->local = sysprof_session_recorder_new (self->writer);
+      g_signal_connect (self->local, "warning", G_CALLBACK (local_warning_cb), self);
+      if (!sysprof_session_recorder_start (self->local, &options, &error))
+        {
+          fail (self, g_steal_pointer (&error));
+          return;
+        }
     }
+  if (self->drainer != NULL)
+    sysprof_ring_drainer_set_writer (self->drainer, self->writer);
   recording_started (self);
 }
 
@@ -1237,6 +1398,17 @@ daemon_missing (SysprofRecording *self, const char *why)
 {
   if (geteuid () == 0)
     {
+      start_in_process (self);
+      return;
+    }
+  /* The tracker in our own command needs no privilege. */
+  if (self->memory)
+    {
+      if (self->cpu_sampling || (self->counters != NULL && self->counters[0] != NULL))
+        add_warning (self,
+                     "sysprofd is not running (%s): recording memory allocations only (CPU sampling and counters "
+                     "need sysprofd or root)",
+                     why);
       start_in_process (self);
       return;
     }
@@ -1459,6 +1631,42 @@ bus_ready_cb (GObject *source, GAsyncResult *result, gpointer data)
                                              create_session_cb, g_object_ref (self));
 }
 
+/* The memory tracker: $SYSPROF_MEMORY_PRELOAD (for uninstalled builds) or
+ * the installed one. */
+static gboolean
+find_preload (SysprofRecording *self, GError **error)
+{
+  const char *path = g_getenv ("SYSPROF_MEMORY_PRELOAD");
+
+  if (self->argv == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "Tracing memory allocations needs a command to launch: the tracker is preloaded into it");
+      return FALSE;
+    }
+  if (path == NULL || *path == '\0')
+    path = SYSPROF_MEMORY_PRELOAD_PATH;
+  if (!g_path_is_absolute (path) || strpbrk (path, " :") != NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "The memory tracker's path must be absolute, without spaces or colons (LD_PRELOAD splits "
+                   "there): %s",
+                   path);
+      return FALSE;
+    }
+  if (access (path, R_OK) != 0)
+    {
+      int saved = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "The memory tracker %s cannot be used: %s (set SYSPROF_MEMORY_PRELOAD to its path)", path,
+                   g_strerror (saved));
+      return FALSE;
+    }
+  self->preload = g_strdup (path);
+  return TRUE;
+}
+
 void
 sysprof_recording_record_async (SysprofRecording *self, GAsyncReadyCallback callback, gpointer user_data)
 {
@@ -1476,6 +1684,11 @@ sysprof_recording_record_async (SysprofRecording *self, GAsyncReadyCallback call
   if (self->argv != NULL && !(self->program = g_find_program_in_path (self->argv[0])))
     {
       fail (self, error_new (G_IO_ERROR_NOT_FOUND, "Cannot run %s: command not found", self->argv[0]));
+      return;
+    }
+  if (self->memory && !find_preload (self, &error))
+    {
+      fail (self, g_steal_pointer (&error));
       return;
     }
   if (!open_capture (self, &error) || (self->argv != NULL && !spawn_held (self, &error)))

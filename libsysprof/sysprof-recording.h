@@ -96,6 +96,16 @@ SYSPROF_AVAILABLE_IN_ALL
 void sysprof_recording_set_command (SysprofRecording *self, const char *const *argv);
 SYSPROF_AVAILABLE_IN_ALL
 void sysprof_recording_setenv (SysprofRecording *self, const char *variable, const char *value);
+/* Trace every memory allocation of the command (required then): the
+ * tracker libsysprof-memory.so ($SYSPROF_MEMORY_PRELOAD overrides its
+ * installed path) is added to the command's LD_PRELOAD, and the command gets
+ * $SYSPROF_CONTROL_FD, over which each of its threads asks for a ring buffer
+ * (from sysprofd's session, or drained here in-process); ALLOCATION frames
+ * then stream into the capture.  Combines with CPU sampling.  Without
+ * sysprofd an unprivileged user still records the allocations of the command
+ * (nothing else; a warning says so).  Default FALSE. */
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_recording_set_memory_tracing (SysprofRecording *self, gboolean memory);
 /* Append the symbol table at the end; default TRUE. */
 SYSPROF_AVAILABLE_IN_ALL
 void sysprof_recording_set_decode (SysprofRecording *self, gboolean decode);
@@ -104,8 +114,10 @@ void sysprof_recording_set_decode (SysprofRecording *self, gboolean decode);
  * capture was written, even if decoding failed (see get_warnings()) or the
  * command failed (see get_command_wait_status()).  Errors (G_IO_ERROR):
  *  - EXISTS: the capture file exists and force was not set;
- *  - NOT_FOUND: sysprofd is not on the system bus (and not root), or the
- *    command is not in $PATH;
+ *  - NOT_FOUND: sysprofd is not on the system bus (and not root, and not
+ *    only tracing memory), the command is not in $PATH, or the memory
+ *    tracker is missing;
+ *  - INVALID_ARGUMENT: memory tracing without a command;
  *  - PERMISSION_DENIED: polkit refused org.gnome.sysprof3.profile, or the
  *    bus policy refused the call;
  *  - CANCELLED: stopped before recording started;

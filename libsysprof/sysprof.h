@@ -27,6 +27,7 @@
 #include "sysprof-perf-recorder.h"
 #include "sysprof-proc-snapshot.h"
 #include "sysprof-recording.h"
+#include "sysprof-ring-drainer.h"
 #include "sysprof-session-recorder.h"
 #include "sysprof-symbol-map.h"
 #include "sysprof-symbolizer.h"

@@ -4,11 +4,14 @@
 
 SYSPROF_BUILD_PACKAGES=(
   meson ninja-build pkg-config gcc g++ clang clang-format libclang-rt-14-dev
-  libglib2.0-dev libpolkit-gobject-1-dev libsystemd-dev libelf-dev libdw-dev libiberty-dev
+  libglib2.0-dev libpolkit-gobject-1-dev libsystemd-dev libelf-dev libdw-dev libiberty-dev libunwind-dev
 )
 # Debian's Sysprof 3.46: its static capture library is the oracle of the
 # compatibility tests and its client/daemon are the peers of later tests.
 SYSPROF_TEST_PACKAGES=(libsysprof-4-dev sysprof dbus polkitd bubblewrap libxml2-utils)
+# The peers of the benchmarks in bench/ (not part of CI; the scripts install
+# them): perf, heaptrack (zstd compresses its files), GNU time for the timings.
+SYSPROF_BENCH_PACKAGES=(linux-perf heaptrack zstd time sysprof dbus polkitd)
 
 sysprof_install_packages () {
   local missing=() pkg log

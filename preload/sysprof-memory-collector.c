@@ -1,0 +1,682 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/* libsysprof-memory.so: an LD_PRELOAD allocation tracker.  Every allocation
+ * of the profiled program becomes an ALLOCATION frame (address, size, stack)
+ * and every release one of size 0, written by libsysprof-capture's collector
+ * into the calling thread's ring.  See README.md for the settings.
+ *
+ * Hot path of an event: the real function, one global flag, one thread-local
+ * guard, one backtrace, one collector call; no lock and no system call. */
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sysprof-capture.h>
+
+#include "sysprof-backtrace.h"
+#include "sysprof-scratch.h"
+
+#define EXPORT      __attribute__ ((visibility ("default")))
+#define LIKELY(x)   __builtin_expect (!!(x), 1)
+#define UNLIKELY(x) __builtin_expect (!!(x), 0)
+/* Initial-exec TLS: the lazy allocation of global-dynamic TLS would call
+ * malloc from inside malloc. */
+#define TLS __thread __attribute__ ((tls_model ("initial-exec")))
+
+/* Enough for what glibc's dlsym() may allocate (an error string, at most). */
+#define SCRATCH_SIZE  (64 * 1024)
+#define DEFAULT_DEPTH 64
+
+/* The return address and frame of the exported hook: backtraces start at
+ * its caller, so the tracker's own frames never appear. */
+#define CALLER_INIT Caller caller = { __builtin_return_address (0), __builtin_frame_address (0) }
+
+typedef struct
+{
+  const void *ret;
+  const void *frame;
+} Caller;
+
+typedef enum
+{
+  STACK_UNKNOWN = 0,
+  STACK_KNOWN,
+  STACK_NONE, /* bounds not found: backtraces hold the caller only */
+} StackState;
+
+typedef struct
+{
+  /* Inside the tracker: allocations are passed through unrecorded. */
+  bool guard;
+  /* This thread looks up the real functions: allocations come from scratch. */
+  bool               resolving;
+  uint8_t            stack_state;
+  SysprofStackBounds stack;
+} ThreadState;
+
+typedef struct
+{
+  void *(*malloc) (size_t);
+  void *(*calloc) (size_t, size_t);
+  void *(*realloc) (void *, size_t);
+  void (*free) (void *);
+  void *(*memalign) (size_t, size_t);
+  int (*posix_memalign) (void **, size_t, size_t);
+  void *(*aligned_alloc) (size_t, size_t);
+  void *(*valloc) (size_t);
+  void *(*pvalloc) (size_t);
+} RealFunctions;
+
+static TLS ThreadState tls;
+
+static RealFunctions real;
+static _Atomic bool  resolved;
+/* Set once the collector is active; cleared in the child of a fork. */
+static _Atomic bool         tracking;
+static SysprofBacktraceFunc backtrace_func;
+static int                  depth = DEFAULT_DEPTH;
+static size_t               page_size = 4096;
+
+static _Alignas(max_align_t) uint8_t scratch_buffer[SCRATCH_SIZE];
+static SysprofScratch scratch = SYSPROF_SCRATCH_INIT (scratch_buffer);
+
+/* ---- failing loudly ------------------------------------------------------ */
+
+static __attribute__ ((noreturn, cold)) void
+die (const char *message)
+{
+  static const char prefix[] = "libsysprof-memory: ";
+
+  /* write(2) only: stdio could allocate, and the allocator is what failed. */
+  if (write (STDERR_FILENO, prefix, sizeof prefix - 1) < 0 || write (STDERR_FILENO, message, strlen (message)) < 0)
+    abort ();
+  abort ();
+}
+
+/* ---- bootstrap ------------------------------------------------------------ */
+
+#define LOAD(fn)     __atomic_load_n (&real.fn, __ATOMIC_RELAXED)
+#define STORE(fn, v) __atomic_store_n (&real.fn, (v), __ATOMIC_RELAXED)
+#define LOOKUP(fn)   STORE (fn, (__typeof__ (real.fn)) dlsym (RTLD_NEXT, #fn))
+
+/* Looks the real functions up.  dlsym() may allocate (glibc: for an error
+ * message); those allocations, made on this thread while it resolves, are
+ * served from the scratch buffer.  Returns false on that thread, which must
+ * then use the scratch buffer itself.  Threads racing here all resolve: the
+ * results are the same. */
+static __attribute__ ((noinline, cold)) bool
+resolve_real (void)
+{
+  if (atomic_load (&resolved))
+    return true;
+  if (tls.resolving)
+    return false;
+  tls.resolving = true;
+  LOOKUP (malloc);
+  LOOKUP (calloc);
+  LOOKUP (realloc);
+  LOOKUP (free);
+  LOOKUP (memalign);
+  LOOKUP (posix_memalign);
+  LOOKUP (aligned_alloc);
+  LOOKUP (valloc);
+  LOOKUP (pvalloc);
+  tls.resolving = false;
+  if (LOAD (malloc) == NULL || LOAD (calloc) == NULL || LOAD (realloc) == NULL || LOAD (free) == NULL)
+    die ("cannot find the real malloc, calloc, realloc and free\n");
+  atomic_store (&resolved, true);
+  return true;
+}
+
+static __attribute__ ((noinline, cold)) void *
+scratch_alloc (size_t size, size_t alignment)
+{
+  void *p;
+
+  if (alignment == 0 || (alignment & (alignment - 1)) != 0)
+    {
+      errno = EINVAL;
+      return NULL;
+    }
+  if ((p = sysprof_scratch_alloc (&scratch, size, alignment)) == NULL)
+    die ("the bootstrap allocator is exhausted (an allocation made while looking up the real malloc)\n");
+  return p;
+}
+
+/* A real function that the next library does not provide. */
+static __attribute__ ((noreturn, cold)) void
+die_missing (const char *name)
+{
+  static const char suffix[] = " is not provided by the real allocator\n";
+  char              msg[128];
+  size_t            len = strlen (name);
+
+  if (len > sizeof msg - sizeof suffix)
+    len = sizeof msg - sizeof suffix;
+  memcpy (msg, name, len);
+  memcpy (msg + len, suffix, sizeof suffix);
+  die (msg);
+}
+
+/* ---- recording ------------------------------------------------------------ */
+
+static int
+backtrace_fp_cb (SysprofCaptureAddress *addrs, unsigned int n_addrs, void *data)
+{
+  const Caller *caller = data;
+  ThreadState  *t = &tls;
+  int           max = depth < (int) n_addrs ? depth : (int) n_addrs;
+
+  /* Found once per thread, under the guard: it may allocate. */
+  if (UNLIKELY (t->stack_state == STACK_UNKNOWN))
+    t->stack_state = sysprof_stack_bounds_init (&t->stack) ? STACK_KNOWN : STACK_NONE;
+  return sysprof_backtrace_fp (caller->ret, caller->frame, &t->stack, addrs, max);
+}
+
+static int
+backtrace_dwarf_cb (SysprofCaptureAddress *addrs, unsigned int n_addrs, void *data)
+{
+  const Caller *caller = data;
+  int           max = depth < (int) n_addrs ? depth : (int) n_addrs;
+
+  return sysprof_backtrace_dwarf (caller->ret, addrs, max);
+}
+
+static __attribute__ ((noinline)) void
+record_alloc_slow (void *ptr, size_t size, const Caller *caller)
+{
+  tls.guard = true;
+  sysprof_collector_allocate ((SysprofCaptureAddress) (uintptr_t) ptr, (int64_t) size, backtrace_func, (void *) caller);
+  tls.guard = false;
+}
+
+/* A zero-sized block is not recorded: size 0 means a release in the
+ * capture format.  Its later free() shows as the release of an unknown
+ * address, which consumers ignore. */
+static inline void
+record_alloc (void *ptr, size_t size, const Caller *caller)
+{
+  if (atomic_load_explicit (&tracking, memory_order_relaxed) && !tls.guard && size != 0)
+    record_alloc_slow (ptr, size, caller);
+}
+
+static __attribute__ ((noinline)) void
+record_free_slow (void *ptr)
+{
+  tls.guard = true;
+  sysprof_collector_allocate ((SysprofCaptureAddress) (uintptr_t) ptr, 0, NULL, NULL);
+  tls.guard = false;
+}
+
+static inline void
+record_free (void *ptr)
+{
+  if (atomic_load_explicit (&tracking, memory_order_relaxed) && !tls.guard)
+    record_free_slow (ptr);
+}
+
+/* ---- the hooks -------------------------------------------------------------- */
+
+static __attribute__ ((noinline, cold)) void *
+malloc_slow (size_t size, const Caller *caller)
+{
+  void *p;
+
+  if (!resolve_real ())
+    return scratch_alloc (size, alignof (max_align_t));
+  if ((p = real.malloc (size)) != NULL)
+    record_alloc (p, size, caller);
+  return p;
+}
+
+EXPORT void *
+malloc (size_t size)
+{
+  void *(*fn) (size_t) = LOAD (malloc);
+  void *p;
+  CALLER_INIT;
+
+  if (UNLIKELY (fn == NULL))
+    return malloc_slow (size, &caller);
+  if ((p = fn (size)) != NULL)
+    record_alloc (p, size, &caller);
+  return p;
+}
+
+static __attribute__ ((noinline, cold)) void *
+calloc_slow (size_t nmemb, size_t size, const Caller *caller)
+{
+  size_t bytes;
+  void  *p;
+
+  if (!resolve_real ())
+    {
+      if (__builtin_mul_overflow (nmemb, size, &bytes))
+        {
+          errno = ENOMEM;
+          return NULL;
+        }
+      /* Scratch memory is never reused: still zero. */
+      return scratch_alloc (bytes, alignof (max_align_t));
+    }
+  if ((p = real.calloc (nmemb, size)) != NULL)
+    record_alloc (p, nmemb * size, caller);
+  return p;
+}
+
+EXPORT void *
+calloc (size_t nmemb, size_t size)
+{
+  void *(*fn) (size_t, size_t) = LOAD (calloc);
+  void *p;
+  CALLER_INIT;
+
+  if (UNLIKELY (fn == NULL))
+    return calloc_slow (nmemb, size, &caller);
+  /* On overflow the real calloc fails: nothing to record. */
+  if ((p = fn (nmemb, size)) != NULL)
+    record_alloc (p, nmemb * size, &caller);
+  return p;
+}
+
+EXPORT void
+free (void *ptr)
+{
+  void (*fn) (void *) = LOAD (free);
+
+  if (ptr == NULL)
+    return;
+  /* Blocks of the bootstrap allocator are never released. */
+  if (UNLIKELY (sysprof_scratch_owns (&scratch, ptr)))
+    return;
+  if (UNLIKELY (fn == NULL))
+    {
+      /* Memory not from scratch can only come from the real allocator. */
+      if (!resolve_real ())
+        return;
+      fn = real.free;
+    }
+  /* Recorded before the release: once released, another thread may get the
+   * same address, and its allocation must come later in the capture. */
+  record_free (ptr);
+  fn (ptr);
+}
+
+/* realloc() of a block from the bootstrap allocator: copied into a new block
+ * (from scratch while still resolving); the scratch block was never
+ * recorded, so neither is its release. */
+static __attribute__ ((noinline, cold)) void *
+realloc_scratch (void *ptr, size_t size, const Caller *caller)
+{
+  size_t old_size = sysprof_scratch_block_size (&scratch, ptr);
+  void  *p;
+
+  if (size == 0)
+    return NULL;
+  if (!resolve_real ())
+    p = scratch_alloc (size, alignof (max_align_t));
+  else if ((p = real.malloc (size)) != NULL)
+    record_alloc (p, size, caller);
+  if (p != NULL)
+    memcpy (p, ptr, old_size < size ? old_size : size);
+  return p;
+}
+
+/* Shared by realloc() and reallocarray(), inlined so that @caller is the
+ * exported hook's. */
+static inline __attribute__ ((always_inline)) void *
+realloc_impl (void *ptr, size_t size, const Caller *caller)
+{
+  void *(*fn) (void *, size_t) = LOAD (realloc);
+  void *p;
+
+  if (UNLIKELY (fn == NULL || sysprof_scratch_owns (&scratch, ptr)))
+    {
+      if (sysprof_scratch_owns (&scratch, ptr))
+        return realloc_scratch (ptr, size, caller);
+      if (!resolve_real ())
+        return scratch_alloc (size, alignof (max_align_t));
+      fn = real.realloc;
+    }
+  if (ptr != NULL && size == 0)
+    {
+      /* A release (glibc returns NULL): recorded before, as in free(). */
+      record_free (ptr);
+      return fn (ptr, 0);
+    }
+  /* A failed realloc leaves @ptr alone: nothing is recorded. */
+  if ((p = fn (ptr, size)) != NULL)
+    {
+      if (ptr != NULL)
+        record_free (ptr);
+      record_alloc (p, size, caller);
+    }
+  return p;
+}
+
+EXPORT void *
+realloc (void *ptr, size_t size)
+{
+  CALLER_INIT;
+
+  return realloc_impl (ptr, size, &caller);
+}
+
+/* glibc's reallocarray() calls realloc() through the PLT, which would be
+ * recorded twice; it is a realloc() after an overflow check. */
+EXPORT void *
+reallocarray (void *ptr, size_t nmemb, size_t size)
+{
+  size_t bytes;
+  CALLER_INIT;
+
+  if (__builtin_mul_overflow (nmemb, size, &bytes))
+    {
+      errno = ENOMEM;
+      return NULL;
+    }
+  return realloc_impl (ptr, bytes, &caller);
+}
+
+/* The aligned allocators: the next library may lack one (not glibc). */
+EXPORT void *
+memalign (size_t alignment, size_t size)
+{
+  void *(*fn) (size_t, size_t) = LOAD (memalign);
+  void *p;
+  CALLER_INIT;
+
+  if (UNLIKELY (fn == NULL))
+    {
+      if (!resolve_real ())
+        return scratch_alloc (size, alignment);
+      if ((fn = real.memalign) == NULL)
+        die_missing ("memalign");
+    }
+  if ((p = fn (alignment, size)) != NULL)
+    record_alloc (p, size, &caller);
+  return p;
+}
+
+EXPORT void *
+aligned_alloc (size_t alignment, size_t size)
+{
+  void *(*fn) (size_t, size_t) = LOAD (aligned_alloc);
+  void *p;
+  CALLER_INIT;
+
+  if (UNLIKELY (fn == NULL))
+    {
+      if (!resolve_real ())
+        return scratch_alloc (size, alignment);
+      if ((fn = real.aligned_alloc) == NULL)
+        die_missing ("aligned_alloc");
+    }
+  if ((p = fn (alignment, size)) != NULL)
+    record_alloc (p, size, &caller);
+  return p;
+}
+
+EXPORT int
+posix_memalign (void **memptr, size_t alignment, size_t size)
+{
+  int (*fn) (void **, size_t, size_t) = LOAD (posix_memalign);
+  int r;
+  CALLER_INIT;
+
+  if (UNLIKELY (fn == NULL))
+    {
+      if (!resolve_real ())
+        {
+          void *p;
+
+          if (alignment % sizeof (void *) != 0 || (p = scratch_alloc (size, alignment)) == NULL)
+            return EINVAL;
+          *memptr = p;
+          return 0;
+        }
+      if ((fn = real.posix_memalign) == NULL)
+        die_missing ("posix_memalign");
+    }
+  /* A failure returns an error number and leaves *memptr alone. */
+  if ((r = fn (memptr, alignment, size)) == 0)
+    record_alloc (*memptr, size, &caller);
+  return r;
+}
+
+EXPORT void *
+valloc (size_t size)
+{
+  void *(*fn) (size_t) = LOAD (valloc);
+  void *p;
+  CALLER_INIT;
+
+  if (UNLIKELY (fn == NULL))
+    {
+      if (!resolve_real ())
+        return scratch_alloc (size, page_size);
+      if ((fn = real.valloc) == NULL)
+        die_missing ("valloc");
+    }
+  if ((p = fn (size)) != NULL)
+    record_alloc (p, size, &caller);
+  return p;
+}
+
+/* pvalloc() rounds the size up to whole pages (one page for 0): the block
+ * recorded is the one the program may use. */
+static inline size_t
+page_round (size_t size)
+{
+  return size == 0 ? page_size : (size + page_size - 1) & ~(page_size - 1);
+}
+
+EXPORT void *
+pvalloc (size_t size)
+{
+  void *(*fn) (size_t) = LOAD (pvalloc);
+  void *p;
+  CALLER_INIT;
+
+  if (UNLIKELY (fn == NULL))
+    {
+      if (!resolve_real ())
+        return scratch_alloc (page_round (size), page_size);
+      if ((fn = real.pvalloc) == NULL)
+        die_missing ("pvalloc");
+    }
+  if ((p = fn (size)) != NULL)
+    record_alloc (p, page_round (size), &caller);
+  return p;
+}
+
+/* ---- mappings ------------------------------------------------------------- */
+
+#ifdef HAVE_SYSPROF_COLLECTOR_DESCRIBE_PROCESS
+
+/* The profiler symbolizes the recorded addresses with the process's
+ * mappings, so they are described again whenever dlopen() may have changed
+ * them.  The hooks exist only when there is something to describe: they
+ * change the caller glibc sees (see README.md). */
+static void
+describe_process (void)
+{
+  if (!atomic_load_explicit (&tracking, memory_order_relaxed) || tls.guard)
+    return;
+  tls.guard = true;
+  sysprof_collector_describe_process ();
+  tls.guard = false;
+}
+
+static void *(*real_dlopen) (const char *, int);
+static void *(*real_dlmopen) (Lmid_t, const char *, int);
+
+EXPORT void *
+dlopen (const char *file, int mode)
+{
+  void *(*fn) (const char *, int) = __atomic_load_n (&real_dlopen, __ATOMIC_RELAXED);
+  void *handle;
+
+  if (fn == NULL)
+    {
+      if ((fn = (__typeof__ (fn)) dlsym (RTLD_NEXT, "dlopen")) == NULL)
+        die_missing ("dlopen");
+      __atomic_store_n (&real_dlopen, fn, __ATOMIC_RELAXED);
+    }
+  if ((handle = fn (file, mode)) != NULL)
+    describe_process ();
+  return handle;
+}
+
+EXPORT void *
+dlmopen (Lmid_t lmid, const char *file, int mode)
+{
+  void *(*fn) (Lmid_t, const char *, int) = __atomic_load_n (&real_dlmopen, __ATOMIC_RELAXED);
+  void *handle;
+
+  if (fn == NULL)
+    {
+      if ((fn = (__typeof__ (fn)) dlsym (RTLD_NEXT, "dlmopen")) == NULL)
+        die_missing ("dlmopen");
+      __atomic_store_n (&real_dlmopen, fn, __ATOMIC_RELAXED);
+    }
+  if ((handle = fn (lmid, file, mode)) != NULL)
+    describe_process ();
+  return handle;
+}
+
+#else
+
+static void
+describe_process (void)
+{
+}
+
+#endif
+
+/* ---- set-up ------------------------------------------------------------------ */
+
+static bool
+is_self (const char *entry, size_t len, const char *self, const char *self_base)
+{
+  const char *base = entry;
+
+  for (size_t i = 0; i < len; i++)
+    if (entry[i] == '/')
+      base = entry + i + 1;
+  return (strlen (self) == len && memcmp (entry, self, len) == 0) ||
+         (strlen (self_base) == (size_t) (entry + len - base) && memcmp (base, self_base, strlen (self_base)) == 0);
+}
+
+/* Programs this one executes must not load the tracker: their allocations
+ * would reach no profiler (the control fd is close-on-exec).  Other entries
+ * of LD_PRELOAD stay. */
+static void
+drop_from_ld_preload (void)
+{
+  const char *env = getenv ("LD_PRELOAD");
+  const char *self, *self_base;
+  Dl_info     info;
+  char       *kept;
+  size_t      n = 0;
+
+  if (env == NULL || dladdr ((void *) drop_from_ld_preload, &info) == 0 || info.dli_fname == NULL)
+    return;
+  self = info.dli_fname;
+  self_base = strrchr (self, '/') ? strrchr (self, '/') + 1 : self;
+  if ((kept = real.malloc (strlen (env) + 1)) == NULL)
+    return;
+  /* ld.so separates entries with spaces or colons. */
+  for (const char *p = env; *p;)
+    {
+      size_t len = strcspn (p, ": ");
+
+      if (len > 0 && !is_self (p, len, self, self_base))
+        {
+          if (n > 0)
+            kept[n++] = ':';
+          memcpy (kept + n, p, len);
+          n += len;
+        }
+      p += len;
+      if (*p)
+        p++;
+    }
+  kept[n] = 0;
+  if (n == 0)
+    unsetenv ("LD_PRELOAD");
+  else
+    setenv ("LD_PRELOAD", kept, 1);
+  real.free (kept);
+}
+
+static void
+read_settings (void)
+{
+  const char *unwind = getenv ("SYSPROF_MEMORY_UNWIND");
+  const char *depth_env = getenv ("SYSPROF_MEMORY_DEPTH");
+  long        ps = sysconf (_SC_PAGESIZE);
+  bool        dwarf = SYSPROF_MEMORY_DEFAULT_DWARF;
+
+  if (ps > 0)
+    page_size = (size_t) ps;
+  if (unwind != NULL && strcmp (unwind, "fp") == 0)
+    dwarf = false;
+  else if (unwind != NULL && strcmp (unwind, "dwarf") == 0)
+    dwarf = true;
+  /* Without libunwind "dwarf" means frame pointers. */
+  dwarf = dwarf && sysprof_backtrace_have_dwarf ();
+
+  if (depth_env != NULL && *depth_env >= '0' && *depth_env <= '9')
+    {
+      char *end = NULL;
+      long  v = strtol (depth_env, &end, 10);
+
+      if (*end == 0 && v >= 0)
+        depth = v > SYSPROF_COLLECTOR_MAX_ADDRS ? SYSPROF_COLLECTOR_MAX_ADDRS : (int) v;
+    }
+
+  if (depth == 0)
+    backtrace_func = NULL;
+  else if (dwarf)
+    {
+      sysprof_backtrace_dwarf_init ();
+      backtrace_func = backtrace_dwarf_cb;
+    }
+  else
+    backtrace_func = backtrace_fp_cb;
+}
+
+static void
+atfork_child (void)
+{
+  /* The collector leaves the child untraced; skip even the call. */
+  atomic_store (&tracking, false);
+}
+
+__attribute__ ((constructor)) static void
+memory_init (void)
+{
+  tls.guard = true;
+  if (!resolve_real ())
+    die ("initialized while looking up the real malloc\n");
+  read_settings ();
+  drop_from_ld_preload ();
+  if (sysprof_collector_is_active () && pthread_atfork (NULL, NULL, atfork_child) == 0)
+    {
+      atomic_store (&tracking, true);
+      tls.guard = false;
+      /* Once the real functions are known: the mappings the allocations'
+       * stacks will point into. */
+      describe_process ();
+    }
+  tls.guard = false;
+}
