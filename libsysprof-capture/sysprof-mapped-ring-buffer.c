@@ -313,6 +313,49 @@ sysprof_mapped_ring_buffer_clear (SysprofMappedRingBuffer *self)
   atomic_store (&header (self)->head, tail);
 }
 
+const void *
+sysprof_mapped_ring_buffer_peek (SysprofMappedRingBuffer *self, size_t *len)
+{
+  uint32_t head, tail;
+
+  sysprof_return_val_if_fail (self != NULL, NULL);
+  sysprof_return_val_if_fail (self->mode == MODE_READER, NULL);
+  sysprof_return_val_if_fail (len != NULL, NULL);
+
+  head = atomic_load (&header (self)->head);
+  tail = atomic_load (&header (self)->tail);
+  *len = 0;
+  if (head >= self->size || tail >= self->size || head % RING_ALIGN || tail % RING_ALIGN)
+    {
+      errno = EBADMSG;
+      return NULL;
+    }
+  *len = tail >= head ? tail - head : (size_t) self->size - head + tail;
+  /* head + len < 2 x size: within the doubled body mapping. */
+  return body (self) + head;
+}
+
+bool
+sysprof_mapped_ring_buffer_consume (SysprofMappedRingBuffer *self, size_t len)
+{
+  size_t   avail;
+  uint32_t head;
+
+  sysprof_return_val_if_fail (self != NULL, false);
+  sysprof_return_val_if_fail (self->mode == MODE_READER, false);
+
+  if (sysprof_mapped_ring_buffer_peek (self, &avail) == NULL)
+    return false;
+  if (len > avail || len % RING_ALIGN)
+    {
+      errno = EINVAL;
+      return false;
+    }
+  head = atomic_load (&header (self)->head);
+  atomic_store (&header (self)->head, (uint32_t) (((size_t) head + len) % self->size));
+  return true;
+}
+
 bool
 sysprof_mapped_ring_buffer_is_empty (SysprofMappedRingBuffer *self)
 {

@@ -61,6 +61,16 @@ SYSPROF_AVAILABLE_IN_ALL
 bool sysprof_mapped_ring_buffer_drain (SysprofMappedRingBuffer        *self,
                                        SysprofMappedRingBufferCallback callback,
                                        void                           *user_data);
+/* Consumer: everything published now, from head, without consuming it:
+ * @len receives its length (0 when empty).  NULL with errno EBADMSG when the
+ * header holds impossible positions.  The bytes stay writable by the
+ * producer: copy before checking. */
+SYSPROF_AVAILABLE_IN_ALL
+const void *sysprof_mapped_ring_buffer_peek (SysprofMappedRingBuffer *self, size_t *len);
+/* Consumer: moves head by @len bytes (a multiple of 8, at most what peek
+ * offers now); false with errno EINVAL otherwise, EBADMSG as for peek. */
+SYSPROF_AVAILABLE_IN_ALL
+bool sysprof_mapped_ring_buffer_consume (SysprofMappedRingBuffer *self, size_t len);
 /* Consumer: drops everything written so far (head = tail; both reset to 0 when
  * the tail is impossible). */
 SYSPROF_AVAILABLE_IN_ALL

@@ -103,84 +103,133 @@ count_reported (SysprofRingDrainer *self, const guint8 *frame, size_t len)
     self->n_reported += g_ascii_strtoull (meta->metadata, NULL, 10);
 }
 
+/* Where the merge stands in one ring's published bytes. */
 typedef struct
 {
-  SysprofRingDrainer *self;
-  Ring               *ring;
-} DrainData;
+  Ring         *ring;
+  const guint8 *data;
+  size_t        avail;
+  size_t        pos;
+  gint64        next_time;
+  gboolean      has_next;
+} Cursor;
 
-/* Takes every complete frame offered, in one go: the head moves once per
- * call, not once per frame. */
-static bool
-drain_cb (const void *data, size_t *len, void *user_data)
+/* Looks at the header of the next frame: its time for the merge, or the
+ * end of the ring.  Bytes that cannot start a frame make the ring invalid. */
+static void
+cursor_next (Cursor *c)
 {
-  DrainData          *d = user_data;
-  SysprofRingDrainer *self = d->self;
-  const guint8       *p = data;
-  size_t              avail = *len;
-  size_t              done = 0;
+  SysprofCaptureFrame header;
 
-  while (avail - done >= sizeof (SysprofCaptureFrame))
+  c->has_next = FALSE;
+  if (c->pos == c->avail)
+    return;
+  if (c->avail - c->pos < sizeof header)
     {
-      SysprofCaptureFrame header;
-      size_t              n;
-      guint32             type;
-
-      memcpy (&header, p + done, sizeof header);
-      type = header.type;
-      if (type == FRAME_END)
-        {
-          d->ring->ended = TRUE;
-          done = avail;
-          break;
-        }
-      if ((n = sysprof_capture_writer_add_untrusted (self->writer, p + done, avail - done)) == 0)
-        {
-          if (errno == EBADMSG)
-            {
-              /* Frame boundaries are lost: drop everything offered. */
-              d->ring->invalid = TRUE;
-              done = avail;
-              break;
-            }
-          /* The writer failed (disk full): the frame is lost, not the ring.
-           * Its header passed the checks, so its length can be skipped. */
-          guint16 frame_len;
-
-          memcpy (&frame_len, p + done, sizeof frame_len);
-          n = frame_len;
-          self->n_lost++;
-        }
-      else
-        {
-          self->n_frames++;
-          if (type == SYSPROF_CAPTURE_FRAME_METADATA)
-            count_reported (self, p + done, n);
-        }
-      done += n;
+      c->ring->invalid = TRUE;
+      return;
     }
-  *len = done;
-  return false;
+  memcpy (&header, c->data + c->pos, sizeof header);
+  if (header.type == FRAME_END)
+    {
+      c->ring->ended = TRUE;
+      c->pos = c->avail;
+      return;
+    }
+  c->next_time = header.time;
+  c->has_next = TRUE;
 }
 
-/* Drains what @ring holds now (at most one ring's worth); FALSE once it
- * ended. */
+/* Copies the frame at @c into the writer; FALSE when the ring is invalid. */
 static gboolean
-ring_drain (SysprofRingDrainer *self, Ring *ring)
+copy_frame (SysprofRingDrainer *self, Cursor *c)
 {
-  DrainData d = { self, ring };
+  const guint8 *frame = c->data + c->pos;
+  size_t        n = sysprof_capture_writer_add_untrusted (self->writer, frame, c->avail - c->pos);
 
-  if (ring->ended || self->writer == NULL)
-    return !ring->ended;
-  ring->invalid = FALSE;
-  if (!sysprof_mapped_ring_buffer_drain (ring->buffer, drain_cb, &d))
-    ring->invalid = TRUE;
-  if (ring->invalid)
+  if (n == 0 && errno == EBADMSG)
+    return FALSE;
+  if (n == 0)
     {
+      /* The writer failed (disk full): the frame is lost, not the ring.
+       * Its header passed the checks, so its length can be skipped. */
+      guint16 frame_len;
+
+      memcpy (&frame_len, frame, sizeof frame_len);
+      n = frame_len;
       self->n_lost++;
-      sysprof_mapped_ring_buffer_clear (ring->buffer);
     }
-  return !ring->ended;
+  else
+    {
+      self->n_frames++;
+      if (((const SysprofCaptureFrame *) (const void *) frame)->type == SYSPROF_CAPTURE_FRAME_METADATA)
+        count_reported (self, frame, n);
+    }
+  c->pos += n;
+  return TRUE;
+}
+
+/* Copies what every ring holds now, merged by time: each ring is in time
+ * order (one thread writes it), and a reader of the capture sees an
+ * allocation before a free of it done by another thread just after.  The
+ * merge costs a scan of the rings per frame; a program has few threads
+ * writing at once. */
+static void
+drain_pass (SysprofRingDrainer *self)
+{
+  g_autofree Cursor *cursors = NULL;
+  guint              n = self->rings->len;
+
+  if (self->writer == NULL || n == 0)
+    return;
+  cursors = g_new0 (Cursor, n);
+  for (guint i = 0; i < n; i++)
+    {
+      Cursor *c = &cursors[i];
+
+      c->ring = g_ptr_array_index (self->rings, i);
+      c->ring->invalid = FALSE;
+      if (c->ring->ended)
+        continue;
+      if ((c->data = sysprof_mapped_ring_buffer_peek (c->ring->buffer, &c->avail)) == NULL)
+        {
+          c->ring->invalid = TRUE;
+          continue;
+        }
+      cursor_next (c);
+    }
+
+  for (;;)
+    {
+      Cursor *best = NULL;
+
+      for (guint i = 0; i < n; i++)
+        if (cursors[i].has_next && (best == NULL || cursors[i].next_time < best->next_time))
+          best = &cursors[i];
+      if (best == NULL)
+        break;
+      if (!copy_frame (self, best))
+        {
+          /* Frame boundaries are lost: drop what the ring holds. */
+          best->ring->invalid = TRUE;
+          best->has_next = FALSE;
+          continue;
+        }
+      cursor_next (best);
+    }
+
+  for (guint i = 0; i < n; i++)
+    {
+      Cursor *c = &cursors[i];
+
+      if (c->data == NULL && !c->ring->invalid)
+        continue;
+      if (c->ring->invalid || !sysprof_mapped_ring_buffer_consume (c->ring->buffer, c->pos))
+        {
+          self->n_lost++;
+          sysprof_mapped_ring_buffer_clear (c->ring->buffer);
+        }
+    }
 }
 
 static gboolean
@@ -188,12 +237,15 @@ drain_all_cb (gpointer data)
 {
   SysprofRingDrainer *self = data;
 
+  drain_pass (self);
   for (guint i = 0; i < self->rings->len;)
     {
-      if (ring_drain (self, g_ptr_array_index (self->rings, i)))
-        i++;
+      Ring *ring = g_ptr_array_index (self->rings, i);
+
+      if (ring->ended)
+        g_ptr_array_remove_index (self->rings, i);
       else
-        g_ptr_array_remove_index_fast (self->rings, i);
+        i++;
     }
   if (self->rings->len == 0)
     {
@@ -281,8 +333,7 @@ sysprof_ring_drainer_close (SysprofRingDrainer *self)
   /* Each pass takes at most one ring's worth; a producer still running could
    * keep us here, so a few passes and no more. */
   for (guint pass = 0; pass < 4; pass++)
-    for (guint i = 0; i < self->rings->len; i++)
-      ring_drain (self, g_ptr_array_index (self->rings, i));
+    drain_pass (self);
   g_ptr_array_set_size (self->rings, 0);
   if (self->writer != NULL && self->n_lost > 0)
     {

@@ -103,6 +103,56 @@ test_round_trip (void)
   sysprof_mapped_ring_buffer_unref (reader);
 }
 
+/* Peek offers everything published, contiguous across the end of the ring;
+ * consume takes part of it, never more than offered. */
+static void
+test_peek_consume (void)
+{
+  SysprofMappedRingBuffer *reader = sysprof_mapped_ring_buffer_new_reader (page ());
+  SysprofMappedRingBuffer *writer;
+  Expect                   expect = { 0 };
+  guint32                  seq = 0;
+  int                      fd = sysprof_mapped_ring_buffer_dup_fd (reader);
+
+  writer = sysprof_mapped_ring_buffer_new_writer (fd);
+  close (fd);
+  while (seq < 3000)
+    {
+      gsize       len = 24 + 8 * (seq % 29);
+      guint8     *p = sysprof_mapped_ring_buffer_allocate (writer, len);
+      const void *data;
+      size_t      avail, took = 0;
+
+      if (p != NULL)
+        {
+          fill_frame (p, len, seq++);
+          g_assert_true (sysprof_mapped_ring_buffer_advance (writer, len));
+          if (seq % 7 != 0)
+            continue;
+        }
+      data = sysprof_mapped_ring_buffer_peek (reader, &avail);
+      g_assert_nonnull (data);
+      g_assert_cmpuint (avail, <, page ());
+      /* Every other time only the first frame. */
+      while (took < avail && (took == 0 || seq % 2 == 0))
+        {
+          size_t one = avail - took;
+
+          check_frame ((const guint8 *) data + took, &one, &expect);
+          took += one;
+        }
+      g_assert_false (sysprof_mapped_ring_buffer_consume (reader, avail + 8));
+      g_assert_cmpint (errno, ==, EINVAL);
+      g_assert_false (sysprof_mapped_ring_buffer_consume (reader, 4));
+      g_assert_true (sysprof_mapped_ring_buffer_consume (reader, took));
+    }
+  while (!sysprof_mapped_ring_buffer_is_empty (reader))
+    g_assert_true (sysprof_mapped_ring_buffer_drain (reader, check_frame, &expect));
+  g_assert_cmpuint (expect.n_frames, ==, 3000);
+  sysprof_mapped_ring_buffer_unref (writer);
+  sysprof_mapped_ring_buffer_unref (reader);
+}
+
 static bool
 consume_nothing (const void *data, size_t *len, void *user_data)
 {
@@ -292,6 +342,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/Capture/MappedRingBuffer/round-trip", test_round_trip);
   g_test_add_func ("/Capture/MappedRingBuffer/full", test_full);
+  g_test_add_func ("/Capture/MappedRingBuffer/peek-consume", test_peek_consume);
   g_test_add_func ("/Capture/MappedRingBuffer/writer-rejects-bad-header", test_writer_rejects_bad_header);
   g_test_add_func ("/Capture/MappedRingBuffer/hostile", test_hostile);
   g_test_add_func ("/Capture/MappedRingBuffer/frame-validate", test_frame_validate);

@@ -41,7 +41,7 @@ fixture_clear (Fixture *f)
 }
 
 static void
-write_mark (SysprofMappedRingBuffer *ring, const char *name)
+write_mark_at (SysprofMappedRingBuffer *ring, const char *name, gint64 time)
 {
   SysprofCaptureMark *mark;
   gsize               len = sizeof *mark + 8;
@@ -52,10 +52,16 @@ write_mark (SysprofMappedRingBuffer *ring, const char *name)
   mark->frame.len = (guint16) len;
   mark->frame.type = SYSPROF_CAPTURE_FRAME_MARK;
   mark->frame.pid = 42;
-  mark->frame.time = 1000;
+  mark->frame.time = time;
   g_strlcpy (mark->group, "test", sizeof mark->group);
   g_strlcpy (mark->name, name, sizeof mark->name);
   sysprof_mapped_ring_buffer_advance (ring, len);
+}
+
+static void
+write_mark (SysprofMappedRingBuffer *ring, const char *name)
+{
+  write_mark_at (ring, name, 1000);
 }
 
 static void
@@ -139,6 +145,53 @@ test_round_trip (void)
   g_assert_cmpuint (lost, ==, 0);
   g_assert_cmpuint (sysprof_ring_drainer_get_n_lost (f.drainer), ==, 0);
   sysprof_mapped_ring_buffer_unref (ring);
+  fixture_clear (&f);
+}
+
+/* Two threads' rings written before a drain: the capture has their frames
+ * merged in time order. */
+static void
+test_merge (void)
+{
+  g_autoptr (GError) error = NULL;
+  SysprofMappedRingBuffer *rings[2];
+  SysprofCaptureReader    *reader;
+  SysprofCaptureFrameType  type;
+  Fixture                  f;
+  gint64                   last = 0;
+  guint                    n = 0;
+
+  fixture_init (&f);
+  for (guint r = 0; r < 2; r++)
+    {
+      int fd = sysprof_ring_drainer_create_ring (f.drainer, 4, &error);
+
+      g_assert_no_error (error);
+      rings[r] = sysprof_mapped_ring_buffer_new_writer (fd);
+      close (fd);
+    }
+  /* Ring 0 holds odd times, ring 1 even ones, in bursts. */
+  for (gint64 t = 1; t <= 200; t++)
+    write_mark_at (rings[(t / 7) % 2 == 0 ? t % 2 : 1 - t % 2], "merge", t * 10);
+  sysprof_ring_drainer_set_writer (f.drainer, f.writer);
+  sysprof_ring_drainer_close (f.drainer);
+  g_assert_true (sysprof_capture_writer_flush (f.writer));
+  reader = sysprof_capture_reader_new (f.path);
+  g_assert_nonnull (reader);
+  while (sysprof_capture_reader_peek_type (reader, &type))
+    {
+      const SysprofCaptureMark *mark;
+
+      g_assert_cmpint (type, ==, SYSPROF_CAPTURE_FRAME_MARK);
+      mark = sysprof_capture_reader_read_mark (reader);
+      g_assert_cmpint (mark->frame.time, >, last);
+      last = mark->frame.time;
+      n++;
+    }
+  g_assert_cmpuint (n, ==, 200);
+  sysprof_capture_reader_unref (reader);
+  for (guint r = 0; r < 2; r++)
+    sysprof_mapped_ring_buffer_unref (rings[r]);
   fixture_clear (&f);
 }
 
@@ -252,6 +305,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/Libsysprof/RingDrainer/round-trip", test_round_trip);
+  g_test_add_func ("/Libsysprof/RingDrainer/merge", test_merge);
   g_test_add_func ("/Libsysprof/RingDrainer/limits", test_limits);
   g_test_add_func ("/Libsysprof/RingDrainer/hostile", test_hostile);
   return g_test_run ();

@@ -22,7 +22,9 @@
  * Per allocation site, then: churn_alloc THREADS*N allocations (none leaked,
  * none temporary), cross_alloc THREADS*CROSS (all freed by another thread),
  * temp_alloc THREADS*TEMPS (all temporary), leak_alloc LEAKS (all leaked,
- * 1000 bytes each), grow_alloc GROW (live between the marks only).
+ * 1000 bytes each), grow_alloc GROW (live between the marks only; the last
+ * of them is temporary: main frees it before allocating anything else).
+ * With CROSS = 0 the last churn block of each thread is temporary too.
  * Only libc and the functions here: no other library allocates on the way.
  * Prints "ok" and the parameters at the end. */
 
