@@ -128,11 +128,11 @@ append_box (Flame *flame, const SysprofCallgraphNode *node)
       g_string_append_c (flame->svg, ')');
     }
   g_string_append_printf (flame->svg,
-                          " %" G_GUINT64_FORMAT " samples, %.2f%%</title>"
+                          " %" G_GUINT64_FORMAT " %s, %.2f%%</title>"
                           "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" rx=\"2\" "
                           "fill=\"rgb(%u,%u,%u)\"/>",
-                          node->total, report_percent (flame->report, node->total), x, y, width, FRAME_HEIGHT - 1, r, g,
-                          b);
+                          node->total, flame->report->unit, report_percent (flame->report, node->total), x, y, width,
+                          FRAME_HEIGHT - 1, r, g, b);
 
   if (chars >= MIN_LABEL_CHARS)
     {
@@ -216,7 +216,12 @@ report_flamegraph (const Report *report)
                           width / 2);
   append_escaped (svg, capture_name, -1);
   g_string_append_printf (svg, "</text>\n");
-  if (n_samples == sysprof_callgraph_get_n_samples_read (report->callgraph))
+  if (report->memory)
+    g_string_append_printf (
+        svg, "<text x=\"%u\" y=\"40\" text-anchor=\"middle\" font-size=\"12\">%" G_GUINT64_FORMAT " %s%s</text>\n",
+        width / 2, n_samples, report->unit,
+        report->memory_leaked ? " of the allocations live at the end" : " allocated");
+  else if (n_samples == sysprof_callgraph_get_n_samples_read (report->callgraph))
     g_string_append_printf (
         svg, "<text x=\"%u\" y=\"40\" text-anchor=\"middle\" font-size=\"12\">%" G_GUINT64_FORMAT " samples</text>\n",
         width / 2, n_samples);
@@ -234,8 +239,8 @@ report_flamegraph (const Report *report)
         append_box (&flame, node);
     }
   else
-    g_string_append_printf (svg, "<text x=\"%u\" y=\"%d\" text-anchor=\"middle\">No samples.</text>\n", width / 2,
-                            TOP_MARGIN + FRAME_HEIGHT - 4);
+    g_string_append_printf (svg, "<text x=\"%u\" y=\"%d\" text-anchor=\"middle\">No %s.</text>\n", width / 2,
+                            TOP_MARGIN + FRAME_HEIGHT - 4, report->unit);
 
   append_legend (svg, height - BOTTOM_MARGIN + 12);
   g_string_append (svg, "</svg>\n");

@@ -9,21 +9,7 @@
 /* ------------------------------------------------------------------------ */
 /* Aligned text tables */
 
-typedef struct
-{
-  const char *header;
-  gboolean    right;     /* numbers: right-aligned */
-  guint       max_width; /* characters; longer cells end in "…" (0: no limit) */
-} Column;
-
-typedef struct
-{
-  const Column *columns;
-  guint         n_columns;
-  GPtrArray    *cells; /* char *, row after row, valid UTF-8 */
-} Table;
-
-static void
+void
 table_init (Table *table, const Column *columns, guint n_columns)
 {
   table->columns = columns;
@@ -31,13 +17,13 @@ table_init (Table *table, const Column *columns, guint n_columns)
   table->cells = g_ptr_array_new_with_free_func (g_free);
 }
 
-static void
+void
 table_clear (Table *table)
 {
   g_clear_pointer (&table->cells, g_ptr_array_unref);
 }
 
-static void
+void
 table_add (Table *table, const char *text)
 {
   g_ptr_array_add (table->cells, g_utf8_make_valid (text, -1));
@@ -66,7 +52,7 @@ print_cell (const char *text, guint width, gboolean right, gboolean last)
     printf ("%*s", (int) (width - (guint) length), "");
 }
 
-static void
+void
 table_print (Table *table)
 {
   g_autofree guint *widths = g_new0 (guint, table->n_columns);
@@ -103,7 +89,7 @@ table_print (Table *table)
     }
 }
 
-static void
+void
 table_add_count (Table *table, guint64 value)
 {
   char text[32];
@@ -112,7 +98,7 @@ table_add_count (Table *table, guint64 value)
   table_add (table, text);
 }
 
-static void
+void
 table_add_percent (Table *table, double value)
 {
   char text[32];
@@ -127,6 +113,20 @@ print_summary_line (const Report *report)
   guint64 n = sysprof_callgraph_get_n_samples (report->callgraph);
   guint64 read = sysprof_callgraph_get_n_samples_read (report->callgraph);
 
+  if (report->memory)
+    {
+      const char *what = report->memory_leaked ? "leaked allocations" : "allocations";
+      guint64     count = report->memory_bytes ? 0 : n;
+
+      if (report->memory_bytes)
+        printf ("%s: %" G_GUINT64_FORMAT " bytes of %s (%" G_GUINT64_FORMAT " allocation records in the capture)\n\n",
+                report->capture_path, sysprof_callgraph_get_n_bytes (report->callgraph), what, read);
+      else
+        printf ("%s: %" G_GUINT64_FORMAT " %s, %" G_GUINT64_FORMAT " bytes (%" G_GUINT64_FORMAT
+                " allocation records in the capture)\n\n",
+                report->capture_path, count, what, sysprof_callgraph_get_n_bytes (report->callgraph), read);
+      return;
+    }
   if (n == read)
     printf ("%s: %" G_GUINT64_FORMAT " samples\n\n", report->capture_path, n);
   else
@@ -163,6 +163,74 @@ compare_by_total (gconstpointer a, gconstpointer b)
   return strcmp (fa->symbol->name, fb->symbol->name);
 }
 
+/* top --memory: allocations and bytes (bytes only when they are the
+ * weight). */
+static int
+top_memory (const Report *report, GPtrArray *functions, guint n_rows)
+{
+  static const Column columns[] = {
+    { "FUNCTION", FALSE, 60 }, { "LIBRARY", FALSE, 28 },   { "SELF", TRUE, 0 },  { "TOTAL", TRUE, 0 },
+    { "SELF_BYTES", TRUE, 0 }, { "TOTAL_BYTES", TRUE, 0 }, { "SELF%", TRUE, 0 }, { "TOTAL%", TRUE, 0 },
+  };
+  gboolean counts = !report->memory_bytes;
+
+  if (report->format == REPORT_FORMAT_TSV)
+    {
+      printf ("function\tlibrary\t%sself_bytes\ttotal_bytes\tself_percent\ttotal_percent\n",
+              counts ? "self_allocations\ttotal_allocations\t" : "");
+      for (guint i = 0; i < n_rows; i++)
+        {
+          const SysprofCallgraphFunction *function = functions->pdata[i];
+
+          report_put_tsv_field (stdout, function->symbol->name);
+          fputc ('\t', stdout);
+          report_put_tsv_field (stdout, function->symbol->library);
+          if (counts)
+            printf ("\t%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT, function->self, function->total);
+          printf ("\t%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT "\t%.2f\t%.2f\n", function->self_bytes,
+                  function->total_bytes, report_percent (report, function->self),
+                  report_percent (report, function->total));
+        }
+      return REPORT_EXIT_OK;
+    }
+
+  {
+    Table table;
+
+    static const Column bytes_columns[] = {
+      { "FUNCTION", FALSE, 60 },  { "LIBRARY", FALSE, 28 }, { "SELF_BYTES", TRUE, 0 },
+      { "TOTAL_BYTES", TRUE, 0 }, { "SELF%", TRUE, 0 },     { "TOTAL%", TRUE, 0 },
+    };
+
+    if (counts)
+      table_init (&table, columns, G_N_ELEMENTS (columns));
+    else
+      table_init (&table, bytes_columns, G_N_ELEMENTS (bytes_columns));
+    for (guint i = 0; i < n_rows; i++)
+      {
+        const SysprofCallgraphFunction *function = functions->pdata[i];
+
+        table_add (&table, function->symbol->name);
+        table_add (&table, function->symbol->library);
+        if (counts)
+          {
+            table_add_count (&table, function->self);
+            table_add_count (&table, function->total);
+          }
+        table_add_count (&table, function->self_bytes);
+        table_add_count (&table, function->total_bytes);
+        table_add_percent (&table, report_percent (report, function->self));
+        table_add_percent (&table, report_percent (report, function->total));
+      }
+    print_summary_line (report);
+    table_print (&table);
+    if (n_rows < functions->len)
+      printf ("(%u more functions; --limit 0 shows all)\n", functions->len - n_rows);
+    table_clear (&table);
+  }
+  return REPORT_EXIT_OK;
+}
+
 int
 report_top (const Report *report)
 {
@@ -184,6 +252,9 @@ report_top (const Report *report)
     }
   g_ptr_array_sort (functions, report->sort_by_total ? compare_by_total : compare_by_self);
   n_rows = report->limit > 0 ? MIN (report->limit, functions->len) : functions->len;
+
+  if (report->memory)
+    return top_memory (report, functions, n_rows);
 
   if (report->format == REPORT_FORMAT_TSV)
     {
@@ -297,6 +368,16 @@ report_callers (const Report *report, gboolean callers)
     { "SAMPLES", TRUE, 0 },
     { "PERCENT", TRUE, 0 },
   };
+  static const Column memory_columns[] = {
+    { "FUNCTION", FALSE, 60 }, { "LIBRARY", FALSE, 28 }, { "ALLOCATIONS", TRUE, 0 },
+    { "BYTES", TRUE, 0 },      { "PERCENT", TRUE, 0 },
+  };
+  static const Column bytes_columns[] = {
+    { "FUNCTION", FALSE, 60 },
+    { "LIBRARY", FALSE, 28 },
+    { "BYTES", TRUE, 0 },
+    { "PERCENT", TRUE, 0 },
+  };
   SysprofCallgraph               *callgraph = report->callgraph;
   const SysprofCallgraphFunction *function;
   g_autoptr (GArray) edges = NULL;
@@ -307,11 +388,11 @@ report_callers (const Report *report, gboolean callers)
   if (function == NULL)
     {
       if (report->library != NULL)
-        g_printerr ("%s: no function “%s” in library “%s” among the %" G_GUINT64_FORMAT " samples\n", g_get_prgname (),
-                    report->function_name, report->library, sysprof_callgraph_get_n_samples (callgraph));
+        g_printerr ("%s: no function “%s” in library “%s” among the %" G_GUINT64_FORMAT " %s\n", g_get_prgname (),
+                    report->function_name, report->library, sysprof_callgraph_get_n_samples (callgraph), report->unit);
       else
-        g_printerr ("%s: no function “%s” among the %" G_GUINT64_FORMAT " samples\n", g_get_prgname (),
-                    report->function_name, sysprof_callgraph_get_n_samples (callgraph));
+        g_printerr ("%s: no function “%s” among the %" G_GUINT64_FORMAT " %s\n", g_get_prgname (),
+                    report->function_name, sysprof_callgraph_get_n_samples (callgraph), report->unit);
       print_suggestions (callgraph, report->function_name);
       return REPORT_EXIT_ERROR;
     }
@@ -336,7 +417,10 @@ report_callers (const Report *report, gboolean callers)
 
   if (report->format == REPORT_FORMAT_TSV)
     {
-      printf ("function\tlibrary\tsamples\tpercent\n");
+      if (report->memory)
+        printf ("function\tlibrary\t%sbytes\tpercent\n", report->memory_bytes ? "" : "allocations\t");
+      else
+        printf ("function\tlibrary\tsamples\tpercent\n");
       for (guint i = 0; i < n_rows; i++)
         {
           const SysprofCallgraphEdge *edge = &g_array_index (edges, SysprofCallgraphEdge, i);
@@ -344,7 +428,10 @@ report_callers (const Report *report, gboolean callers)
           report_put_tsv_field (stdout, edge->function->symbol->name);
           fputc ('\t', stdout);
           report_put_tsv_field (stdout, edge->function->symbol->library);
-          printf ("\t%" G_GUINT64_FORMAT "\t%.2f\n", edge->samples, report_percent (report, edge->samples));
+          if (report->memory && !report->memory_bytes)
+            printf ("\t%" G_GUINT64_FORMAT, edge->samples);
+          printf ("\t%" G_GUINT64_FORMAT "\t%.2f\n", report->memory ? edge->bytes : edge->samples,
+                  report_percent (report, edge->samples));
         }
       return REPORT_EXIT_OK;
     }
@@ -354,17 +441,18 @@ report_callers (const Report *report, gboolean callers)
     Table            table;
 
     print_summary_line (report);
-    printf ("%s %s%s%s%s: total %" G_GUINT64_FORMAT " samples (%.2f%%), self %" G_GUINT64_FORMAT
-            " samples (%.2f%%)\n\n",
+    printf ("%s %s%s%s%s: total %" G_GUINT64_FORMAT " %s (%.2f%%), self %" G_GUINT64_FORMAT " %s (%.2f%%)\n\n",
             callers ? "Callers of" : "Called by", name, function->symbol->library[0] ? " (" : "",
-            function->symbol->library, function->symbol->library[0] ? ")" : "", function->total,
-            report_percent (report, function->total), function->self, report_percent (report, function->self));
+            function->symbol->library, function->symbol->library[0] ? ")" : "", function->total, report->unit,
+            report_percent (report, function->total), function->self, report->unit,
+            report_percent (report, function->self));
     if (edges->len == 0)
       {
         printf (callers ? "(no callers)\n" : "(no callees: the function calls nothing that was sampled)\n");
         return REPORT_EXIT_OK;
       }
-    table_init (&table, columns, G_N_ELEMENTS (columns));
+    table_init (&table, report->memory ? (report->memory_bytes ? bytes_columns : memory_columns) : columns,
+                report->memory && !report->memory_bytes ? G_N_ELEMENTS (memory_columns) : G_N_ELEMENTS (columns));
     for (guint i = 0; i < n_rows; i++)
       {
         const SysprofCallgraphEdge *edge = &g_array_index (edges, SysprofCallgraphEdge, i);
@@ -372,6 +460,8 @@ report_callers (const Report *report, gboolean callers)
         table_add (&table, edge->function->symbol->name);
         table_add (&table, edge->function->symbol->library);
         table_add_count (&table, edge->samples);
+        if (report->memory && !report->memory_bytes)
+          table_add_count (&table, edge->bytes);
         table_add_percent (&table, report_percent (report, edge->samples));
       }
     table_print (&table);
@@ -410,13 +500,20 @@ report_tree (const Report *report)
   const SysprofCallgraphNode *node = sysprof_callgraph_get_root (report->callgraph);
   guint                       rows = 0;
 
-  if (report->format == REPORT_FORMAT_TSV)
+  if (report->format == REPORT_FORMAT_TSV && report->memory)
+    printf ("depth\tfunction\tlibrary\t%stotal_bytes\tself_bytes\ttotal_percent\n",
+            report->memory_bytes ? "" : "total_allocations\tself_allocations\t");
+  else if (report->format == REPORT_FORMAT_TSV)
     printf ("depth\tfunction\tlibrary\ttotal_samples\tself_samples\ttotal_percent\n");
   else
     {
       print_summary_line (report);
-      printf ("  TOTAL%%    SELF%%  FUNCTION (nodes under %.2f%% of the samples left out)\n",
-              report->threshold_percent);
+      if (report->memory)
+        printf ("  TOTAL%%    SELF%%   TOTAL_BYTES  FUNCTION (nodes under %.2f%% of the %s left out)\n",
+                report->threshold_percent, report->unit);
+      else
+        printf ("  TOTAL%%    SELF%%  FUNCTION (nodes under %.2f%% of the samples left out)\n",
+                report->threshold_percent);
     }
 
   for (; node != NULL && (report->limit == 0 || rows < report->limit); node = next_visible (report, node), rows++)
@@ -429,15 +526,23 @@ report_tree (const Report *report)
           report_put_tsv_field (stdout, symbol->name);
           fputc ('\t', stdout);
           report_put_tsv_field (stdout, symbol->library);
-          printf ("\t%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT "\t%.2f\n", node->total, node->self,
+          if (report->memory && !report->memory_bytes)
+            printf ("\t%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT, node->total, node->self);
+          printf ("\t%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT "\t%.2f\n",
+                  report->memory ? node->total_bytes : node->total, report->memory ? node->self_bytes : node->self,
                   report_percent (report, node->total));
         }
       else
         {
           g_autofree char *name = g_utf8_make_valid (symbol->name, -1);
 
-          printf ("%7.2f%%  %6.2f%%  %*s%s", report_percent (report, node->total), report_percent (report, node->self),
-                  (int) MIN (node->depth * 2, 400u), "", name);
+          if (report->memory)
+            printf ("%7.2f%%  %6.2f%%  %12" G_GUINT64_FORMAT "  %*s%s", report_percent (report, node->total),
+                    report_percent (report, node->self), node->total_bytes, (int) MIN (node->depth * 2, 400u), "",
+                    name);
+          else
+            printf ("%7.2f%%  %6.2f%%  %*s%s", report_percent (report, node->total),
+                    report_percent (report, node->self), (int) MIN (node->depth * 2, 400u), "", name);
           if (symbol->library[0] != '\0')
             printf (" (%s)", symbol->library);
           fputc ('\n', stdout);

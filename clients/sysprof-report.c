@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* sysprof-report: callgraph reports of a capture (top functions, callers,
- * callees, call tree, flame graph, folded stacks).  This file parses the
- * command line, opens the capture and builds the callgraph. */
+ * callees, call tree, flame graph, folded stacks) and its memory analyses.
+ * This file parses the command line, opens the capture and builds the
+ * callgraph; the `memory` command lives in sysprof-report-memory.c. */
 
 #include <errno.h>
 #include <locale.h>
@@ -59,13 +60,33 @@ static const Command commands[] = {
     "without a symbol, blue-grey for process and context nodes.  Boxes narrower\n"
     "than a third of a pixel are left out.  The file needs no script or font;\n"
     "its path is printed.  Default output: the capture's base name with .svg, in\n"
-    "the current directory; -o - writes to standard output." },
+    "the current directory; -o - writes to standard output.  With --memory=bytes\n"
+    "the boxes are as wide as the bytes allocated below them." },
   { "collapsed", "CAPTURE", "Print folded stacks (flamegraph.pl's input).",
     "One line per distinct stack: the frames from the outermost in, process node\n"
     "first, separated by ';', then a space and the number of samples.  The counts\n"
     "add up to the samples that passed the filters.  ';' inside a name is printed\n"
-    "as ':'." },
+    "as ':'.  With --memory the count is allocations (bytes with --memory=bytes)." },
+  { "memory", "[--summary|--leaks|--temporary|--cross-thread|--over-time|--diff] CAPTURE…", report_memory_summary, "" },
 };
+
+static const char memory_option_text[] = "--memory[=MODE] makes every command above a report of the ALLOCATION frames\n"
+                                         "(recorded with sysprof-cli --memprof) instead of the stack samples:\n"
+                                         "  --memory, --memory=count    allocations: counts are allocations, and the\n"
+                                         "                              bytes are shown beside them (top, tree,\n"
+                                         "                              callers, callees: *_bytes columns)\n"
+                                         "  --memory=bytes              the bytes allocated are the weight (sorting,\n"
+                                         "                              percentages, flame graph widths, collapsed)\n"
+                                         "  --memory=leaked             only the allocations still live at the end of\n"
+                                         "                              the capture (or of --end), counted\n"
+                                         "  --memory=leaked-bytes       the same, weighted by bytes\n"
+                                         "The stacks end at the allocation site: the allocator's frames (malloc,\n"
+                                         "g_malloc, operator new, … and the preload library's) are left out.  TSV\n"
+                                         "columns become self_allocations, total_allocations, self_bytes, total_bytes\n"
+                                         "(top), allocations, bytes (callers, callees), total_allocations,\n"
+                                         "self_allocations, total_bytes, self_bytes (tree); without counts under\n"
+                                         "--memory=bytes.  --begin/--end/--pid/--tid select allocations; a capture\n"
+                                         "without ALLOCATION frames is an error (exit status 1).";
 
 typedef struct
 {
@@ -86,6 +107,7 @@ typedef struct
   double threshold;
   char  *output;
   gint   width;
+  char  *memory;
 } Options;
 
 static void
@@ -99,6 +121,19 @@ options_clear (Options *options)
   g_free (options->sort);
   g_free (options->library);
   g_free (options->output);
+  g_free (options->memory);
+}
+
+static gboolean
+on_memory_option (const char *name, const char *value, gpointer data, GError **error)
+{
+  Options *o = data;
+
+  (void) name;
+  (void) error;
+  g_free (o->memory);
+  o->memory = g_strdup (value != NULL ? value : "count");
+  return TRUE;
 }
 
 static void
@@ -127,8 +162,18 @@ add_common_entries (GOptionContext *context, Options *o)
     { "version", 0, 0, G_OPTION_ARG_NONE, &o->version, "Print the version and exit", NULL },
     { NULL },
   };
+  const GOptionEntry memory_entries[] = {
+    { "memory", 'm', G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, (gpointer) on_memory_option,
+      "Report allocations instead of samples: count (the default), bytes, leaked or leaked-bytes", "MODE" },
+    { NULL },
+  };
+  /* A callback option gets its data from its group: the main group is
+   * made here, with @o as its data. */
+  GOptionGroup *group = g_option_group_new (NULL, NULL, NULL, o, NULL);
 
-  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_group_add_entries (group, entries);
+  g_option_group_add_entries (group, memory_entries);
+  g_option_context_set_main_group (context, group);
 }
 
 static void
@@ -176,8 +221,10 @@ find_command (const char *name)
 static GOptionContext *
 new_general_context (Options *options)
 {
-  g_autoptr (GString) summary = g_string_new ("Summarize where the stack samples of a Sysprof capture were taken.\n\n"
-                                              "Commands:\n");
+  g_autoptr (GString) summary =
+      g_string_new ("Summarize where the stack samples (or the allocations) of a Sysprof capture\n"
+                    "were taken.\n\n"
+                    "Commands:\n");
   GOptionContext *context = g_option_context_new ("CAPTURE");
 
   for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
@@ -197,7 +244,12 @@ new_general_context (Options *options)
                "  sysprof-report callers g_main_context_iteration capture.syscap\n"
                "  sysprof-report tree --threshold 5 --no-kernel capture.syscap\n"
                "  sysprof-report flamegraph -o cpu.svg --begin 2 --end 4.5 capture.syscap\n"
-               "  sysprof-report collapsed capture.syscap | flamegraph.pl > cpu.svg\n\n"
+               "  sysprof-report collapsed capture.syscap | flamegraph.pl > cpu.svg\n"
+               "  sysprof-report memory --leaks memprof.syscap       allocations never freed\n"
+               "  sysprof-report top --memory=bytes memprof.syscap   who allocates the most bytes\n\n"
+               "The callgraph commands take --memory[=count|bytes|leaked|leaked-bytes] to report\n"
+               "allocations (sysprof-cli --memprof) instead of samples; `sysprof-report help top`\n"
+               "describes it.\n\n"
                "Exit status: 0 on success; 1 when the capture cannot be opened or read to its end\n"
                "(the error names the byte offset of the damage), when FUNCTION is not in the\n"
                "callgraph, or when the output cannot be written; 2 on a usage error.");
@@ -209,8 +261,9 @@ static GOptionContext *
 new_command_context (const Command *command, Options *options)
 {
   g_autofree char *parameters = g_strdup_printf ("%s", command->parameters);
-  g_autofree char *description = g_strdup_printf ("%s\n\n%s", command->description, exit_status_text);
-  GOptionContext  *context = g_option_context_new (parameters);
+  g_autofree char *description =
+      g_strdup_printf ("%s\n\n%s\n\n%s", command->description, memory_option_text, exit_status_text);
+  GOptionContext *context = g_option_context_new (parameters);
 
   g_option_context_set_summary (context, command->summary);
   g_option_context_set_description (context, description);
@@ -219,9 +272,8 @@ new_command_context (const Command *command, Options *options)
   return context;
 }
 
-/* "1,2" and repeated options into one array of ids. */
-static gboolean
-parse_ids (char **values, const char *what, GArray *ids, GError **error)
+gboolean
+report_parse_ids (char **values, const char *what, GArray *ids, GError **error)
 {
   for (guint i = 0; values != NULL && values[i] != NULL; i++)
     {
@@ -246,8 +298,8 @@ parse_ids (char **values, const char *what, GArray *ids, GError **error)
   return TRUE;
 }
 
-static gboolean
-seconds_to_ns (double seconds, const char *what, gint64 *ns, GError **error)
+gboolean
+report_seconds_to_ns (double seconds, const char *what, gint64 *ns, GError **error)
 {
   if (!isfinite (seconds) || fabs (seconds) > 9.2e9)
     {
@@ -259,23 +311,17 @@ seconds_to_ns (double seconds, const char *what, gint64 *ns, GError **error)
   return TRUE;
 }
 
-static void
-print_usage_error (const char *prgname, const char *message)
+void
+report_print_usage_error (const char *prgname, const char *message)
 {
   g_printerr ("%s: %s\nTry “%s --help”.\n", prgname, message, prgname);
 }
 
-typedef struct
+void
+report_on_progress (guint64 bytes_read, guint64 bytes_total, gpointer user_data)
 {
-  gboolean tty;
-  int      last_percent;
-} Progress;
-
-static void
-on_progress (guint64 bytes_read, guint64 bytes_total, gpointer user_data)
-{
-  Progress *progress = user_data;
-  int       percent;
+  ReportProgress *progress = user_data;
+  int             percent;
 
   if (!progress->tty || bytes_total == 0)
     return;
@@ -283,35 +329,55 @@ on_progress (guint64 bytes_read, guint64 bytes_total, gpointer user_data)
   if (percent != progress->last_percent)
     {
       progress->last_percent = percent;
-      g_printerr ("\rReading samples… %d%%%s", percent, percent == 100 ? "\r                      \r" : "");
+      g_printerr ("\rReading the capture… %d%%%s", percent, percent == 100 ? "\r                          \r" : "");
     }
+}
+
+SysprofCaptureReader *
+report_open_capture (const char         *path,
+                     char              **debug_dirs,
+                     gboolean            no_local_files,
+                     gboolean            load,
+                     SysprofSymbolizer **symbolizer,
+                     GError            **error)
+{
+  g_autoptr (SysprofSymbolizer) loaded = sysprof_symbolizer_new ();
+  SysprofCaptureError   capture_error = { 0 };
+  SysprofCaptureReader *reader = sysprof_capture_reader_new_with_error (path, &capture_error);
+
+  if (reader == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (capture_error.code ? capture_error.code : EIO), "%s: %s",
+                   path, capture_error.message[0] ? capture_error.message : g_strerror (capture_error.code));
+      return NULL;
+    }
+
+  for (guint i = 0; debug_dirs != NULL && debug_dirs[i] != NULL; i++)
+    sysprof_symbolizer_add_debug_dir (loaded, debug_dirs[i]);
+  sysprof_symbolizer_set_use_local_files (loaded, !no_local_files);
+  if (load && !sysprof_symbolizer_load (loaded, reader, error))
+    {
+      sysprof_capture_reader_unref (reader);
+      g_prefix_error (error, "%s: ", path);
+      return NULL;
+    }
+  *symbolizer = g_steal_pointer (&loaded);
+  return reader;
 }
 
 static SysprofCallgraph *
 build_callgraph (const char *path, Options *o, const SysprofCallgraphFilter *filter, GError **error)
 {
-  g_autoptr (SysprofSymbolizer) symbolizer = sysprof_symbolizer_new ();
-  SysprofCaptureError   capture_error = { 0 };
-  SysprofCaptureReader *reader = sysprof_capture_reader_new_with_error (path, &capture_error);
-  SysprofCallgraph     *callgraph = NULL;
-  Progress              progress = { isatty (2), -1 };
+  g_autoptr (SysprofSymbolizer) symbolizer = NULL;
+  SysprofCaptureReader *reader = report_open_capture (path, o->debug_dirs, o->no_local_files, TRUE, &symbolizer, error);
+  SysprofCallgraph     *callgraph;
+  ReportProgress        progress = { isatty (2), -1 };
 
   if (reader == NULL)
-    {
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (capture_error.code ? capture_error.code : EIO), "%s",
-                   capture_error.message[0] ? capture_error.message : g_strerror (capture_error.code));
-      return NULL;
-    }
-
-  for (guint i = 0; o->debug_dirs != NULL && o->debug_dirs[i] != NULL; i++)
-    sysprof_symbolizer_add_debug_dir (symbolizer, o->debug_dirs[i]);
-  sysprof_symbolizer_set_use_local_files (symbolizer, !o->no_local_files);
-
-  if (sysprof_symbolizer_load (symbolizer, reader, error))
-    callgraph = sysprof_callgraph_new (reader, symbolizer, filter, on_progress, &progress, error);
-
+    return NULL;
+  callgraph = sysprof_callgraph_new (reader, symbolizer, filter, report_on_progress, &progress, error);
   sysprof_capture_reader_unref (reader);
-  if (error != NULL && *error != NULL)
+  if (callgraph == NULL)
     g_prefix_error (error, "%s: ", path);
   return callgraph;
 }
@@ -333,9 +399,14 @@ run_command (const Command *command, int argc, char **argv)
 
   g_set_prgname (prgname);
   context = new_command_context (command, &o);
+  /* GOption would take the word after a bare --memory as its value (the
+   * capture, usually): a bare --memory means --memory=count. */
+  for (int i = 1; i < argc && !g_str_equal (argv[i], "--"); i++)
+    if (g_str_equal (argv[i], "--memory") || g_str_equal (argv[i], "-m"))
+      argv[i] = (char *) "--memory=count";
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
-      print_usage_error (prgname, error->message);
+      report_print_usage_error (prgname, error->message);
       options_clear (&o);
       return REPORT_EXIT_USAGE;
     }
@@ -351,7 +422,7 @@ run_command (const Command *command, int argc, char **argv)
   G_STMT_START                                                 \
   {                                                            \
     g_autofree char *message_ = g_strdup_printf (__VA_ARGS__); \
-    print_usage_error (prgname, message_);                     \
+    report_print_usage_error (prgname, message_);              \
     options_clear (&o);                                        \
     return REPORT_EXIT_USAGE;                                  \
   }                                                            \
@@ -385,7 +456,7 @@ run_command (const Command *command, int argc, char **argv)
     USAGE_ERROR ("--width: %d pixels is not between 100 and 100000", o.width);
   report.width = (guint) o.width;
 
-  if (!parse_ids (o.pids, "pid", pids, &error) || !parse_ids (o.tids, "tid", tids, &error))
+  if (!report_parse_ids (o.pids, "pid", pids, &error) || !report_parse_ids (o.tids, "tid", tids, &error))
     USAGE_ERROR ("%s", error->message);
   filter.pids = (const gint32 *) (gpointer) pids->data;
   filter.n_pids = pids->len;
@@ -394,12 +465,26 @@ run_command (const Command *command, int argc, char **argv)
   filter.comms = (const char *const *) o.comms;
   filter.n_comms = o.comms != NULL ? g_strv_length (o.comms) : 0;
   filter.no_kernel = o.no_kernel;
-  if (!isnan (o.begin) && !seconds_to_ns (o.begin, "begin", &filter.begin_ns, &error))
+  if (!isnan (o.begin) && !report_seconds_to_ns (o.begin, "begin", &filter.begin_ns, &error))
     USAGE_ERROR ("%s", error->message);
-  if (!isnan (o.end) && !seconds_to_ns (o.end, "end", &filter.end_ns, &error))
+  if (!isnan (o.end) && !report_seconds_to_ns (o.end, "end", &filter.end_ns, &error))
     USAGE_ERROR ("%s", error->message);
   if (filter.begin_ns > filter.end_ns)
     USAGE_ERROR ("--begin is after --end");
+
+  report.unit = "samples";
+  if (o.memory != NULL)
+    {
+      report.memory = TRUE;
+      report.memory_bytes = g_str_equal (o.memory, "bytes") || g_str_equal (o.memory, "leaked-bytes");
+      report.memory_leaked = g_str_equal (o.memory, "leaked") || g_str_equal (o.memory, "leaked-bytes");
+      if (!report.memory_bytes && !report.memory_leaked && !g_str_equal (o.memory, "count"))
+        USAGE_ERROR ("--memory: “%s” is none of count, bytes, leaked, leaked-bytes", o.memory);
+      filter.source =
+          report.memory_leaked ? SYSPROF_CALLGRAPH_SOURCE_LEAKED_ALLOCATIONS : SYSPROF_CALLGRAPH_SOURCE_ALLOCATIONS;
+      filter.weight = report.memory_bytes ? SYSPROF_CALLGRAPH_WEIGHT_BYTES : SYSPROF_CALLGRAPH_WEIGHT_COUNT;
+      report.unit = report.memory_bytes ? "bytes" : report.memory_leaked ? "leaked allocations" : "allocations";
+    }
 
 #undef USAGE_ERROR
 
@@ -505,6 +590,8 @@ main (int argc, char **argv)
           g_printerr ("sysprof-report: no command “%s”\nTry “sysprof-report --help”.\n", argv[2]);
           return REPORT_EXIT_USAGE;
         }
+      if (g_str_equal (command->name, "memory"))
+        return report_memory_main (1, argv + 2, TRUE);
       {
         Options o = { 0 };
         g_autoptr (GOptionContext) context = new_command_context (command, &o);
@@ -521,6 +608,8 @@ main (int argc, char **argv)
   if ((command = find_command (argv[1])) != NULL)
     {
       /* The command takes the place of the program name. */
+      if (g_str_equal (command->name, "memory"))
+        return report_memory_main (argc - 1, argv + 1, FALSE);
       return run_command (command, argc - 1, argv + 1);
     }
 

@@ -6,6 +6,8 @@
 #include <glib/gstdio.h>
 
 #include "sysprof-callgraph.h"
+#include "sysprof-memory-analysis.h"
+#include "sysprof-memory-live-table.h"
 #include "sysprof-stack-stash.h"
 #include "sysprof-symbolizer-private.h"
 
@@ -27,12 +29,14 @@ struct _SysprofCallgraph
 {
   GObject parent_instance;
 
-  SysprofSymbolizer    *symbolizer;
-  GArray               *functions; /* SysprofCallgraphFunction */
-  SysprofCallgraphNode *nodes;
-  guint                 n_nodes;
-  guint64               n_samples;
-  guint64               n_samples_read;
+  SysprofSymbolizer     *symbolizer;
+  GArray                *functions; /* SysprofCallgraphFunction */
+  SysprofCallgraphNode  *nodes;
+  guint                  n_nodes;
+  guint64                n_samples;
+  guint64                n_samples_read;
+  guint64                n_bytes;
+  SysprofCallgraphSource source;
 
   /* While building. */
   GHashTable *symbol_functions;  /* const SysprofSymbol * → function index + 1 */
@@ -256,6 +260,8 @@ typedef struct
   guint64           *keys;  /* MAX_KEYS each: one sample's path, filled from the end */
   guint32           *tags;
   gboolean           no_kernel;
+  /* Allocation sources: bytes per raw node (those that end an allocation). */
+  GArray *bytes;
 } RawBuilder;
 
 static inline guint32
@@ -276,11 +282,10 @@ raw_child (RawBuilder *raw, guint32 parent, guint64 key, guint32 tag, gint64 tim
  * outermost first.  Then the path is added below @process_node; returns its
  * innermost node. */
 static guint32
-add_sample (RawBuilder *raw, guint32 process_node, const SysprofCaptureSample *sample)
+add_sample (RawBuilder *raw, guint32 process_node, const SysprofCaptureAddress *addrs, guint n, gint64 time)
 {
   SysprofAddressContext context = SYSPROF_ADDRESS_CONTEXT_NONE;
   gboolean              dropping = FALSE;
-  guint                 n = sample->n_addrs;
   guint                 pos = MAX_KEYS;
   guint32               n_before = _sysprof_stack_stash_get_n_nodes (raw->stash);
   guint32               n_after;
@@ -288,7 +293,7 @@ add_sample (RawBuilder *raw, guint32 process_node, const SysprofCaptureSample *s
 
   for (guint i = 0; i < n; i++)
     {
-      SysprofCaptureAddress address = sample->addrs[i];
+      SysprofCaptureAddress address = addrs[i];
       SysprofAddressContext next;
 
       if (G_UNLIKELY (address >= MARKER_MIN) && sysprof_address_is_context_switch (address, &next))
@@ -323,7 +328,7 @@ add_sample (RawBuilder *raw, guint32 process_node, const SysprofCaptureSample *s
   /* The nodes this sample created: resolve them at its time. */
   n_after = _sysprof_stack_stash_get_n_nodes (raw->stash);
   for (guint32 i = n_before; i < n_after; i++)
-    g_array_append_val (raw->times, sample->frame.time);
+    g_array_append_val (raw->times, time);
   return node;
 }
 
@@ -366,14 +371,9 @@ rotl64 (guint64 v, guint r)
  * busy; two different combinations of the lanes, each ending in a
  * multiply-xorshift, make the 128 bits. */
 static inline void
-hash_sample (const SysprofCaptureSample *sample, guint64 *a, guint64 *b)
+hash_stack (gint32 pid, const SysprofCaptureAddress *addrs, guint n, guint64 *a, guint64 *b)
 {
-  /* The reader hands out 8-byte aligned frames; the struct is only packed
-   * for its layout. */
-  const SysprofCaptureAddress *addrs =
-      (const SysprofCaptureAddress *) (gconstpointer) ((const guint8 *) sample + sizeof *sample);
-  guint   n = sample->n_addrs;
-  guint64 l0 = G_GUINT64_CONSTANT (0x452821e638d01377) ^ (guint32) sample->frame.pid;
+  guint64 l0 = G_GUINT64_CONSTANT (0x452821e638d01377) ^ (guint32) pid;
   guint64 l1 = G_GUINT64_CONSTANT (0xbe5466cf34e90c6c) ^ n;
   guint64 l2 = G_GUINT64_CONSTANT (0xc0ac29b7c97c50dd);
   guint64 l3 = G_GUINT64_CONSTANT (0x3f84d5b5b5470917);
@@ -464,59 +464,144 @@ read_samples (SysprofCallgraph             *self,
   SampleCache                cache = { _sysprof_table_alloc0 (4096 * sizeof (CacheEntry)), 4096 - 1, 0 };
   CacheEntry                *entry;
   guint64                    hash_a, hash_b;
+  SysprofCaptureFrameType    wanted = self->source == SYSPROF_CALLGRAPH_SOURCE_SAMPLES ? SYSPROF_CAPTURE_FRAME_SAMPLE
+                                                                                       : SYSPROF_CAPTURE_FRAME_ALLOCATION;
+  SysprofMemoryLiveTable     live = { NULL, 0, 0 };
+  guint64                    n_allocation_records = 0;
 
   state.begin = add_saturating (start, filter->begin_ns);
   state.end = add_saturating (start, filter->end_ns);
+  if (self->source == SYSPROF_CALLGRAPH_SOURCE_LEAKED_ALLOCATIONS)
+    _sysprof_memory_live_table_init (&live);
 
   if (progress != NULL && filename != NULL && g_stat (filename, &st) == 0 && S_ISREG (st.st_mode))
     bytes_total = (guint64) st.st_size;
 
   while (sysprof_capture_reader_peek_type (reader, &type))
     {
-      const SysprofCaptureSample *sample;
+      const SysprofCaptureAddress *addrs;
+      guint                        n_addrs;
+      gint32                       pid, tid;
+      gint64                       time;
+      guint64                      size = 0;
+      guint64                      address = 0;
+      guint32                      node;
 
       if (progress != NULL && (++n_frames & 0xffff) == 0)
         progress (sysprof_capture_reader_get_offset (reader), bytes_total, user_data);
 
-      if (type != SYSPROF_CAPTURE_FRAME_SAMPLE)
+      if (type != wanted)
         {
           if (!sysprof_capture_reader_skip (reader))
             break;
           continue;
         }
 
-      if ((sample = sysprof_capture_reader_read_sample (reader)) == NULL)
-        break;
-      self->n_samples_read++;
+      /* The reader hands out 8-byte aligned frames; the structs are only
+       * packed for their layout. */
+      if (wanted == SYSPROF_CAPTURE_FRAME_SAMPLE)
+        {
+          const SysprofCaptureSample *sample = sysprof_capture_reader_read_sample (reader);
 
-      pid_slot = &pid_slots[(guint32) sample->frame.pid & (G_N_ELEMENTS (pid_slots) - 1)];
-      if (G_UNLIKELY (!pid_slot->valid || pid_slot->pid != sample->frame.pid))
+          if (sample == NULL)
+            break;
+          self->n_samples_read++;
+          addrs = (const SysprofCaptureAddress *) (gconstpointer) ((const guint8 *) sample + sizeof *sample);
+          n_addrs = sample->n_addrs;
+          pid = sample->frame.pid;
+          tid = sample->tid;
+          time = sample->frame.time;
+        }
+      else
+        {
+          const SysprofCaptureAllocation *allocation = sysprof_capture_reader_read_allocation (reader);
+
+          if (allocation == NULL)
+            break;
+          n_allocation_records++;
+          if (allocation->alloc_addr == 0)
+            continue;
+          if (allocation->alloc_size > 0)
+            self->n_samples_read++;
+          pid = allocation->frame.pid;
+          time = allocation->frame.time;
+          if (allocation->alloc_size <= 0)
+            {
+              SysprofMemoryLiveEntry *live_entry;
+
+              /* A free: only the live allocations of the leak source care. */
+              if (self->source != SYSPROF_CALLGRAPH_SOURCE_LEAKED_ALLOCATIONS || time < state.begin || time > state.end)
+                continue;
+              live_entry = _sysprof_memory_live_table_lookup (&live, pid, allocation->alloc_addr);
+              if (live_entry->address != 0)
+                _sysprof_memory_live_table_remove (&live, live_entry);
+              continue;
+            }
+          addrs = (const SysprofCaptureAddress *) (gconstpointer) ((const guint8 *) allocation + sizeof *allocation);
+          n_addrs = allocation->n_addrs;
+          tid = allocation->tid;
+          size = (guint64) allocation->alloc_size;
+          address = allocation->alloc_addr;
+        }
+
+      pid_slot = &pid_slots[(guint32) pid & (G_N_ELEMENTS (pid_slots) - 1)];
+      if (G_UNLIKELY (!pid_slot->valid || pid_slot->pid != pid))
         {
           pid_slot->valid = TRUE;
-          pid_slot->pid = sample->frame.pid;
+          pid_slot->pid = pid;
           pid_slot->node = 0;
           if (pid_passes (&state, pid_slot->pid))
-            pid_slot->node =
-                raw_child (raw, SYSPROF_STACK_STASH_ROOT, (guint32) pid_slot->pid, TAG_PROCESS, sample->frame.time);
+            pid_slot->node = raw_child (raw, SYSPROF_STACK_STASH_ROOT, (guint32) pid_slot->pid, TAG_PROCESS, time);
         }
       if (pid_slot->node == 0)
         continue;
-      if (filter->n_tids > 0 && !tid_passes (filter, sample->tid))
+      if (filter->n_tids > 0 && !tid_passes (filter, tid))
         continue;
-      if (sample->frame.time < state.begin || sample->frame.time > state.end)
+      if (time < state.begin || time > state.end)
         continue;
 
-      hash_sample (sample, &hash_a, &hash_b);
+      hash_stack (pid, addrs, n_addrs, &hash_a, &hash_b);
       entry = cache_slot (&cache, hash_a, hash_b);
       if (G_LIKELY (entry->node != 0))
-        entry->count++;
+        {
+          if (self->source != SYSPROF_CALLGRAPH_SOURCE_LEAKED_ALLOCATIONS)
+            entry->count++;
+          node = entry->node;
+        }
       else
         {
-          *entry = (CacheEntry){ hash_a, hash_b, add_sample (raw, pid_slot->node, sample), 0, 1 };
+          node = add_sample (raw, pid_slot->node, addrs, n_addrs, time);
+          /* A stack of markers only ends at the process node: the cache
+           * keeps it as its own entry (node 0 is the root, never hit). */
+          *entry = (CacheEntry){ hash_a, hash_b, node, 0,
+                                 self->source != SYSPROF_CALLGRAPH_SOURCE_LEAKED_ALLOCATIONS ? 1 : 0 };
           if (++cache.n_used * 2 > cache.mask)
             cache_grow (&cache);
         }
-      self->n_samples++;
+      if (wanted == SYSPROF_CAPTURE_FRAME_SAMPLE)
+        {
+          self->n_samples++;
+          continue;
+        }
+
+      if (self->source == SYSPROF_CALLGRAPH_SOURCE_ALLOCATIONS)
+        {
+          if (raw->bytes->len <= node)
+            g_array_set_size (raw->bytes, _sysprof_stack_stash_get_n_nodes (raw->stash));
+          g_array_index (raw->bytes, guint64, node) += size;
+          self->n_samples++;
+          self->n_bytes += size;
+        }
+      else
+        {
+          SysprofMemoryLiveEntry *live_entry = _sysprof_memory_live_table_lookup (&live, pid, address);
+          gboolean                is_new = live_entry->address == 0;
+
+          /* A live address allocated again: its free was missed. */
+          *live_entry = (SysprofMemoryLiveEntry){ address, size, pid, tid, node, 0 };
+          if (is_new)
+            _sysprof_memory_live_table_commit_insert (&live);
+        }
     }
 
   {
@@ -526,6 +611,27 @@ read_samples (SysprofCallgraph             *self,
       if (cache.entries[i].node != 0)
         nodes[cache.entries[i].node].self += cache.entries[i].count;
     _sysprof_table_free (cache.entries, ((gsize) cache.mask + 1) * sizeof (CacheEntry));
+
+    if (self->source != SYSPROF_CALLGRAPH_SOURCE_SAMPLES)
+      g_array_set_size (raw->bytes, _sysprof_stack_stash_get_n_nodes (raw->stash));
+    if (self->source == SYSPROF_CALLGRAPH_SOURCE_LEAKED_ALLOCATIONS)
+      for (guint64 i = 0; i <= live.mask; i++)
+        if (live.entries[i].address != 0)
+          {
+            nodes[live.entries[i].stack].self++;
+            g_array_index (raw->bytes, guint64, live.entries[i].stack) += live.entries[i].size;
+            self->n_samples++;
+            self->n_bytes += live.entries[i].size;
+          }
+    _sysprof_memory_live_table_clear (&live);
+
+    /* Weighted by bytes: the bytes become self, the base of percentages. */
+    if (self->source != SYSPROF_CALLGRAPH_SOURCE_SAMPLES && filter->weight == SYSPROF_CALLGRAPH_WEIGHT_BYTES)
+      {
+        for (guint32 i = 0; i < raw->bytes->len; i++)
+          nodes[i].self = g_array_index (raw->bytes, guint64, i);
+        self->n_samples = self->n_bytes;
+      }
   }
 
   reader_error = sysprof_capture_reader_get_error (reader);
@@ -536,6 +642,12 @@ read_samples (SysprofCallgraph             *self,
                               : g_io_error_from_errno (reader_error->code);
 
       g_set_error_literal (error, G_IO_ERROR, code, reader_error->message);
+      return FALSE;
+    }
+  if (self->source != SYSPROF_CALLGRAPH_SOURCE_SAMPLES && n_allocation_records == 0)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                           "the capture has no allocation records; record with sysprof-cli --memprof");
       return FALSE;
     }
 
@@ -623,8 +735,12 @@ function_of_symbol (SysprofCallgraph *self, const SysprofSymbol *symbol, guint64
  * addresses of one function come together, and the range the symbolizer
  * reports for a symbol answers its neighbours without asking again. */
 static void
-resolve_addresses (
-    SysprofCallgraph *self, RawBuilder *raw, const guint32 *ordinals, GArray *process_pids, guint *functions)
+resolve_addresses (SysprofCallgraph *self,
+                   RawBuilder       *raw,
+                   const guint32    *ordinals,
+                   GArray           *process_pids,
+                   const gboolean   *keep,
+                   guint            *functions)
 {
   guint32                 n = _sysprof_stack_stash_get_n_nodes (raw->stash);
   const SysprofStackNode *nodes = _sysprof_stack_stash_get_nodes (raw->stash);
@@ -639,7 +755,7 @@ resolve_addresses (
   guint                   range_function = 0;
 
   for (guint32 i = 1; i < n; i++)
-    if ((nodes[i].tag & (TAG_CONTEXT | TAG_PROCESS)) == 0)
+    if ((nodes[i].tag & (TAG_CONTEXT | TAG_PROCESS)) == 0 && (keep == NULL || keep[i]))
       p[n_pending++] = (Pending){ nodes[i].key, ordinals[i] << 3 | nodes[i].tag, i };
   sort_pending (p, n_pending);
 
@@ -665,18 +781,65 @@ resolve_addresses (
     }
 }
 
+/* Allocation sources: the raw nodes that carry weight (some stacks lose all
+ * theirs when only leaks count); the others make no function and no node. */
+static gboolean *
+weighted_nodes (RawBuilder *raw)
+{
+  guint32                 n = _sysprof_stack_stash_get_n_nodes (raw->stash);
+  const SysprofStackNode *nodes = _sysprof_stack_stash_get_nodes (raw->stash);
+  g_autofree guint64     *totals = g_new (guint64, n);
+  gboolean               *keep = g_new (gboolean, n);
+
+  for (guint32 i = 0; i < n; i++)
+    totals[i] = nodes[i].self + g_array_index (raw->bytes, guint64, i);
+  for (guint32 i = n - 1; i > 0; i--)
+    totals[nodes[i].parent] += totals[i];
+  for (guint32 i = 0; i < n; i++)
+    keep[i] = totals[i] > 0;
+  return keep;
+}
+
+/* Allocation sources: the inner run of allocator frames of every stack
+ * (nodes that are allocator functions with only such nodes below them),
+ * but never the outermost frame. */
+static gboolean *
+allocator_tails (SysprofCallgraph *self, RawBuilder *raw, const gboolean *keep, const guint *functions)
+{
+  guint32                 n = _sysprof_stack_stash_get_n_nodes (raw->stash);
+  const SysprofStackNode *nodes = _sysprof_stack_stash_get_nodes (raw->stash);
+  gboolean               *tail = g_new0 (gboolean, n);
+
+  for (guint32 i = 1; i < n; i++)
+    tail[i] = keep[i] && nodes[i].depth >= 3 && (nodes[i].tag & (TAG_CONTEXT | TAG_PROCESS)) == 0 &&
+              sysprof_memory_symbol_is_allocator (function_at (self, functions[i])->symbol);
+  /* Children come after their parents: a child outside the tail takes its
+   * parent out before the parent is looked at. */
+  for (guint32 i = n - 1; i > 0; i--)
+    if (keep[i] && !tail[i])
+      tail[nodes[i].parent] = FALSE;
+  return tail;
+}
+
 /* Parents come before their children in the raw array, so one pass in
- * order maps every raw node to its node of functions. */
+ * order maps every raw node to its node of functions.  @tree_bytes
+ * receives the bytes per node of the tree (allocation sources). */
 static SysprofStackStash *
-build_function_tree (SysprofCallgraph *self, RawBuilder *raw)
+build_function_tree (SysprofCallgraph *self, RawBuilder *raw, const SysprofCallgraphFilter *filter, GArray *tree_bytes)
 {
   g_autoptr (SysprofStackStash) tree = _sysprof_stack_stash_new ();
   guint32                 n = _sysprof_stack_stash_get_n_nodes (raw->stash);
   const SysprofStackNode *nodes = _sysprof_stack_stash_get_nodes (raw->stash);
   g_autofree guint32     *ordinals = g_new (guint32, n); /* of the process above each node */
   g_autoptr (GArray) process_pids = g_array_new (FALSE, FALSE, sizeof (gint32));
-  g_autofree guint   *functions = g_new0 (guint, n);
-  g_autofree guint32 *mapped = g_new (guint32, n);
+  g_autofree guint    *functions = g_new0 (guint, n);
+  g_autofree guint32  *mapped = g_new (guint32, n);
+  g_autofree gboolean *keep = NULL;
+  g_autofree gboolean *tail = NULL;
+  gboolean             allocations = self->source != SYSPROF_CALLGRAPH_SOURCE_SAMPLES;
+
+  if (allocations)
+    keep = weighted_nodes (raw);
 
   ordinals[0] = 0;
   for (guint32 i = 1; i < n; i++)
@@ -689,7 +852,8 @@ build_function_tree (SysprofCallgraph *self, RawBuilder *raw)
 
           ordinals[i] = process_pids->len;
           g_array_append_val (process_pids, pid);
-          functions[i] = process_function (self, pid);
+          if (keep == NULL || keep[i])
+            functions[i] = process_function (self, pid);
         }
       else
         {
@@ -698,14 +862,28 @@ build_function_tree (SysprofCallgraph *self, RawBuilder *raw)
             functions[i] = context_function (self, r->tag & ~TAG_CONTEXT);
         }
     }
-  resolve_addresses (self, raw, ordinals, process_pids, functions);
+  resolve_addresses (self, raw, ordinals, process_pids, keep, functions);
+  if (allocations && !filter->keep_allocator_frames)
+    tail = allocator_tails (self, raw, keep, functions);
 
   mapped[0] = SYSPROF_STACK_STASH_ROOT;
   for (guint32 i = 1; i < n; i++)
     {
-      mapped[i] = _sysprof_stack_stash_child (tree, mapped[nodes[i].parent], functions[i], 0, NULL);
+      if (keep != NULL && !keep[i])
+        continue;
+      if (tail != NULL && tail[i])
+        mapped[i] = mapped[nodes[i].parent];
+      else
+        mapped[i] = _sysprof_stack_stash_child (tree, mapped[nodes[i].parent], functions[i], 0, NULL);
       _sysprof_stack_stash_get_nodes (tree)[mapped[i]].self += nodes[i].self;
+      if (allocations)
+        {
+          if (tree_bytes->len <= mapped[i])
+            g_array_set_size (tree_bytes, _sysprof_stack_stash_get_n_nodes (tree));
+          g_array_index (tree_bytes, guint64, mapped[i]) += g_array_index (raw->bytes, guint64, i);
+        }
     }
+  g_array_set_size (tree_bytes, _sysprof_stack_stash_get_n_nodes (tree));
   return g_steal_pointer (&tree);
 }
 
@@ -781,8 +959,12 @@ totals_enter (const SysprofCallgraphNode *node, gpointer user_data)
   SysprofCallgraphFunction *function = (SysprofCallgraphFunction *) node->function;
 
   function->self += node->self;
+  function->self_bytes += node->self_bytes;
   if (walk->on_path[function->index]++ == 0)
-    function->total += node->total;
+    {
+      function->total += node->total;
+      function->total_bytes += node->total_bytes;
+    }
   return TRUE;
 }
 
@@ -796,7 +978,7 @@ totals_leave (const SysprofCallgraphNode *node, gpointer user_data)
 }
 
 static void
-publish_tree (SysprofCallgraph *self, SysprofStackStash *tree)
+publish_tree (SysprofCallgraph *self, SysprofStackStash *tree, GArray *tree_bytes)
 {
   const SysprofStackNode *nodes;
   gpointer                closure[2];
@@ -823,7 +1005,11 @@ publish_tree (SysprofCallgraph *self, SysprofStackStash *tree)
       out[i].self = s->self;
       out[i].total = s->total;
       out[i].depth = s->depth;
+      out[i].self_bytes = out[i].total_bytes = g_array_index (tree_bytes, guint64, i);
     }
+  /* Children come after their parents. */
+  for (guint32 i = n - 1; i > 0; i--)
+    out[nodes[i].parent].total_bytes += out[i].total_bytes;
   self->nodes = out;
   self->n_nodes = n;
 
@@ -848,6 +1034,8 @@ sysprof_callgraph_new (SysprofCaptureReader         *reader,
   g_autofree guint32 *tags = NULL;
   g_autoptr (GArray) times = NULL;
   g_autoptr (SysprofStackStash) stash = NULL;
+  g_autoptr (GArray) raw_bytes = g_array_new (FALSE, TRUE, sizeof (guint64));
+  g_autoptr (GArray) tree_bytes = g_array_new (FALSE, TRUE, sizeof (guint64));
   RawBuilder raw;
   gint64     zero = 0;
 
@@ -857,6 +1045,8 @@ sysprof_callgraph_new (SysprofCaptureReader         *reader,
   g_return_val_if_fail (filter == NULL || filter->n_pids == 0 || filter->pids != NULL, NULL);
   g_return_val_if_fail (filter == NULL || filter->n_tids == 0 || filter->tids != NULL, NULL);
   g_return_val_if_fail (filter == NULL || filter->n_comms == 0 || filter->comms != NULL, NULL);
+  g_return_val_if_fail (filter == NULL || (guint) filter->source <= SYSPROF_CALLGRAPH_SOURCE_LEAKED_ALLOCATIONS, NULL);
+  g_return_val_if_fail (filter == NULL || (guint) filter->weight <= SYSPROF_CALLGRAPH_WEIGHT_BYTES, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   if (filter == NULL)
@@ -871,7 +1061,8 @@ sysprof_callgraph_new (SysprofCaptureReader         *reader,
   times = g_array_new (FALSE, FALSE, sizeof (gint64));
   g_array_append_val (times, zero);
   stash = _sysprof_stack_stash_new ();
-  raw = (RawBuilder){ stash, times, keys, tags, filter->no_kernel };
+  raw = (RawBuilder){ stash, times, keys, tags, filter->no_kernel, raw_bytes };
+  self->source = filter->source;
 
   if (!sysprof_capture_reader_reset (reader))
     {
@@ -886,10 +1077,11 @@ sysprof_callgraph_new (SysprofCaptureReader         *reader,
   g_clear_pointer (&keys, g_free);
   g_clear_pointer (&tags, g_free);
 
-  tree = build_function_tree (self, &raw);
+  tree = build_function_tree (self, &raw, filter, tree_bytes);
   g_clear_pointer (&stash, _sysprof_stack_stash_free);
   g_clear_pointer (&times, g_array_unref);
-  publish_tree (self, tree);
+  g_clear_pointer (&raw_bytes, g_array_unref);
+  publish_tree (self, tree, tree_bytes);
 
   g_clear_pointer (&self->symbol_functions, g_hash_table_unref);
   g_clear_pointer (&self->process_functions, g_hash_table_unref);
@@ -910,6 +1102,22 @@ sysprof_callgraph_get_n_samples_read (SysprofCallgraph *self)
   g_return_val_if_fail (SYSPROF_IS_CALLGRAPH (self), 0);
 
   return self->n_samples_read;
+}
+
+guint64
+sysprof_callgraph_get_n_bytes (SysprofCallgraph *self)
+{
+  g_return_val_if_fail (SYSPROF_IS_CALLGRAPH (self), 0);
+
+  return self->n_bytes;
+}
+
+SysprofCallgraphSource
+sysprof_callgraph_get_source (SysprofCallgraph *self)
+{
+  g_return_val_if_fail (SYSPROF_IS_CALLGRAPH (self), SYSPROF_CALLGRAPH_SOURCE_SAMPLES);
+
+  return self->source;
 }
 
 guint
@@ -968,6 +1176,7 @@ typedef struct
   gboolean                        callers; /* else callees */
   guint32                        *on_path; /* per other function: edges with it on the current path */
   guint64                        *samples;
+  guint64                        *bytes;
 } EdgeWalk;
 
 /* The other end of the edge between @node and its parent, when that edge
@@ -990,7 +1199,10 @@ edge_enter (const SysprofCallgraphNode *node, gpointer user_data)
 
   /* An edge already on the path (recursion) has counted these samples. */
   if (other != NULL && walk->on_path[other->index]++ == 0)
-    walk->samples[other->index] += node->total;
+    {
+      walk->samples[other->index] += node->total;
+      walk->bytes[other->index] += node->total_bytes;
+    }
   return TRUE;
 }
 
@@ -1025,14 +1237,15 @@ list_edges (SysprofCallgraph *self, const SysprofCallgraphFunction *function, gb
 {
   g_autofree guint32 *on_path = g_new0 (guint32, self->functions->len);
   g_autofree guint64 *samples = g_new0 (guint64, self->functions->len);
-  EdgeWalk            walk = { function, callers, on_path, samples };
+  g_autofree guint64 *bytes = g_new0 (guint64, self->functions->len);
+  EdgeWalk            walk = { function, callers, on_path, samples, bytes };
   GArray             *edges = g_array_new (FALSE, FALSE, sizeof (SysprofCallgraphEdge));
 
   walk_nodes (&self->nodes[0], edge_enter, edge_leave, &walk);
   for (guint i = 0; i < self->functions->len; i++)
     if (samples[i] > 0)
       {
-        SysprofCallgraphEdge edge = { function_at (self, i), samples[i] };
+        SysprofCallgraphEdge edge = { function_at (self, i), samples[i], bytes[i] };
         g_array_append_val (edges, edge);
       }
   g_array_sort (edges, compare_edges);

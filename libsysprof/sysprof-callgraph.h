@@ -12,6 +12,26 @@
 
 G_BEGIN_DECLS
 
+typedef enum
+{
+  /* SAMPLE frames: a count of samples. */
+  SYSPROF_CALLGRAPH_SOURCE_SAMPLES,
+  /* ALLOCATION frames of allocations (alloc_size > 0), with their stacks:
+   * a count of allocations, and their bytes.  The time window, pids and
+   * tids select allocations. */
+  SYSPROF_CALLGRAPH_SOURCE_ALLOCATIONS,
+  /* Only the allocations still live at the end (of the capture or the time
+   * window), following the rules of sysprof-memory-analysis.h: frees in
+   * the window by any thread of the selected processes release them. */
+  SYSPROF_CALLGRAPH_SOURCE_LEAKED_ALLOCATIONS,
+} SysprofCallgraphSource;
+
+typedef enum
+{
+  SYSPROF_CALLGRAPH_WEIGHT_COUNT, /* samples, or allocations */
+  SYSPROF_CALLGRAPH_WEIGHT_BYTES, /* bytes of the allocations */
+} SysprofCallgraphWeight;
+
 /* Which samples and frames count.  The struct will grow: set @size to
  * sizeof (SysprofCallgraphFilter), most simply by starting from
  * SYSPROF_CALLGRAPH_FILTER_INIT or sysprof_callgraph_filter_init().  A
@@ -38,11 +58,23 @@ typedef struct
    * kernel).  The context node ("- - kernel - -") stays, and carries the time
    * spent below it as its own. */
   gboolean no_kernel;
+  /* What the callgraph is made of (SYSPROF_CALLGRAPH_SOURCE_SAMPLES, the
+   * SAMPLE frames, by default). */
+  SysprofCallgraphSource source;
+  /* What self and total count for the allocation sources: allocations
+   * (SYSPROF_CALLGRAPH_WEIGHT_COUNT, the default) or their bytes. */
+  SysprofCallgraphWeight weight;
+  /* Allocation sources: keep the allocator's frames on the inner end of the
+   * stacks.  By default they are dropped (the weight goes to the allocation
+   * site, see sysprof-memory-analysis.h), except the outermost frame of a
+   * stack made of allocator frames only. */
+  gboolean keep_allocator_frames;
 } SysprofCallgraphFilter;
 
-#define SYSPROF_CALLGRAPH_FILTER_INIT                                                         \
-  {                                                                                           \
-    sizeof (SysprofCallgraphFilter), NULL, 0, NULL, 0, NULL, 0, G_MININT64, G_MAXINT64, FALSE \
+#define SYSPROF_CALLGRAPH_FILTER_INIT                                                          \
+  {                                                                                            \
+    sizeof (SysprofCallgraphFilter), NULL, 0, NULL, 0, NULL, 0, G_MININT64, G_MAXINT64, FALSE, \
+        SYSPROF_CALLGRAPH_SOURCE_SAMPLES, SYSPROF_CALLGRAPH_WEIGHT_COUNT, FALSE                \
   }
 
 SYSPROF_AVAILABLE_IN_ALL
@@ -57,7 +89,8 @@ typedef enum
 } SysprofCallgraphFunctionKind;
 
 /* One function of the callgraph, read-only, valid as long as the callgraph.
- * Counts are numbers of samples. */
+ * Counts are numbers of samples, or what the filter's source and weight
+ * say (allocations, bytes): "samples" below stands for them. */
 typedef struct
 {
   /* Name, library and symbol kind.  CODE functions share the symbolizer's
@@ -73,6 +106,9 @@ typedef struct
   /* Samples with this function anywhere in the stack, each counted once even
    * when the function recurses. */
   guint64 total;
+  /* Allocation sources: the bytes of the same allocations (0 for samples). */
+  guint64 self_bytes;
+  guint64 total_bytes;
 } SysprofCallgraphFunction;
 
 /* A node of the top-down tree: the root, then one node per process name,
@@ -88,6 +124,8 @@ struct _SysprofCallgraphNode
   guint64                         self;         /* samples that end here */
   guint64                         total;        /* samples that pass through here */
   guint                           depth;        /* 0 for the root, 1 for processes */
+  guint64                         self_bytes;   /* allocation sources: bytes of self and total */
+  guint64                         total_bytes;
 };
 
 /* A caller or callee of a function and the samples in which that call is on
@@ -96,6 +134,7 @@ typedef struct
 {
   const SysprofCallgraphFunction *function;
   guint64                         samples;
+  guint64                         bytes; /* allocation sources: their bytes */
 } SysprofCallgraphEdge;
 
 /* Progress of the reading pass: @bytes_read of @bytes_total (0 when unknown,
@@ -128,7 +167,9 @@ G_DECLARE_FINAL_TYPE (SysprofCallgraph, sysprof_callgraph, SYSPROF, CALLGRAPH, G
 
 /* Rewinds @reader and reads it to the end; @symbolizer must have been
  * loaded from the same capture (the callgraph keeps a reference on it).
- * @filter NULL: every sample.  @progress may be NULL.  A capture that cannot
+ * @filter NULL: every sample.  With an allocation source, a capture without
+ * ALLOCATION frames fails with G_IO_ERROR_NOT_FOUND (as
+ * sysprof_memory_analysis_new() does).  @progress may be NULL.  A capture that cannot
  * be read to its end (corrupt or truncated) fails with G_IO_ERROR_INVALID_DATA
  * (another G_IO_ERROR code for an I/O error) and the reader's message, which
  * names the byte offset. */
@@ -143,9 +184,17 @@ SysprofCallgraph *sysprof_callgraph_new (SysprofCaptureReader         *reader,
  * percentage. */
 SYSPROF_AVAILABLE_IN_ALL
 guint64 sysprof_callgraph_get_n_samples (SysprofCallgraph *self);
-/* SAMPLE frames in the capture, filtered or not. */
+/* SAMPLE frames in the capture, filtered or not; for the allocation
+ * sources, the ALLOCATION frames of allocations. */
 SYSPROF_AVAILABLE_IN_ALL
 guint64 sysprof_callgraph_get_n_samples_read (SysprofCallgraph *self);
+/* Allocation sources: the bytes of the allocations that passed (the root's
+ * total_bytes); 0 for samples. */
+SYSPROF_AVAILABLE_IN_ALL
+guint64 sysprof_callgraph_get_n_bytes (SysprofCallgraph *self);
+/* The source the callgraph was built from. */
+SYSPROF_AVAILABLE_IN_ALL
+SysprofCallgraphSource sysprof_callgraph_get_source (SysprofCallgraph *self);
 SYSPROF_AVAILABLE_IN_ALL
 guint sysprof_callgraph_get_n_functions (SysprofCallgraph *self);
 /* Functions in the order they were met; 0 is the root. */

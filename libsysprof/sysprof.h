@@ -24,6 +24,7 @@
 #include "sysprof-callgraph.h"
 #include "sysprof-counter-recorder.h"
 #include "sysprof-kallsyms.h"
+#include "sysprof-memory-analysis.h"
 #include "sysprof-perf-recorder.h"
 #include "sysprof-proc-snapshot.h"
 #include "sysprof-recording.h"

@@ -146,7 +146,7 @@ mode_garbage (void)
           memset (body, 0, 24);
           body[0] = 0xF8;
           body[1] = 0x0F;
-          body[20] = SYSPROF_CAPTURE_FRAME_LOG;
+          ((SysprofCaptureFrame *) (void *) body)->type = SYSPROF_CAPTURE_FRAME_LOG;
           tail = 64;
           break;
         default: /* impossible positions */ tail = 0xFFFFFFF8u; break;
@@ -174,7 +174,7 @@ mode_truncated (void)
   /* A 96-byte LOG frame of which only 48 bytes are published. */
   memset (body, 0, 96);
   body[0] = 96;
-  body[20] = SYSPROF_CAPTURE_FRAME_LOG;
+  ((SysprofCaptureFrame *) (void *) body)->type = SYSPROF_CAPTURE_FRAME_LOG;
   __atomic_store_n (&header[1], 48, __ATOMIC_SEQ_CST);
   abort ();
 }

@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Memory tracing end to end: the unprivileged user records
+# tests/workloads/memory-workload with `sysprof-cli --memprof` (rings from
+# sysprofd's session, or drained by sysprof-cli itself without the daemon),
+# and every analysis of `sysprof-report memory` gives the workload's exact
+# numbers; nothing is lost at 2 threads x 1 million allocations; hostile and
+# crashing programs leave a valid capture.  Run under tools/with-sysprofd.sh:
+#   test-memprof.sh SYSPROF_CLI SYSPROF_REPORT SYSPROF_DUMP LIBSYSPROF_MEMORY MEMORY_WORKLOAD MEMORY_HOSTILE [no-daemon]
+set -euo pipefail
+cli=$(realpath "$1") report=$(realpath "$2") dump=$(realpath "$3") preload=$(realpath "$4")
+workload=$(realpath "$5") hostile=$(realpath "$6") mode=${7:-daemon}
+W=$SYSPROFD_TEST_WORKDIR
+A=$DBUS_SYSTEM_BUS_ADDRESS
+U=sysprof-test-allowed
+n=0
+ok () { n=$((n + 1)); echo "ok $n - $*"; }
+fail () { echo "not ok - $*" >&2; exit 1; }
+
+mkdir -p "$W/bin" "$W/u"
+install -m 755 "$cli" "$report" "$dump" "$workload" "$hostile" "$W/bin/"
+install -m 644 "$preload" "$W/bin/"
+chown -R "$U" "$W/u"
+as () {
+  runuser -u "$U" -- env -i PATH="$W/bin:/usr/bin:/bin" HOME="$W/u" DBUS_SYSTEM_BUS_ADDRESS="$A" \
+    SYSPROF_MEMORY_PRELOAD="$W/bin/libsysprof-memory.so" "$@"
+}
+# Column $2 of the tsv row whose first column is $1 (empty when absent).
+field () { awk -F'\t' -v f="$1" -v c="$2" '$1 == f { print $c; exit }'; }
+metric () { awk -F'\t' -v m="$1" '$1 == m { print $2; exit }'; }
+expect () { [ "$2" = "$3" ] || fail "$1: expected $3, got ${2:-nothing}"; }
+record () {
+  local out=$1; shift
+  as "$W/bin/sysprof-cli" --force "$@" > "$W/cli.out" 2>&1 || fail "sysprof-cli $*: $(cat "$W/cli.out")"
+  [ "$(stat -c %U "$out")" = "$U" ] || fail "$out does not belong to the user"
+}
+
+if [ "$mode" = no-daemon ]; then
+  # Without sysprofd nothing but the command's allocations can be recorded;
+  # asking for CPU sampling as well says so, and records the allocations.
+  record "$W/u/warn.syscap" --memprof "$W/u/warn.syscap" -- "$W/bin/memory-workload" 1 1000 10 1 3 5
+  grep -q 'recording memory allocations only' "$W/cli.out" || fail "no warning about CPU sampling: $(cat "$W/cli.out")"
+  as "$W/bin/sysprof-report" memory --leaks --format tsv "$W/u/warn.syscap" > "$W/warn.tsv" || fail "report failed"
+  expect "leak_alloc leaks without sysprofd" "$(field leak_alloc 3 < "$W/warn.tsv")" 3
+  ok "no sysprofd, CPU sampling asked: a warning, and the allocations are recorded by sysprof-cli"
+fi
+
+# 1. 2 threads x 1,000,000 allocations, 100 temporaries and 10 cross-thread
+#    frees each, 7 leaks, 50 blocks grown between two marks.
+record "$W/u/mem.syscap" --memprof --no-perf "$W/u/mem.syscap" -- "$W/bin/memory-workload" 2 1000000 100 10 7 50
+grep -q '^ok threads=2 n=1000000' "$W/cli.out" || fail "the workload did not finish: $(cat "$W/cli.out")"
+"$dump" --stats "$W/u/mem.syscap" > "$W/stats" || fail "the capture is not valid"
+as "$W/bin/sysprof-report" memory --summary --format tsv "$W/u/mem.syscap" > "$W/summary.tsv" || fail "summary failed"
+expect "lost events" "$(metric lost_events < "$W/summary.tsv")" 0
+expect "unmatched frees" "$(metric unmatched_frees < "$W/summary.tsv")" 0
+as "$W/bin/sysprof-report" top --memory --format tsv --limit 0 "$W/u/mem.syscap" > "$W/top.tsv" || fail "top --memory failed"
+head -1 "$W/top.tsv" | grep -q $'^function\tlibrary\tself_allocations\t' || fail "top --memory header: $(head -1 "$W/top.tsv")"
+for spec in churn_alloc:2000000 cross_alloc:20 temp_alloc:200 leak_alloc:7 grow_alloc:50; do
+  expect "allocations in ${spec%:*}" "$(field "${spec%:*}" 3 < "$W/top.tsv")" "${spec#*:}"
+done
+expect "churn_alloc bytes" "$(field churn_alloc 5 < "$W/top.tsv")" $((2 * 1000000 / 64 * 33280))
+expect "workload library" "$(field churn_alloc 2 < "$W/top.tsv")" memory-workload
+ok "2 x 1000000 allocations through $mode: every one in the capture, by site, 0 lost ($(grep -E '^ALLOCATION ' "$W/stats"))"
+
+# 2. Leaks: exactly leak_alloc's 7 blocks of 1000 bytes among the workload's sites.
+as "$W/bin/sysprof-report" memory --leaks --format tsv --limit 0 "$W/u/mem.syscap" > "$W/leaks.tsv" || fail "--leaks failed"
+expect "leaks header" "$(head -1 "$W/leaks.tsv")" $'function\tlibrary\tleaked_allocations\tleaked_bytes'
+expect "leak_alloc leaked" "$(field leak_alloc 3 < "$W/leaks.tsv") $(field leak_alloc 4 < "$W/leaks.tsv")" "7 7000"
+for fn in churn_alloc cross_alloc temp_alloc grow_alloc; do
+  [ -z "$(field $fn 3 < "$W/leaks.tsv")" ] || fail "$fn reported as leaking: $(grep "$fn" "$W/leaks.tsv")"
+done
+ok "leaks: leak_alloc 7 allocations, 7000 bytes; no other workload site"
+
+# 3. Temporaries: temp_alloc's 200; the last grow_alloc block, freed before
+#    main allocates again, is one too (by the rule); churn_alloc none.
+as "$W/bin/sysprof-report" memory --temporary --format tsv --limit 0 "$W/u/mem.syscap" > "$W/temp.tsv" || fail "--temporary failed"
+expect "temp_alloc temporaries" "$(field temp_alloc 3 < "$W/temp.tsv") $(field temp_alloc 4 < "$W/temp.tsv")" "200 9600"
+expect "grow_alloc temporaries" "$(field grow_alloc 3 < "$W/temp.tsv")" 1
+[ -z "$(field churn_alloc 3 < "$W/temp.tsv")" ] || fail "churn_alloc has temporaries"
+ok "temporary: temp_alloc 200 (9600 bytes), grow_alloc 1, churn_alloc none"
+
+# 4. Cross-thread frees: each worker's 10 cross_alloc blocks, freed by main.
+as "$W/bin/sysprof-report" memory --cross-thread --format tsv --limit 0 "$W/u/mem.syscap" > "$W/cross.tsv" || fail "--cross-thread failed"
+expect "cross header" "$(head -1 "$W/cross.tsv")" $'function\tlibrary\talloc_tid\tfree_tid\tfrees\tbytes'
+rows=$(awk -F'\t' 'NR > 1 && $1 == "cross_alloc" && $5 == 10 && $6 == 1000 && $3 != $4 { print $3, $4 }' "$W/cross.tsv")
+[ "$(echo "$rows" | wc -l)" -eq 2 ] || fail "cross_alloc rows: $(cat "$W/cross.tsv")"
+[ "$(echo "$rows" | awk '{ print $2 }' | sort -u | wc -l)" -eq 1 ] || fail "not freed by one thread: $rows"
+[ "$(echo "$rows" | awk '{ print $1 }' | sort -u | wc -l)" -eq 2 ] || fail "not allocated by two threads: $rows"
+[ "$(awk -F'\t' 'NR > 1 { s += $5 } END { print s }' "$W/cross.tsv")" -eq 20 ] || fail "other cross-thread frees: $(cat "$W/cross.tsv")"
+ok "cross-thread: 2 x 10 cross_alloc blocks, 1000 bytes each, freed by the main thread"
+
+# 5. Heap diff between the two marks: grow_alloc's 50 blocks are new.  (A
+#    smaller recording: the marks are found in the text dump.)
+record "$W/u/diff.syscap" --memprof --no-perf "$W/u/diff.syscap" -- "$W/bin/memory-workload" 2 20000 100 10 7 50
+"$dump" "$W/u/diff.syscap" > "$W/diff.txt" || fail "the capture is not valid"
+start=$(awk '/^Start time:/ { print $3 }' "$W/diff.txt")
+marks=$(awk '/^MARK / { split($0, a, "time="); split(a[2], b, " "); t = b[1] } /^  name: grow-/ { print $2, t }' "$W/diff.txt")
+t1=$(echo "$marks" | awk -v s="$start" '$1 == "grow-begin" { printf "%.9f", ($2 - s) / 1e9 }')
+t2=$(echo "$marks" | awk -v s="$start" '$1 == "grow-end" { printf "%.9f", ($2 - s) / 1e9 }')
+[ -n "$t1" ] && [ -n "$t2" ] || fail "the workload's marks are missing: $marks"
+as "$W/bin/sysprof-report" memory --diff "$t1" "$t2" --format tsv --limit 0 "$W/u/diff.syscap" > "$W/diff.tsv" || fail "--diff failed"
+expect "grow_alloc diff" "$(awk -F'\t' '$1 == "grow_alloc" { print $3, $5, $8, $9 }' "$W/diff.tsv")" "0 50 204800 new"
+expect "leak_alloc diff" "$(awk -F'\t' '$1 == "leak_alloc" { print $3, $5, $9 }' "$W/diff.tsv")" "7 7 unchanged"
+[ -z "$(field churn_alloc 1 < "$W/diff.tsv")" ] || fail "churn_alloc in the diff: $(grep churn_alloc "$W/diff.tsv")"
+ok "diff between the marks ($t1 s, $t2 s): grow_alloc new, 50 blocks, 204800 bytes; leak_alloc unchanged"
+
+# 6. Heap over time: ends at what is live at the end; SVG chart valid.
+as "$W/bin/sysprof-report" memory --over-time --points 50 --format tsv "$W/u/mem.syscap" > "$W/time.tsv" || fail "--over-time failed"
+expect "over-time rows" "$(($(wc -l < "$W/time.tsv") - 1))" 50
+expect "live bytes at the end" "$(tail -1 "$W/time.tsv" | cut -f2)" "$(metric live_bytes < "$W/summary.tsv")"
+peak=$(awk -F'\t' 'NR > 1 && $4 > p { p = $4 } END { print p + 0 }' "$W/time.tsv")
+[ "$peak" -ge $((204800 + 7000)) ] || fail "peak $peak below the grown heap"
+as "$W/bin/sysprof-report" memory --over-time --svg - "$W/u/mem.syscap" > "$W/time.svg" || fail "--svg failed"
+xmllint --noout "$W/time.svg" || fail "the SVG chart is not well-formed"
+ok "over time: 50 points, live bytes at the end as in the summary, peak $peak bytes, SVG well-formed"
+
+# 7. Hostile and crashing programs: the recording completes, the capture is
+#    valid and keeps what came before the damage.
+record "$W/u/abort.syscap" --memprof --no-perf "$W/u/abort.syscap" -- "$W/bin/memory-hostile" abort
+grep -q 'killed by signal 6' "$W/cli.out" || fail "abort: $(cat "$W/cli.out")"
+"$dump" --stats "$W/u/abort.syscap" > /dev/null || fail "abort: the capture is not valid"
+as "$W/bin/sysprof-report" memory --summary --format tsv "$W/u/abort.syscap" > "$W/abort.tsv" || fail "abort: summary failed"
+[ "$(metric allocations < "$W/abort.tsv")" -ge 40000 ] || fail "abort: allocations before the crash lost: $(cat "$W/abort.tsv")"
+record "$W/u/garbage.syscap" --memprof --no-perf "$W/u/garbage.syscap" -- "$W/bin/memory-hostile" garbage
+"$dump" --stats "$W/u/garbage.syscap" > /dev/null || fail "garbage: the capture is not valid"
+as "$W/bin/sysprof-report" memory --summary --format tsv "$W/u/garbage.syscap" > "$W/garbage.tsv" || fail "garbage: summary failed"
+[ "$(metric lost_events < "$W/garbage.tsv")" -gt 0 ] || fail "garbage: no lost events counted"
+as "$W/bin/sysprof-report" memory --leaks --format tsv "$W/u/garbage.syscap" > "$W/garbage-leaks.tsv" || fail "garbage: leaks failed"
+expect "good_alloc before the garbage" "$(field good_alloc 3 < "$W/garbage-leaks.tsv") $(field good_alloc 4 < "$W/garbage-leaks.tsv")" "1000 4242000"
+record "$W/u/trunc.syscap" --memprof --no-perf "$W/u/trunc.syscap" -- "$W/bin/memory-hostile" truncated
+as "$W/bin/sysprof-report" memory --leaks --format tsv "$W/u/trunc.syscap" > "$W/trunc.tsv" || fail "truncated: leaks failed"
+expect "good_alloc before the truncated frame" "$(field good_alloc 3 < "$W/trunc.tsv")" 100
+ok "hostile: abort mid-write ($(metric allocations < "$W/abort.tsv") allocations kept), garbage ring ($(metric lost_events < "$W/garbage.tsv") lost, 1000 good blocks kept), truncated frame: valid captures"
+
+if [ "$mode" = daemon ]; then
+  # 8. Allocations and CPU samples together, the default.
+  record "$W/u/both.syscap" --memprof "$W/u/both.syscap" -- "$W/bin/memory-workload" 2 300000 10 5 3 5
+  "$dump" --stats "$W/u/both.syscap" > "$W/both.stats" || fail "combined: capture invalid"
+  grep -qE '^SAMPLE [1-9]' "$W/both.stats" || fail "combined: no CPU samples: $(tr '\n' ' ' < "$W/both.stats")"
+  as "$W/bin/sysprof-report" top --memory --format tsv "$W/u/both.syscap" > "$W/both.tsv" || fail "combined: report failed"
+  expect "combined churn_alloc" "$(field churn_alloc 3 < "$W/both.tsv")" 600000
+  ok "with CPU sampling: $(grep -E '^SAMPLE ' "$W/both.stats") and all 600000 churn allocations"
+fi
+
+echo "1..$n"
