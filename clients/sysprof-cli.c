@@ -47,7 +47,10 @@ static const char description[] = "Recording:\n"
                                   "  sysprof-cli itself) drains into the capture.  A thread whose ring is full\n"
                                   "  waits for it to be drained rather than losing events; events lost anyway\n"
                                   "  are counted in the capture and shown by sysprof-report.  Processes the\n"
-                                  "  command starts (fork, exec) are not traced.  CPU sampling goes on unless\n"
+                                  "  command starts (fork, exec) are traced only with --memprof-children.\n"
+                                  "  Backtraces walk frame pointers (fast; code built without them cuts the\n"
+                                  "  stack short); SYSPROF_MEMORY_UNWIND=dwarf uses libunwind instead (exact,\n"
+                                  "  about 10x slower per allocation).  CPU sampling goes on unless\n"
                                   "  --no-perf.  Without sysprofd, allocations are still recorded, by\n"
                                   "  sysprof-cli, for any user.  Analyse with `sysprof-report memory`.\n"
                                   "\n"
@@ -84,7 +87,9 @@ static const char description[] = "Recording:\n"
                                   "Environment:\n"
                                   "  DBUS_SYSTEM_BUS_ADDRESS  the system bus to find sysprofd on\n"
                                   "  SYSPROF_MEMORY_PRELOAD   the allocation tracker to preload with --memprof\n"
-                                  "                           (default: the installed libsysprof-memory.so)\n";
+                                  "                           (default: the installed libsysprof-memory.so)\n"
+                                  "  SYSPROF_MEMORY_UNWIND     fp (default) or dwarf: how --memprof unwinds\n"
+                                  "  SYSPROF_MEMORY_DEPTH      frames kept per allocation, 0-128 (default 64)\n";
 
 typedef struct
 {
@@ -376,6 +381,7 @@ main (int argc, char **argv)
 {
   gboolean force = FALSE, no_perf = FALSE, no_cpu = FALSE, no_memory = FALSE, no_disk = FALSE, no_network = FALSE;
   gboolean no_battery = FALSE, no_decode = FALSE, do_merge = FALSE, version = FALSE, memprof = FALSE;
+  gboolean memprof_children = FALSE;
   g_autofree char *command = NULL;
   g_auto (GStrv) envs = NULL;
   g_auto (GStrv) pid_args = NULL;
@@ -402,6 +408,8 @@ main (int argc, char **argv)
     { "duration", 0, 0, G_OPTION_ARG_INT, &duration, "Stop after SECONDS (1 to 86400)", "SECONDS" },
     { "memprof", 0, 0, G_OPTION_ARG_NONE, &memprof,
       "Trace every memory allocation of the command, with its stack (needs a command; see below)", NULL },
+    { "memprof-children", 0, 0, G_OPTION_ARG_NONE, &memprof_children,
+      "With --memprof, also trace the processes the command starts", NULL },
     { "no-perf", 0, 0, G_OPTION_ARG_NONE, &no_perf,
       "Do not sample stacks (record counters, and allocations with --memprof, only)", NULL },
     { "no-cpu", 0, 0, G_OPTION_ARG_NONE, &no_cpu, "Do not record the CPU usage counters", NULL },
@@ -470,6 +478,8 @@ main (int argc, char **argv)
     return usage_error ("--duration must be between 1 and 86400 seconds, not %d", duration);
   if (envs != NULL && command_argv == NULL)
     return usage_error ("--env only applies to a command (-c or after --)");
+  if (memprof_children && !memprof)
+    return usage_error ("--memprof-children goes with --memprof");
   if (memprof && command_argv == NULL)
     return usage_error ("--memprof traces the allocations of a command: give one with -c or after --");
 
@@ -485,6 +495,7 @@ main (int argc, char **argv)
   sysprof_recording_set_cpu_sampling (recording, !no_perf);
   sysprof_recording_set_decode (recording, !no_decode);
   sysprof_recording_set_memory_tracing (recording, memprof);
+  sysprof_recording_set_follow_children (recording, memprof_children);
   (void) no_battery;
 
   counters = g_ptr_array_new ();

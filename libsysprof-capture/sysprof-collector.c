@@ -82,8 +82,10 @@ static _Atomic uint64_t n_dropped;
 static _Atomic uint64_t n_dropped_reported;
 static _Atomic uint32_t next_counter_id = SYSPROF_COLLECTOR_COUNTER_ID_BASE;
 static int              control_fd = -1;
-static pthread_key_t    thread_key;
-static pthread_once_t   init_once = PTHREAD_ONCE_INIT;
+/* $SYSPROF_FOLLOW_CHILDREN=1: children (fork, exec) are traced too. */
+static bool           follow_children;
+static pthread_key_t  thread_key;
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 /* Serializes the request/reply round trips on the shared control socket. */
 static pthread_mutex_t control_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -128,24 +130,48 @@ thread_exit_cb (void *data)
   c->state = THREAD_CLOSED;
 }
 
-/* The child of a fork is not traced: it must neither write into the parent's
- * rings nor talk on the parent's control socket.  Other threads' rings stay
- * mapped in the child but nothing writes to them. */
+/* No round trip may be half done in the child of a fork. */
+static void
+atfork_prepare_cb (void)
+{
+  pthread_mutex_lock (&control_lock);
+  pthread_mutex_lock (&shared_lock);
+}
+
+static void
+atfork_parent_cb (void)
+{
+  pthread_mutex_unlock (&shared_lock);
+  pthread_mutex_unlock (&control_lock);
+}
+
+/* The child of a fork must never write into the parent's rings: they belong
+ * to the parent's threads.  Unless children are followed it is not traced at
+ * all; otherwise its threads ask for rings of their own, on the same control
+ * socket (replies are interchangeable fresh rings, and each process reads
+ * exactly one per request, so processes sharing the socket stay in step).
+ * Other threads' rings stay mapped in the child but nothing writes to them. */
 static void
 atfork_child_cb (void)
 {
   Collector *c = &tls_collector;
 
-  atomic_store (&process_state, PROCESS_DISABLED);
+  /* Unreferencing frees memory: the free hook must find this thread busy. */
+  c->state = THREAD_BUSY;
+  pthread_mutex_init (&shared_lock, NULL);
+  pthread_mutex_init (&control_lock, NULL);
+  if (!follow_children)
+    atomic_store (&process_state, PROCESS_DISABLED);
   atomic_store (&n_dropped, 0);
   atomic_store (&n_dropped_reported, 0);
-  if (c->state == THREAD_READY)
-    {
-      c->state = THREAD_BUSY;
-      sysprof_mapped_ring_buffer_unref (c->ring);
-    }
+  if (c->ring != NULL)
+    sysprof_mapped_ring_buffer_unref (c->ring);
+  if (shared_collector.ring != NULL)
+    sysprof_mapped_ring_buffer_unref (shared_collector.ring);
+  shared_collector.ring = NULL;
   c->ring = NULL;
   c->gave_up = false;
+  c->exit_rounds = 0;
   c->state = THREAD_UNSET;
   pthread_setspecific (thread_key, NULL);
 }
@@ -177,7 +203,8 @@ parse_control_fd (void)
 static void
 global_init (void)
 {
-  int fd, flags;
+  const char *env;
+  int         fd, flags;
 
   sysprof_clock_init ();
   if ((fd = parse_control_fd ()) < 0)
@@ -185,15 +212,16 @@ global_init (void)
       atomic_store (&process_state, PROCESS_DISABLED);
       return;
     }
-  /* Programs we exec must not speak on our channel. */
+  follow_children = (env = getenv ("SYSPROF_FOLLOW_CHILDREN")) != NULL && strcmp (env, "1") == 0;
+  /* Programs we exec speak on our channel only when children are followed. */
   if ((flags = fcntl (fd, F_GETFD)) >= 0)
-    fcntl (fd, F_SETFD, flags | FD_CLOEXEC);
+    fcntl (fd, F_SETFD, follow_children ? flags & ~FD_CLOEXEC : flags | FD_CLOEXEC);
   if (pthread_key_create (&thread_key, thread_exit_cb) != 0)
     {
       atomic_store (&process_state, PROCESS_DISABLED);
       return;
     }
-  if (pthread_atfork (NULL, NULL, atfork_child_cb) != 0)
+  if (pthread_atfork (atfork_prepare_cb, atfork_parent_cb, atfork_child_cb) != 0)
     {
       atomic_store (&process_state, PROCESS_DISABLED);
       return;
@@ -1040,6 +1068,13 @@ sysprof_collector_set_counters (const unsigned int               *counters_ids,
   collector_end (c);
 out:
   errno = saved_errno;
+}
+
+bool
+sysprof_collector_follows_children (void)
+{
+  ensure_init ();
+  return atomic_load (&process_state) != PROCESS_DISABLED && follow_children;
 }
 
 uint64_t

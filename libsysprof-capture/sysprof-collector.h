@@ -54,6 +54,9 @@ SYSPROF_BEGIN_DECLS
  *    traced.  Its copy of the calling thread's ring is unmapped, and every
  *    call in the child is a no-op.  Children started with exec() are not
  *    traced either, since they do not inherit the control fd.
+ *  - Unless the profiler asks for children: with $SYSPROF_FOLLOW_CHILDREN=1
+ *    the control fd stays open across exec, and the child of a fork asks for
+ *    rings of its own (never touching the parent's) on the same socket.
  */
 
 /* Counter ids handed out by sysprof_collector_request_counters() start here
@@ -129,6 +132,10 @@ void sysprof_collector_set_counters (const unsigned int               *counters_
  * program is set up and again after dlopen(); it allocates nothing. */
 SYSPROF_AVAILABLE_IN_ALL
 void sysprof_collector_describe_process (void);
+/* Whether children are traced too ($SYSPROF_FOLLOW_CHILDREN=1, see above);
+ * false when the collector is disabled. */
+SYSPROF_AVAILABLE_IN_ALL
+bool sysprof_collector_follows_children (void);
 /* Events lost by this process while the collector was active (see above).
  * They also reach the capture: as soon as a frame fits again, a METADATA
  * frame SYSPROF_LOST_EVENTS_METADATA_ID carries the number lost since the

@@ -65,6 +65,7 @@ struct _SysprofRecording
   char   **envp; /* NULL: this process's environment */
   gboolean decode;
   gboolean memory;
+  gboolean follow_children;
 
   /* Progress. */
   SysprofRecordingPhase phase;
@@ -356,6 +357,15 @@ sysprof_recording_set_memory_tracing (SysprofRecording *self, gboolean memory)
   g_return_if_fail (self->phase == SYSPROF_RECORDING_PHASE_IDLE);
 
   self->memory = !!memory;
+}
+
+void
+sysprof_recording_set_follow_children (SysprofRecording *self, gboolean follow_children)
+{
+  g_return_if_fail (SYSPROF_IS_RECORDING (self));
+  g_return_if_fail (self->phase == SYSPROF_RECORDING_PHASE_IDLE);
+
+  self->follow_children = !!follow_children;
 }
 
 SysprofRecordingPhase
@@ -691,6 +701,8 @@ spawn_held (SysprofRecording *self, GError **error)
       fd_str = g_strdup_printf ("%d", keep_fd);
       env = g_environ_setenv (env, "LD_PRELOAD", value, TRUE);
       env = g_environ_setenv (env, "SYSPROF_CONTROL_FD", fd_str, TRUE);
+      env = self->follow_children ? g_environ_setenv (env, "SYSPROF_FOLLOW_CHILDREN", "1", TRUE)
+                                  : g_environ_unsetenv (env, "SYSPROF_FOLLOW_CHILDREN");
     }
 
   /* No signal handler of ours may run in the child before it reset them. */

@@ -106,6 +106,11 @@ void sysprof_recording_setenv (SysprofRecording *self, const char *variable, con
  * (nothing else; a warning says so).  Default FALSE. */
 SYSPROF_AVAILABLE_IN_ALL
 void sysprof_recording_set_memory_tracing (SysprofRecording *self, gboolean memory);
+/* With memory tracing: also trace the processes the command starts (forked
+ * children get rings of their own; executed programs keep the tracker and
+ * the control fd).  Default FALSE: only the command's own process. */
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_recording_set_follow_children (SysprofRecording *self, gboolean follow_children);
 /* Append the symbol table at the end; default TRUE. */
 SYSPROF_AVAILABLE_IN_ALL
 void sysprof_recording_set_decode (SysprofRecording *self, gboolean decode);

@@ -658,8 +658,14 @@ read_settings (void)
 static void
 atfork_child (void)
 {
-  /* The collector leaves the child untraced; skip even the call. */
-  atomic_store (&tracking, false);
+  /* The collector leaves the child untraced (skip even the call), unless
+   * children are followed: then the child describes itself under its pid. */
+  if (!sysprof_collector_follows_children ())
+    {
+      atomic_store (&tracking, false);
+      return;
+    }
+  describe_process ();
 }
 
 __attribute__ ((constructor)) static void
@@ -669,7 +675,9 @@ memory_init (void)
   if (!resolve_real ())
     die ("initialized while looking up the real malloc\n");
   read_settings ();
-  drop_from_ld_preload ();
+  /* Followed children (SYSPROF_FOLLOW_CHILDREN=1) keep the tracker. */
+  if (!sysprof_collector_follows_children ())
+    drop_from_ld_preload ();
   if (sysprof_collector_is_active () && pthread_atfork (NULL, NULL, atfork_child) == 0)
     {
       atomic_store (&tracking, true);

@@ -312,6 +312,41 @@ child_fork (void)
   g_assert_cmpuint (sysprof_collector_get_n_dropped (), ==, 0);
 }
 
+/* With children followed, a forked child gets rings of its own, and so does
+ * a program it executes (the control fd stays open). */
+static void
+child_fork_follow (void)
+{
+  int   status = 0;
+  pid_t pid;
+
+  g_assert_true (sysprof_collector_follows_children ());
+  sysprof_collector_mark (1, 0, "fork", "before", "");
+  pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      if (!sysprof_collector_is_active ())
+        _exit (2);
+      sysprof_collector_mark (2, 0, "fork", "child", "");
+      sysprof_collector_allocate (0x1234, 16, NULL, NULL);
+      execl (self_exe, self_exe, CHILD_ARG, "exec-child", NULL);
+      _exit (4);
+    }
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+  sysprof_collector_mark (3, 0, "fork", "after", "");
+  g_print ("child=%d\n", (int) pid);
+}
+
+static void
+child_exec_child (void)
+{
+  g_assert_true (sysprof_collector_is_active ());
+  sysprof_collector_mark (4, 0, "fork", "exec", "");
+}
+
 /* The profiler answered without a ring: that thread's events are counted. */
 static void
 child_refused (void)
@@ -361,6 +396,8 @@ child_main (const char *scenario)
     { "drop-report", child_drop_report },
     { "late", child_late },
     { "describe", child_describe },
+    { "fork-follow", child_fork_follow },
+    { "exec-child", child_exec_child },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (scenarios); i++)
@@ -393,6 +430,7 @@ typedef struct
   gboolean    drain_only_at_exit;
   gboolean    refuse;
   gboolean    hang_up;
+  gboolean    follow; /* SYSPROF_FOLLOW_CHILDREN=1 */
 
   /* Results. */
   GPtrArray *rings;
@@ -542,6 +580,8 @@ run_child (Server *server, const char *scenario)
   g_assert_no_errno (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
   envp = server->env_value ? g_environ_setenv (envp, "SYSPROF_CONTROL_FD", server->env_value, TRUE)
                            : g_environ_unsetenv (envp, "SYSPROF_CONTROL_FD");
+  envp = server->follow ? g_environ_setenv (envp, "SYSPROF_FOLLOW_CHILDREN", "1", TRUE)
+                        : g_environ_unsetenv (envp, "SYSPROF_FOLLOW_CHILDREN");
   source_fd = server->fd3 >= 0 ? server->fd3 : sv[1];
   server->t_start = SYSPROF_CAPTURE_CURRENT_TIME;
   g_assert_true (g_spawn_async_with_pipes_and_fds (NULL, argv, (const char *const *) envp, G_SPAWN_DO_NOT_REAP_CHILD,
@@ -1089,6 +1129,39 @@ test_fork (void)
 }
 
 static void
+test_fork_follow (void)
+{
+  Server server;
+  Ring  *parent, *child, *exec;
+  int    child_pid;
+
+  server_init (&server);
+  server.follow = TRUE;
+  run_child (&server, "fork-follow");
+  assert_child_ok (&server);
+  child_pid = atoi (strstr (server.out->str, "child=") + 6);
+  /* The parent's ring, the forked child's, the executed program's. */
+  g_assert_cmpuint (server.n_requests, ==, 3);
+  parent = g_ptr_array_index (server.rings, 0);
+  child = g_ptr_array_index (server.rings, 1);
+  exec = g_ptr_array_index (server.rings, 2);
+  assert_frames_sane (&server, parent, server.pid);
+  g_assert_cmpuint (parent->frames->len, ==, 2);
+  assert_mark (parent, 0, 1, 0, "fork", "before", "");
+  assert_mark (parent, 1, 3, 0, "fork", "after", "");
+  g_assert_cmpuint (child->frames->len, ==, 2);
+  g_assert_cmpint (((SysprofCaptureFrame *) g_ptr_array_index (child->frames, 0))->pid, ==, child_pid);
+  assert_mark (child, 0, 2, 0, "fork", "child", "");
+  assert_alloc (child, 1, 0x1234, 16, 0, 0);
+  g_assert_cmpint (((SysprofCaptureAllocation *) g_ptr_array_index (child->frames, 1))->tid, ==, child_pid);
+  /* exec keeps the pid. */
+  g_assert_cmpuint (exec->frames->len, ==, 1);
+  g_assert_cmpint (((SysprofCaptureFrame *) g_ptr_array_index (exec->frames, 0))->pid, ==, child_pid);
+  assert_mark (exec, 0, 4, 0, "fork", "exec", "");
+  server_clear (&server);
+}
+
+static void
 test_refused (void)
 {
   Server server;
@@ -1135,6 +1208,7 @@ main (int argc, char **argv)
   g_test_add_func ("/Capture/Collector/is-active", test_is_active);
   g_test_add_func ("/Capture/Collector/no-env", test_no_env);
   g_test_add_func ("/Capture/Collector/fork", test_fork);
+  g_test_add_func ("/Capture/Collector/fork-follow", test_fork_follow);
   g_test_add_func ("/Capture/Collector/refused", test_refused);
   g_test_add_func ("/Capture/Collector/broken", test_broken);
   return g_test_run ();

@@ -132,8 +132,22 @@ as "$W/bin/sysprof-report" memory --leaks --format tsv "$W/u/trunc.syscap" > "$W
 expect "good_alloc before the truncated frame" "$(field good_alloc 3 < "$W/trunc.tsv")" 100
 ok "hostile: abort mid-write ($(metric allocations < "$W/abort.tsv") allocations kept), garbage ring ($(metric lost_events < "$W/garbage.tsv") lost, 1000 good blocks kept), truncated frame: valid captures"
 
+# 8. Children: untraced by default, traced with --memprof-children.
+twice="$W/bin/memory-workload 1 100 1 1 3 1; $W/bin/memory-workload 1 100 1 1 3 1"
+record "$W/u/kids0.syscap" --memprof --no-perf "$W/u/kids0.syscap" -- /bin/sh -c "$twice"
+as "$W/bin/sysprof-report" memory --leaks --format tsv --limit 0 "$W/u/kids0.syscap" > "$W/kids0.tsv" \
+  || [ $? -eq 1 ] || fail "children: report failed"
+[ -z "$(field leak_alloc 3 < "$W/kids0.tsv")" ] || fail "children traced without --memprof-children"
+record "$W/u/kids.syscap" --memprof --memprof-children --no-perf "$W/u/kids.syscap" -- /bin/sh -c "$twice"
+as "$W/bin/sysprof-report" memory --leaks --format tsv --limit 0 "$W/u/kids.syscap" > "$W/kids.tsv" || fail "children: --leaks failed"
+expect "leak_alloc of both children" "$(field leak_alloc 3 < "$W/kids.tsv")" 6
+as "$W/bin/sysprof-report" memory --format tsv "$W/u/kids.syscap" > "$W/kids-summary.tsv" || fail "children: summary failed"
+[ "$(metric processes < "$W/kids-summary.tsv")" -ge 3 ] || fail "children: $(metric processes < "$W/kids-summary.tsv") processes"
+expect "children lost events" "$(metric lost_events < "$W/kids-summary.tsv")" 0
+ok "children: not traced by default; with --memprof-children both programs sh starts ($(metric processes < "$W/kids-summary.tsv") processes, 6 leaks)"
+
 if [ "$mode" = daemon ]; then
-  # 8. Allocations and CPU samples together, the default.
+  # 9. Allocations and CPU samples together, the default.
   record "$W/u/both.syscap" --memprof "$W/u/both.syscap" -- "$W/bin/memory-workload" 2 300000 10 5 3 5
   "$dump" --stats "$W/u/both.syscap" > "$W/both.stats" || fail "combined: capture invalid"
   grep -qE '^SAMPLE [1-9]' "$W/both.stats" || fail "combined: no CPU samples: $(tr '\n' ' ' < "$W/both.stats")"
