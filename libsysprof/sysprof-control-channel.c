@@ -118,10 +118,12 @@ static gboolean
 readable_cb (int fd, GIOCondition condition, gpointer data)
 {
   SysprofControlChannel *self = data;
+  /* A callback may drop the last other reference. */
   g_autoptr (SysprofControlChannel) hold = g_object_ref (self);
   ssize_t n;
 
   (void) condition;
+  (void) hold;
   do
     n = recv (fd, self->buf + self->buf_len, sizeof self->buf - self->buf_len, MSG_DONTWAIT);
   while (n < 0 && errno == EINTR);

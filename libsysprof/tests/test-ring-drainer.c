@@ -80,7 +80,6 @@ write_end (SysprofMappedRingBuffer *ring)
 static guint
 count_marks (Fixture *f, const char *name, guint64 *lost)
 {
-  g_autoptr (GError) error = NULL;
   SysprofCaptureReader   *reader;
   SysprofCaptureFrameType type;
   guint                   n = 0;

@@ -26,7 +26,9 @@
 
 /* The report prints the addresses of released blocks (as numbers; nothing
  * is dereferenced): exactly what GCC 12's -Wuse-after-free looks for. */
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
 #pragma GCC diagnostic ignored "-Wuse-after-free"
+#endif
 
 #define FENCE_BASE  77000
 #define N_BULK      1000000

@@ -6,10 +6,11 @@
 # and every analysis of `sysprof-report memory` gives the workload's exact
 # numbers; nothing is lost at 2 threads x 1 million allocations; hostile and
 # crashing programs leave a valid capture.  Run under tools/with-sysprofd.sh:
-#   test-memprof.sh SYSPROF_CLI SYSPROF_REPORT SYSPROF_DUMP LIBSYSPROF_MEMORY MEMORY_WORKLOAD MEMORY_HOSTILE [no-daemon]
+#   test-memprof.sh SYSPROF_CLI SYSPROF_REPORT SYSPROF_DUMP LIBSYSPROF_MEMORY MEMORY_WORKLOAD MEMORY_HOSTILE MODE [UPSTREAM_ORACLE]
+# MODE: daemon or no-daemon; UPSTREAM_ORACLE (tests/compat) reads with Debian's Sysprof 3.46 library.
 set -euo pipefail
 cli=$(realpath "$1") report=$(realpath "$2") dump=$(realpath "$3") preload=$(realpath "$4")
-workload=$(realpath "$5") hostile=$(realpath "$6") mode=${7:-daemon}
+workload=$(realpath "$5") hostile=$(realpath "$6") mode=$7 oracle=${8:+$(realpath "$8")}
 W=$SYSPROFD_TEST_WORKDIR
 A=$DBUS_SYSTEM_BUS_ADDRESS
 U=sysprof-test-allowed
@@ -102,6 +103,13 @@ as "$W/bin/sysprof-report" memory --diff "$t1" "$t2" --format tsv --limit 0 "$W/
 expect "grow_alloc diff" "$(awk -F'\t' '$1 == "grow_alloc" { print $3, $5, $8, $9 }' "$W/diff.tsv")" "0 50 204800 new"
 expect "leak_alloc diff" "$(awk -F'\t' '$1 == "leak_alloc" { print $3, $5, $9 }' "$W/diff.tsv")" "7 7 unchanged"
 [ -z "$(field churn_alloc 1 < "$W/diff.tsv")" ] || fail "churn_alloc in the diff: $(grep churn_alloc "$W/diff.tsv")"
+if [ -n "$oracle" ]; then
+  # Debian's Sysprof 3.46 library reads the same capture to its end, with
+  # the same number of allocation records.
+  "$oracle" stats "$W/u/diff.syscap" > "$W/diff-346.txt" || fail "Sysprof 3.46 cannot read the memory capture"
+  "$dump" --stats "$W/u/diff.syscap" > "$W/diff-ours.txt"
+  expect "ALLOCATION frames read by Sysprof 3.46" "$(grep '^ALLOCATION ' "$W/diff-346.txt")" "$(grep '^ALLOCATION ' "$W/diff-ours.txt")"
+fi
 ok "diff between the marks ($t1 s, $t2 s): grow_alloc new, 50 blocks, 204800 bytes; leak_alloc unchanged"
 
 # 6. Heap over time: ends at what is live at the end; SVG chart valid.
