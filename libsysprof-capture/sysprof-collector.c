@@ -13,6 +13,9 @@
 #include <stdio.h>
 #include <sys/socket.h>
 #include <time.h>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
 
 #include "sysprof-capture-util-private.h"
 #include "sysprof-clock.h"
@@ -56,9 +59,30 @@ typedef enum
   THREAD_CLOSED,
 } ThreadState;
 
+/* Timestamps for a thread's frames.  clock_gettime() costs ~50 ns in a VM
+ * (kvm-clock), as much as the rest of an event; on x86-64 with an invariant
+ * TSC the clock is read for real at most every SYNC_NS and extrapolated with
+ * the TSC in between, using the thread's own measured TSC rate.  Times stay
+ * monotonic per thread and within nanoseconds of the real clock, which the
+ * profiler needs to merge threads in time order. */
+typedef struct
+{
+  int64_t  first_ns; /* calibration start */
+  uint64_t first_tsc;
+  int64_t  base_ns; /* last real reading */
+  uint64_t base_tsc;
+  uint64_t mult;      /* ns per tick << 32, 0 until calibrated */
+  uint64_t max_ticks; /* SYNC_NS worth of ticks */
+  int64_t  last_ns;
+} ThreadClock;
+
+#define SYNC_NS        16000
+#define CALIBRATION_NS 1000000
+
 typedef struct
 {
   SysprofMappedRingBuffer *ring;
+  ThreadClock              clock;
   int32_t                  pid;
   int32_t                  tid;
   uint8_t                  state;
@@ -530,6 +554,63 @@ frame_reserve (Collector *c, size_t len)
   return p;
 }
 
+#if defined(__x86_64__)
+/* A real reading, bracketed by two TSC reads whose midpoint it is taken to
+ * match; recalibrates the rate once the thread has run long enough. */
+static __attribute__ ((noinline)) int64_t
+clock_sync (ThreadClock *k)
+{
+  uint64_t before = __rdtsc ();
+  int64_t  ns = SYSPROF_CAPTURE_CURRENT_TIME;
+  uint64_t tsc = before + (__rdtsc () - before) / 2;
+
+  if (k->first_ns == 0)
+    {
+      k->first_ns = ns;
+      k->first_tsc = tsc;
+    }
+  else if (ns - k->first_ns >= CALIBRATION_NS && tsc > k->first_tsc)
+    {
+      k->mult = (uint64_t) (((unsigned __int128) (ns - k->first_ns) << 32) / (tsc - k->first_tsc));
+      k->max_ticks = k->mult ? ((uint64_t) SYNC_NS << 32) / k->mult : 0;
+    }
+  k->base_ns = ns;
+  k->base_tsc = tsc;
+  if (ns < k->last_ns)
+    ns = k->last_ns;
+  k->last_ns = ns;
+  return ns;
+}
+
+static inline int64_t
+collector_now (Collector *c)
+{
+  ThreadClock *k = &c->clock;
+  uint64_t     tsc, d;
+  int64_t      ns;
+
+  if (SYSPROF_UNLIKELY (k->mult == 0))
+    return clock_sync (k);
+  tsc = __rdtsc ();
+  d = tsc - k->base_tsc;
+  /* Backwards (another CPU's TSC) or too far: read the clock. */
+  if (SYSPROF_UNLIKELY (tsc < k->base_tsc || d >= k->max_ticks))
+    return clock_sync (k);
+  ns = k->base_ns + (int64_t) ((d * k->mult) >> 32);
+  if (ns < k->last_ns)
+    ns = k->last_ns;
+  k->last_ns = ns;
+  return ns;
+}
+#else
+static inline int64_t
+collector_now (Collector *c)
+{
+  (void) c;
+  return SYSPROF_CAPTURE_CURRENT_TIME;
+}
+#endif
+
 static inline void
 frame_commit (Collector *c, SysprofCaptureFrame *frame, size_t len, int64_t time, int type)
 {
@@ -571,7 +652,7 @@ report_dropped (Collector *c)
   memcpy (ev->id, SYSPROF_LOST_EVENTS_METADATA_ID, sizeof SYSPROF_LOST_EVENTS_METADATA_ID);
   memcpy (ev->metadata, text, text_len);
   memset (ev->metadata + text_len, 0, len - sizeof *ev - text_len);
-  frame_commit (c, &ev->frame, len, SYSPROF_CAPTURE_CURRENT_TIME, SYSPROF_CAPTURE_FRAME_METADATA);
+  frame_commit (c, &ev->frame, len, collector_now (c), SYSPROF_CAPTURE_FRAME_METADATA);
 }
 
 static inline int
@@ -623,8 +704,8 @@ sysprof_collector_allocate (SysprofCaptureAddress alloc_addr,
       ev->tid = c->tid;
       ev->n_addrs = (uint32_t) n;
       ev->padding1 = 0;
-      frame_commit (c, &ev->frame, sizeof *ev + (size_t) n * sizeof (SysprofCaptureAddress),
-                    SYSPROF_CAPTURE_CURRENT_TIME, SYSPROF_CAPTURE_FRAME_ALLOCATION);
+      frame_commit (c, &ev->frame, sizeof *ev + (size_t) n * sizeof (SysprofCaptureAddress), collector_now (c),
+                    SYSPROF_CAPTURE_FRAME_ALLOCATION);
     }
   collector_end (c);
 out:
@@ -649,8 +730,7 @@ add_stack_frame (SysprofBacktraceFunc backtrace_func, void *backtrace_data, int 
       ev->entering = entering;
       ev->padding1 = 0;
       ev->tid = c->tid;
-      frame_commit (c, &ev->frame, sizeof *ev + (size_t) n * sizeof (SysprofCaptureAddress),
-                    SYSPROF_CAPTURE_CURRENT_TIME, type);
+      frame_commit (c, &ev->frame, sizeof *ev + (size_t) n * sizeof (SysprofCaptureAddress), collector_now (c), type);
     }
   collector_end (c);
 out:
@@ -761,7 +841,7 @@ sysprof_collector_log (int severity, const char *domain, const char *message)
       ev->padding2 = 0;
       _sysprof_strlcpy_field (ev->domain, domain, sizeof ev->domain);
       put_trailing_string (ev, sizeof *ev, message, msg_len, len);
-      frame_commit (c, &ev->frame, len, SYSPROF_CAPTURE_CURRENT_TIME, SYSPROF_CAPTURE_FRAME_LOG);
+      frame_commit (c, &ev->frame, len, collector_now (c), SYSPROF_CAPTURE_FRAME_LOG);
     }
   collector_end (c);
 out:
@@ -833,7 +913,7 @@ write_process_frame (Collector *c)
   if ((ev = frame_reserve (c, len)) == NULL)
     return;
   put_trailing_string (ev, sizeof *ev, cmdline, n, len);
-  frame_commit (c, &ev->frame, len, SYSPROF_CAPTURE_CURRENT_TIME, SYSPROF_CAPTURE_FRAME_PROCESS);
+  frame_commit (c, &ev->frame, len, collector_now (c), SYSPROF_CAPTURE_FRAME_PROCESS);
 }
 
 static bool
@@ -901,7 +981,7 @@ write_map_line (Collector *c, const char *line)
   ev->offset = offset;
   ev->inode = inode;
   put_trailing_string (ev, sizeof *ev, path, path_len, len);
-  frame_commit (c, &ev->frame, len, SYSPROF_CAPTURE_CURRENT_TIME, SYSPROF_CAPTURE_FRAME_MAP);
+  frame_commit (c, &ev->frame, len, collector_now (c), SYSPROF_CAPTURE_FRAME_MAP);
 }
 
 static void
@@ -1010,7 +1090,7 @@ sysprof_collector_define_counters (const SysprofCaptureCounter *counters, unsign
           ev->padding1 = 0;
           ev->padding2 = 0;
           memcpy ((uint8_t *) ev + sizeof *ev, counters + done, (size_t) n * sizeof (SysprofCaptureCounter));
-          frame_commit (c, &ev->frame, len, SYSPROF_CAPTURE_CURRENT_TIME, SYSPROF_CAPTURE_FRAME_CTRDEF);
+          frame_commit (c, &ev->frame, len, collector_now (c), SYSPROF_CAPTURE_FRAME_CTRDEF);
         }
       done += n;
     }
@@ -1063,7 +1143,7 @@ sysprof_collector_set_counters (const unsigned int               *counters_ids,
           groups[i / 8].ids[i % 8] = counters_ids[done];
           groups[i / 8].values[i % 8] = values[done];
         }
-      frame_commit (c, &ev->frame, len, SYSPROF_CAPTURE_CURRENT_TIME, SYSPROF_CAPTURE_FRAME_CTRSET);
+      frame_commit (c, &ev->frame, len, collector_now (c), SYSPROF_CAPTURE_FRAME_CTRSET);
     }
   collector_end (c);
 out:

@@ -209,8 +209,10 @@ sysprof_mapped_ring_buffer_allocate (SysprofMappedRingBuffer *self, size_t len)
   sysprof_return_val_if_fail (self->mode == MODE_WRITER, NULL);
   sysprof_return_val_if_fail (len > 0 && len < self->size, NULL);
 
-  head = atomic_load (&header (self)->head);
-  tail = atomic_load (&header (self)->tail);
+  /* Acquire: the consumer is done with what lies before head.  The tail is
+   * ours; reading it needs no ordering. */
+  head = atomic_load_explicit (&header (self)->head, memory_order_acquire);
+  tail = atomic_load_explicit (&header (self)->tail, memory_order_relaxed);
   if (head >= self->size || tail >= self->size)
     {
       errno = EBADMSG;
@@ -235,14 +237,19 @@ sysprof_mapped_ring_buffer_advance (SysprofMappedRingBuffer *self, size_t len)
   sysprof_return_val_if_fail (self->mode == MODE_WRITER, false);
   sysprof_return_val_if_fail (len % RING_ALIGN == 0 && len < self->size, false);
 
-  tail = atomic_load (&header (self)->tail);
+  tail = atomic_load_explicit (&header (self)->tail, memory_order_relaxed);
   if (tail >= self->size)
     {
       errno = EBADMSG;
       return false;
     }
-  /* Release ordering (seq-cst): the frame bytes are visible before the tail. */
-  atomic_store (&header (self)->tail, (uint32_t) (((size_t) tail + len) % self->size));
+  /* Release: the frame bytes are visible before the tail that publishes
+   * them (a plain store on x86, where a seq-cst one costs a full fence on
+   * every event).  len < size, so one subtraction wraps. */
+  tail += (uint32_t) len;
+  if (tail >= self->size)
+    tail -= self->size;
+  atomic_store_explicit (&header (self)->tail, tail, memory_order_release);
   return true;
 }
 

@@ -31,9 +31,10 @@
 #define KILL_DELAY_S  2
 #define MAX_FREQUENCY 10000
 #define MAX_DURATION  86400
-/* 2 MiB per thread of a traced program: a thread allocating flat out fills
- * it in a few ms, the drainers empty rings every ms. */
-#define MEMORY_RING_PAGES 512
+/* 4 MiB per thread of a traced program (sysprofd's maximum): a thread
+ * allocating flat out fills it in about 8 ms; the drainers empty rings every
+ * ms but may be busy with perf records for a few. */
+#define MEMORY_RING_PAGES 1024
 
 /* Shared by the main thread and the decoding thread; see decode_thread. */
 typedef struct

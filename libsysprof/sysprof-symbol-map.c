@@ -95,11 +95,88 @@ set_reader_error (SysprofCaptureReader *reader, GError **error)
   return FALSE;
 }
 
+/* Stacks already looked at, so that a capture of millions of allocations
+ * from a few thousand distinct stacks costs one hash of each stack rather
+ * than a lookup per address.  Bounded: past MAX_STACKS distinct stacks the
+ * rest is looked at address by address. */
+#define MAX_STACKS      262144
+#define MAX_STACK_ADDRS 1024
+
+typedef struct
+{
+  guint   hash;
+  gint32  pid;
+  guint   n_addrs;
+  guint64 addrs[];
+} Stack;
+
+static guint
+stack_hash (gconstpointer data)
+{
+  return ((const Stack *) data)->hash;
+}
+
+static gboolean
+stack_equal (gconstpointer a, gconstpointer b)
+{
+  const Stack *sa = a, *sb = b;
+
+  return sa->hash == sb->hash && sa->pid == sb->pid && sa->n_addrs == sb->n_addrs &&
+         memcmp (sa->addrs, sb->addrs, sa->n_addrs * sizeof (guint64)) == 0;
+}
+
+/* FNV-1a, a word at a time, over the pid and the addresses. */
+static guint
+hash_stack (gint32 pid, const guint8 *addrs, guint n_addrs)
+{
+  guint64 h = 14695981039346656037u ^ (guint32) pid;
+
+  for (guint i = 0; i < n_addrs; i++)
+    {
+      guint64 addr;
+
+      memcpy (&addr, addrs + i * sizeof addr, sizeof addr);
+      h = (h ^ addr) * 1099511628211u;
+    }
+  return (guint) (h ^ (h >> 32));
+}
+
+/* Whether this exact stack of @pid was seen before (and remembers it). */
+static gboolean
+stack_seen (GHashTable *stacks, gint32 pid, const guint8 *addrs, guint n_addrs)
+{
+  /* The key is built on the stack; only new stacks are copied. */
+  guint64 buf[(sizeof (Stack) + MAX_STACK_ADDRS * sizeof (guint64)) / sizeof (guint64)];
+  Stack  *key = (Stack *) (void *) buf;
+  gsize   size = sizeof *key + n_addrs * sizeof (guint64);
+
+  if (n_addrs > MAX_STACK_ADDRS)
+    return FALSE;
+  key->hash = hash_stack (pid, addrs, n_addrs);
+  key->pid = pid;
+  key->n_addrs = n_addrs;
+  memcpy (key->addrs, addrs, n_addrs * sizeof (guint64));
+  if (g_hash_table_contains (stacks, key))
+    return TRUE;
+  if (g_hash_table_size (stacks) < MAX_STACKS)
+    g_hash_table_add (stacks, g_memdup2 (key, size));
+  return FALSE;
+}
+
+static void
+add_stack (GHashTable *sites, GHashTable *stacks, gint32 pid, gint64 time, const guint8 *addrs, guint n_addrs)
+{
+  if (n_addrs == 0 || stack_seen (stacks, pid, addrs, n_addrs))
+    return;
+  add_sites (sites, pid, time, addrs, n_addrs);
+}
+
 /* Every (pid, address) a SAMPLE, TRACE or ALLOCATION frame holds. */
 static GHashTable *
 collect_sites (SysprofCaptureReader *reader, GError **error)
 {
   g_autoptr (GHashTable) sites = g_hash_table_new_full (site_hash, site_equal, g_free, NULL);
+  g_autoptr (GHashTable) stacks = g_hash_table_new_full (stack_hash, stack_equal, g_free, NULL);
   SysprofCaptureFrameType type;
 
   sysprof_capture_reader_reset (reader);
@@ -110,21 +187,21 @@ collect_sites (SysprofCaptureReader *reader, GError **error)
           const SysprofCaptureSample *s = sysprof_capture_reader_read_sample (reader);
           if (s == NULL)
             break;
-          add_sites (sites, s->frame.pid, s->frame.time, (const guint8 *) s + sizeof *s, s->n_addrs);
+          add_stack (sites, stacks, s->frame.pid, s->frame.time, (const guint8 *) s + sizeof *s, s->n_addrs);
         }
       else if (type == SYSPROF_CAPTURE_FRAME_TRACE)
         {
           const SysprofCaptureTrace *t = sysprof_capture_reader_read_trace (reader);
           if (t == NULL)
             break;
-          add_sites (sites, t->frame.pid, t->frame.time, (const guint8 *) t + sizeof *t, t->n_addrs);
+          add_stack (sites, stacks, t->frame.pid, t->frame.time, (const guint8 *) t + sizeof *t, t->n_addrs);
         }
       else if (type == SYSPROF_CAPTURE_FRAME_ALLOCATION)
         {
           const SysprofCaptureAllocation *a = sysprof_capture_reader_read_allocation (reader);
           if (a == NULL)
             break;
-          add_sites (sites, a->frame.pid, a->frame.time, (const guint8 *) a + sizeof *a, a->n_addrs);
+          add_stack (sites, stacks, a->frame.pid, a->frame.time, (const guint8 *) a + sizeof *a, a->n_addrs);
         }
       else if (!sysprof_capture_reader_skip (reader))
         break;
