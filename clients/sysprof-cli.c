@@ -54,9 +54,10 @@ static const char description[] = "Recording:\n"
                                   "  --no-perf.  Without sysprofd, allocations are still recorded, by\n"
                                   "  sysprof-cli, for any user.  Analyse with `sysprof-report memory`.\n"
                                   "\n"
-                                  "  On a terminal a progress line shows the time recorded, the samples, the\n"
-                                  "  size of the capture and the frames lost; otherwise one line is printed when\n"
-                                  "  recording starts and one when it ends.  Messages go to standard error.\n"
+                                  "  On a terminal a progress line shows the time recorded, the samples (and with\n"
+                                  "  --memprof the allocation records: allocations and frees), the size of the\n"
+                                  "  capture and the frames lost; otherwise one line is printed when recording\n"
+                                  "  starts and one when it ends.  Messages go to standard error.\n"
                                   "\n"
                                   "Examples:\n"
                                   "  Record the whole system until Ctrl-C, into capture.syscap:\n"
@@ -99,6 +100,7 @@ typedef struct
   char            **argv;
   gboolean          tty;
   gboolean          progress_shown; /* a progress line is on the terminal */
+  gboolean          memprof;
   int               exit_status;
 } Cli;
 
@@ -132,6 +134,16 @@ static void G_GNUC_PRINTF (2, 3) say (Cli *cli, const char *format, ...)
   vfprintf (stderr, format, args);
   va_end (args);
   fputc ('\n', stderr);
+}
+
+/* ", N allocation records" with --memprof, else "". */
+static char *
+allocation_text (Cli *cli, SysprofRecording *recording, const char *separator)
+{
+  if (!cli->memprof)
+    return g_strdup ("");
+  return g_strdup_printf ("%s%" G_GUINT64_FORMAT " allocation records", separator,
+                          sysprof_recording_get_n_allocation_records (recording));
 }
 
 static char *
@@ -172,8 +184,10 @@ progress_cb (SysprofRecording *recording, gpointer data)
       g_autofree char *elapsed = format_elapsed (sysprof_recording_get_elapsed (recording));
       g_autofree char *size = format_size (sysprof_recording_get_n_bytes (recording));
 
-      fprintf (stderr, "\r\033[K%s  %" G_GUINT64_FORMAT " samples  %s  %" G_GUINT64_FORMAT " lost", elapsed,
-               sysprof_recording_get_n_samples (recording), size, sysprof_recording_get_n_lost (recording));
+      g_autofree char *allocs = allocation_text (cli, recording, "  ");
+
+      fprintf (stderr, "\r\033[K%s  %" G_GUINT64_FORMAT " samples%s  %s  %" G_GUINT64_FORMAT " lost", elapsed,
+               sysprof_recording_get_n_samples (recording), allocs, size, sysprof_recording_get_n_lost (recording));
     }
   else if (sysprof_recording_get_phase (recording) == SYSPROF_RECORDING_PHASE_DECODING)
     {
@@ -275,9 +289,12 @@ record_done_cb (GObject *source, GAsyncResult *result, gpointer data)
       g_autofree char *size = format_size (sysprof_recording_get_n_bytes (recording));
       const char      *reason = sysprof_recording_get_stop_reason (recording);
 
-      say (cli, "Recorded %s into %s: %" G_GUINT64_FORMAT " samples, %s, %" G_GUINT64_FORMAT " lost (%s%s%s)", elapsed,
-           cli->capture, sysprof_recording_get_n_samples (recording), size, sysprof_recording_get_n_lost (recording),
-           reason ? reason : "stopped", command ? "; " : "", command ? command : "");
+      g_autofree char *allocs = allocation_text (cli, recording, ", ");
+
+      say (cli, "Recorded %s into %s: %" G_GUINT64_FORMAT " samples%s, %s, %" G_GUINT64_FORMAT " lost (%s%s%s)",
+           elapsed, cli->capture, sysprof_recording_get_n_samples (recording), allocs, size,
+           sysprof_recording_get_n_lost (recording), reason ? reason : "stopped", command ? "; " : "",
+           command ? command : "");
       cli->exit_status = 0;
     }
   g_main_loop_quit (cli->loop);
@@ -495,6 +512,7 @@ main (int argc, char **argv)
   sysprof_recording_set_cpu_sampling (recording, !no_perf);
   sysprof_recording_set_decode (recording, !no_decode);
   sysprof_recording_set_memory_tracing (recording, memprof);
+  cli.memprof = memprof;
   sysprof_recording_set_follow_children (recording, memprof_children);
   (void) no_battery;
 

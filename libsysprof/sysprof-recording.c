@@ -80,6 +80,7 @@ struct _SysprofRecording
   gint64                start_time;
   gint64                end_time;
   guint64               n_samples;
+  guint64               n_allocation_records;
   guint64               n_bytes;
   guint64               n_lost;
   guint                 poll_source;
@@ -398,6 +399,13 @@ sysprof_recording_get_n_samples (SysprofRecording *self)
 {
   g_return_val_if_fail (SYSPROF_IS_RECORDING (self), 0);
   return self->n_samples;
+}
+
+guint64
+sysprof_recording_get_n_allocation_records (SysprofRecording *self)
+{
+  g_return_val_if_fail (SYSPROF_IS_RECORDING (self), 0);
+  return self->n_allocation_records;
 }
 
 guint64
@@ -1069,6 +1077,7 @@ update_from_properties (SysprofRecording *self, GVariant *reply, char **state)
 
   g_variant_lookup (props, "BytesWritten", "t", &self->n_bytes);
   g_variant_lookup (props, "Samples", "t", &self->n_samples);
+  g_variant_lookup (props, "AllocationRecords", "t", &self->n_allocation_records);
   g_variant_lookup (props, "LostFrames", "t", &self->n_lost);
   if (state != NULL && !g_variant_lookup (props, "State", "s", state))
     *state = NULL;
@@ -1081,6 +1090,7 @@ update_from_writer (SysprofRecording *self)
 
   sysprof_capture_writer_stat (self->writer, &stat);
   self->n_samples = stat.frame_count[SYSPROF_CAPTURE_FRAME_SAMPLE];
+  self->n_allocation_records = stat.frame_count[SYSPROF_CAPTURE_FRAME_ALLOCATION];
   self->n_bytes = sysprof_capture_writer_get_size (self->writer);
   self->n_lost = (self->local ? sysprof_session_recorder_get_n_lost (self->local) : 0) +
                  (self->drainer ? sysprof_ring_drainer_get_n_lost (self->drainer) : 0);

@@ -152,6 +152,10 @@ gint64 sysprof_recording_get_elapsed (SysprofRecording *self);
 /* Stack samples written so far. */
 SYSPROF_AVAILABLE_IN_ALL
 guint64 sysprof_recording_get_n_samples (SysprofRecording *self);
+/* ALLOCATION frames (allocations and frees of memory tracing) written so
+ * far. */
+SYSPROF_AVAILABLE_IN_ALL
+guint64 sysprof_recording_get_n_allocation_records (SysprofRecording *self);
 /* Size of the capture so far. */
 SYSPROF_AVAILABLE_IN_ALL
 guint64 sysprof_recording_get_n_bytes (SysprofRecording *self);

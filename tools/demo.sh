@@ -10,7 +10,11 @@
 #
 #   tools/demo.sh [SECONDS]       (default 5)
 #
-# Leaves build/demo/demo.syscap and build/demo/flamegraph.svg behind.
+# Then the same user traces every allocation of tests/workloads/memory-workload
+# (sysprof-cli --memprof) and sysprof-report memory shows the heap.
+#
+# Leaves build/demo/demo.syscap, build/demo/flamegraph.svg and
+# build/demo/memory.syscap behind.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source tools/deps.sh
@@ -48,3 +52,17 @@ echo
 echo "== Flamegraph"
 build/clients/sysprof-report flamegraph -o "$out/flamegraph.svg" "$out/demo.syscap" >/dev/null
 echo "Wrote $out/flamegraph.svg (open it in a web browser; hover a frame for its samples)"
+
+echo
+echo "== Memory: every allocation of tests/workloads/memory-workload (2 threads x 500000, 7 leaks), through sysprofd"
+rm -f "$out/memory.syscap"
+tools/with-sysprofd.sh bash tools/demo-record.sh memory "$out/memory.syscap"
+echo
+echo "== sysprof-report memory (the summary)"
+build/clients/sysprof-report memory "$out/memory.syscap" | sed -n '1,16p'
+echo
+echo "== sysprof-report memory --leaks"
+build/clients/sysprof-report memory --leaks --limit 5 "$out/memory.syscap"
+echo
+echo "== sysprof-report top --memory (allocations by function)"
+build/clients/sysprof-report top --memory --limit 6 "$out/memory.syscap"

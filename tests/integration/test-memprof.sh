@@ -61,7 +61,9 @@ for spec in churn_alloc:2000000 cross_alloc:20 temp_alloc:200 leak_alloc:7 grow_
 done
 expect "churn_alloc bytes" "$(field churn_alloc 5 < "$W/top.tsv")" $((2 * 1000000 / 64 * 33280))
 expect "workload library" "$(field churn_alloc 2 < "$W/top.tsv")" memory-workload
-ok "2 x 1000000 allocations through $mode: every one in the capture, by site, 0 lost ($(grep -E '^ALLOCATION ' "$W/stats"))"
+records=$(awk '$1 == "ALLOCATION" { print $2 }' "$W/stats")
+grep -q "^Recorded .* $records allocation records, .*, 0 lost" "$W/cli.out" || fail "sysprof-cli's summary: $(tail -1 "$W/cli.out")"
+ok "2 x 1000000 allocations through $mode: every one in the capture, by site, 0 lost ($records records, as sysprof-cli said)"
 
 # 2. Leaks: exactly leak_alloc's 7 blocks of 1000 bytes among the workload's sites.
 as "$W/bin/sysprof-report" memory --leaks --format tsv --limit 0 "$W/u/mem.syscap" > "$W/leaks.tsv" || fail "--leaks failed"
