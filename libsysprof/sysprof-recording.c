@@ -1668,7 +1668,24 @@ find_preload (SysprofRecording *self, GError **error)
       return FALSE;
     }
   if (path == NULL || *path == '\0')
-    path = SYSPROF_MEMORY_PRELOAD_PATH;
+    {
+      g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
+      g_autofree char *dir = exe ? g_path_get_dirname (exe) : NULL;
+
+      path = SYSPROF_MEMORY_PRELOAD_PATH;
+      /* Run from a build tree (clients/ next to preload/), not installed. */
+      if (access (path, R_OK) != 0 && dir != NULL)
+        {
+          g_autofree char *built = g_build_filename (dir, "..", "preload", "libsysprof-memory.so", NULL);
+          g_autofree char *canonical = g_canonicalize_filename (built, NULL);
+
+          if (access (canonical, R_OK) == 0)
+            {
+              self->preload = g_steal_pointer (&canonical);
+              return TRUE;
+            }
+        }
+    }
   if (!g_path_is_absolute (path) || strpbrk (path, " :") != NULL)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,

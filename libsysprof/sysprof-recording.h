@@ -98,7 +98,8 @@ SYSPROF_AVAILABLE_IN_ALL
 void sysprof_recording_setenv (SysprofRecording *self, const char *variable, const char *value);
 /* Trace every memory allocation of the command (required then): the
  * tracker libsysprof-memory.so ($SYSPROF_MEMORY_PRELOAD overrides its
- * installed path) is added to the command's LD_PRELOAD, and the command gets
+ * installed path; a program run from the build tree finds the built one) is
+ * added to the command's LD_PRELOAD, and the command gets
  * $SYSPROF_CONTROL_FD, over which each of its threads asks for a ring buffer
  * (from sysprofd's session, or drained here in-process); ALLOCATION frames
  * then stream into the capture.  Combines with CPU sampling.  Without
