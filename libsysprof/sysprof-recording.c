@@ -11,118 +11,9 @@
 
 #include <gio/gunixfdlist.h>
 
-#include "sysprof-control-channel-private.h"
 #include "sysprof-host-resolver.h"
-#include "sysprof-recording.h"
-#include "sysprof-ring-drainer.h"
-#include "sysprof-session-recorder.h"
+#include "sysprof-recording-private.h"
 #include "sysprof-symbol-map.h"
-
-#define BUS_NAME      "org.gnome.Sysprof3"
-#define MANAGER_PATH  "/org/gnome/Sysprof3"
-#define MANAGER_IFACE "org.gnome.Sysprof3.SessionManager"
-#define SESSION_IFACE "org.gnome.Sysprof3.Session"
-#define POLKIT_ACTION "org.gnome.sysprof3.profile"
-/* sysprofd's AccessDenied messages (daemon/sysprofd-auth.c) start with this. */
-#define DENIED_PREFIX "Not authorized to make request: "
-#define POLL_MS       250
-/* The daemon writes the /proc snapshot in Start and kernel symbols in Stop. */
-#define SLOW_CALL_MS  120000
-#define KILL_DELAY_S  2
-#define MAX_FREQUENCY 10000
-#define MAX_DURATION  86400
-/* 4 MiB per thread of a traced program (sysprofd's maximum): a thread
- * allocating flat out fills it in about 8 ms; the drainers empty rings every
- * ms but may be busy with perf records for a few. */
-#define MEMORY_RING_PAGES 1024
-
-/* Shared by the main thread and the decoding thread; see decode_thread. */
-typedef struct
-{
-  gint             ref_count;
-  GMutex           mutex;
-  int              capture_fd;
-  GDBusConnection *bus; /* sysprofd, for the host resolver; NULL in-process */
-  GCancellable    *cancellable;
-  gboolean         abandoned;  /* the recording moved on; never touch the capture */
-  gboolean         committing; /* the table is being copied into the capture */
-  guint64          done;
-  guint64          total;
-} DecodeJob;
-
-struct _SysprofRecording
-{
-  GObject parent_instance;
-
-  /* Options. */
-  char    *capture_path;
-  gboolean force;
-  guint    frequency;
-  GArray  *pids; /* int */
-  gboolean cpu_sampling;
-  char   **counters;
-  guint    max_duration;
-  char   **argv;
-  char   **envp; /* NULL: this process's environment */
-  gboolean decode;
-  gboolean memory;
-  gboolean follow_children;
-
-  /* Progress. */
-  SysprofRecordingPhase phase;
-  SysprofRecordingMode  mode;
-  GTask                *task;
-  GError               *error;  /* the first failure, reported at the end */
-  gboolean              ending; /* only the command and decoding may be left */
-  gboolean              skip_decode;
-  char                 *stop_reason;
-  GPtrArray            *warnings; /* NULL-terminated */
-  gint64                start_time;
-  gint64                end_time;
-  guint64               n_samples;
-  guint64               n_allocation_records;
-  guint64               n_bytes;
-  guint64               n_lost;
-  guint                 poll_source;
-  guint                 duration_source;
-  guint                 n_ticks;
-
-  /* The capture file, opened by us. */
-  int      capture_fd;
-  gboolean created;
-  dev_t    dev;
-  ino_t    ino;
-
-  /* sysprofd. */
-  GDBusConnection *bus;    /* private: the session dies with it */
-  char            *daemon; /* sysprofd's unique name */
-  char            *session_path;
-  guint            finished_id;
-  gulong           closed_id;
-  gboolean         poll_pending;
-
-  /* In-process. */
-  SysprofCaptureWriter   *writer;
-  SysprofSessionRecorder *local; /* NULL when recording allocations only, unprivileged */
-  SysprofRingDrainer     *drainer;
-
-  /* Memory tracing: the command's collector asks for rings here. */
-  SysprofControlChannel *control;
-  char                  *preload;
-  gboolean               ring_warned;
-
-  /* The command. */
-  char    *program;
-  GPid     command_pid;
-  gboolean command_alive;
-  int      go_fd;   /* one byte releases the held command */
-  int      exec_fd; /* errno of a failed exec, EOF once it ran */
-  guint    child_watch;
-  guint    kill_source;
-  int      wait_status;
-
-  DecodeJob *decode_job;
-};
 
 enum
 {
@@ -136,8 +27,6 @@ static guint signals[N_SIGNALS];
 G_DEFINE_FINAL_TYPE (SysprofRecording, sysprof_recording, G_TYPE_OBJECT)
 
 static void fail (SysprofRecording *self, GError *error);
-static void begin_stop (SysprofRecording *self, const char *reason);
-static void maybe_complete (SysprofRecording *self);
 
 static DecodeJob *
 decode_job_ref (DecodeJob *job)
@@ -481,10 +370,8 @@ set_phase (SysprofRecording *self, SysprofRecordingPhase phase)
   g_signal_emit (self, signals[PHASE_CHANGED], 0);
 }
 
-static void add_warning (SysprofRecording *self, const char *format, ...) G_GNUC_PRINTF (2, 3);
-
-static void
-add_warning (SysprofRecording *self, const char *format, ...)
+void
+_sysprof_recording_add_warning (SysprofRecording *self, const char *format, ...)
 {
   va_list args;
 
@@ -515,8 +402,8 @@ error_new (GIOErrorEnum code, const char *format, ...)
 }
 
 /* "GDBus.Error:org.freedesktop.DBus.Error.AccessDenied: text" → "text". */
-static char *
-remote_message (const GError *error)
+char *
+_sysprof_recording_remote_message (const GError *error)
 {
   g_autoptr (GError) copy = g_error_copy (error);
 
@@ -609,249 +496,6 @@ remove_created_capture (SysprofRecording *self)
   self->created = FALSE;
 }
 
-/* The command. */
-
-/* In the child, between fork and exec: async-signal-safe calls only. */
-static void G_GNUC_NORETURN
-child_main (int             go_fd,
-            int             exec_fd,
-            int             keep_fd,
-            pid_t           parent,
-            const char     *program,
-            char          **argv,
-            char          **envp,
-            const sigset_t *mask)
-{
-  struct sigaction dfl;
-  char             byte;
-  ssize_t          n;
-  int              saved;
-
-  /* Handlers of the parent (GLib's unix signal sources) must not run here;
-   * ignored signals stay ignored, as with any exec. */
-  memset (&dfl, 0, sizeof dfl);
-  dfl.sa_handler = SIG_DFL;
-  for (int sig = 1; sig < NSIG; sig++)
-    {
-      struct sigaction old;
-
-      if (sigaction (sig, NULL, &old) == 0 && ((old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_IGN))
-        sigaction (sig, &dfl, NULL);
-    }
-  sigprocmask (SIG_SETMASK, mask, NULL);
-  /* The command never outlives the recording, even when we are killed. */
-  if (prctl (PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid () != parent)
-    _exit (127);
-
-  do
-    n = read (go_fd, &byte, 1);
-  while (n < 0 && errno == EINTR);
-  if (n != 1)
-    _exit (127);
-
-  /* The control socket of memory tracing stays open across exec. */
-  if (keep_fd >= 0 && fcntl (keep_fd, F_SETFD, 0) != 0)
-    _exit (127);
-  execve (program, argv, envp);
-  saved = errno;
-  n = write (exec_fd, &saved, sizeof saved);
-  (void) n;
-  _exit (127);
-}
-
-/* Forks the command, held before exec until release_command(). */
-static gboolean
-spawn_held (SysprofRecording *self, GError **error)
-{
-  g_auto (GStrv) env = self->envp ? g_strdupv (self->envp) : g_get_environ ();
-  int      keep_fd = -1;
-  int      go[2];
-  int      exec_pipe[2];
-  sigset_t all;
-  sigset_t old;
-  pid_t    parent = getpid ();
-  pid_t    pid;
-  int      saved;
-
-  if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, go) != 0)
-    {
-      saved = errno;
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot start %s: %s", self->argv[0],
-                   g_strerror (saved));
-      return FALSE;
-    }
-  if (pipe2 (exec_pipe, O_CLOEXEC) != 0)
-    {
-      saved = errno;
-      close (go[0]);
-      close (go[1]);
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot start %s: %s", self->argv[0],
-                   g_strerror (saved));
-      return FALSE;
-    }
-
-  if (self->memory)
-    {
-      const char      *preload = g_environ_getenv (env, "LD_PRELOAD");
-      g_autofree char *value = NULL;
-      g_autofree char *fd_str = NULL;
-
-      if (!(self->control = sysprof_control_channel_new (error)))
-        {
-          close (go[0]);
-          close (go[1]);
-          close (exec_pipe[0]);
-          close (exec_pipe[1]);
-          return FALSE;
-        }
-      keep_fd = sysprof_control_channel_get_child_fd (self->control);
-      /* After what the user preloads: the tracker sees their allocators. */
-      value = preload && *preload ? g_strdup_printf ("%s:%s", preload, self->preload) : g_strdup (self->preload);
-      fd_str = g_strdup_printf ("%d", keep_fd);
-      env = g_environ_setenv (env, "LD_PRELOAD", value, TRUE);
-      env = g_environ_setenv (env, "SYSPROF_CONTROL_FD", fd_str, TRUE);
-      env = self->follow_children ? g_environ_setenv (env, "SYSPROF_FOLLOW_CHILDREN", "1", TRUE)
-                                  : g_environ_unsetenv (env, "SYSPROF_FOLLOW_CHILDREN");
-    }
-
-  /* No signal handler of ours may run in the child before it reset them. */
-  sigfillset (&all);
-  sigprocmask (SIG_SETMASK, &all, &old);
-  pid = fork ();
-  if (pid == 0)
-    {
-      close (go[0]);
-      close (exec_pipe[0]);
-      child_main (go[1], exec_pipe[1], keep_fd, parent, self->program, self->argv, env, &old);
-    }
-  saved = errno;
-  sigprocmask (SIG_SETMASK, &old, NULL);
-  close (go[1]);
-  close (exec_pipe[1]);
-  if (self->control != NULL)
-    sysprof_control_channel_close_child_fd (self->control);
-  if (pid < 0)
-    {
-      close (go[0]);
-      close (exec_pipe[0]);
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot start %s: %s", self->argv[0],
-                   g_strerror (saved));
-      return FALSE;
-    }
-
-  self->command_pid = pid;
-  self->command_alive = TRUE;
-  self->go_fd = go[0];
-  self->exec_fd = exec_pipe[0];
-  if (self->pids->len > 0)
-    {
-      int value = pid;
-      g_array_append_val (self->pids, value);
-    }
-  return TRUE;
-}
-
-static int
-reap_now (SysprofRecording *self)
-{
-  int   status = -1;
-  pid_t ret;
-
-  do
-    ret = waitpid (self->command_pid, &status, 0);
-  while (ret < 0 && errno == EINTR);
-  self->command_alive = FALSE;
-  return ret < 0 ? -1 : status;
-}
-
-/* A held command never runs: without its byte it exits at once. */
-static void
-abandon_held_command (SysprofRecording *self)
-{
-  if (self->go_fd < 0 || !self->command_alive)
-    return;
-  close (self->go_fd);
-  self->go_fd = -1;
-  close (self->exec_fd);
-  self->exec_fd = -1;
-  kill (self->command_pid, SIGKILL);
-  (void) reap_now (self);
-}
-
-static void
-child_exited_cb (GPid pid, int status, gpointer data)
-{
-  SysprofRecording *self = data;
-
-  g_spawn_close_pid (pid);
-  self->child_watch = 0;
-  self->command_alive = FALSE;
-  self->wait_status = status;
-  g_clear_handle_id (&self->kill_source, g_source_remove);
-  if (self->phase == SYSPROF_RECORDING_PHASE_RECORDING)
-    begin_stop (self, "the command exited");
-  else
-    maybe_complete (self);
-}
-
-static gboolean
-release_command (SysprofRecording *self, GError **error)
-{
-  const char byte = 'g';
-  ssize_t    n;
-  int        exec_errno = 0;
-
-  do
-    n = send (self->go_fd, &byte, 1, MSG_NOSIGNAL);
-  while (n < 0 && errno == EINTR);
-  close (self->go_fd);
-  self->go_fd = -1;
-
-  /* The child either execs (the pipe closes) or reports why it could not,
-   * both right away. */
-  do
-    n = read (self->exec_fd, &exec_errno, sizeof exec_errno);
-  while (n < 0 && errno == EINTR);
-  close (self->exec_fd);
-  self->exec_fd = -1;
-  if (n == sizeof exec_errno)
-    {
-      self->wait_status = reap_now (self);
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (exec_errno), "Cannot run %s: %s", self->program,
-                   g_strerror (exec_errno));
-      return FALSE;
-    }
-
-  self->child_watch = g_child_watch_add_full (G_PRIORITY_DEFAULT, self->command_pid, child_exited_cb,
-                                              g_object_ref (self), g_object_unref);
-  return TRUE;
-}
-
-static gboolean
-kill_command_cb (gpointer data)
-{
-  SysprofRecording *self = data;
-
-  self->kill_source = 0;
-  if (self->command_alive)
-    kill (self->command_pid, SIGKILL);
-  return G_SOURCE_REMOVE;
-}
-
-/* The recording is over: so is the command. */
-static void
-terminate_command (SysprofRecording *self)
-{
-  if (!self->command_alive || self->go_fd >= 0 || self->kill_source != 0)
-    return;
-  kill (self->command_pid, SIGTERM);
-  self->kill_source = g_timeout_add_seconds (KILL_DELAY_S, kill_command_cb, self);
-}
-
-/* Decoding: the symbol table is built in memory while the capture stays as
- * recorded; only a complete table is appended, at the end, so abandoning it
- * (a second ^C, or a crash) never leaves half a table in the user's file. */
-
 static void
 decode_progress (guint64 done, guint64 total, gpointer data)
 {
@@ -927,11 +571,12 @@ decode_done_cb (GObject *source, GAsyncResult *result, gpointer data)
 
   (void) source;
   if (!g_task_propagate_boolean (G_TASK (result), &error) && self->decode_job == job)
-    add_warning (self, "the symbol table could not be added, the capture has none: %s", error->message);
+    _sysprof_recording_add_warning (self, "the symbol table could not be added, the capture has none: %s",
+                                    error->message);
   if (self->decode_job != job)
     return; /* abandoned: the recording already moved on */
   g_clear_pointer (&self->decode_job, decode_job_unref);
-  maybe_complete (self);
+  _sysprof_recording_maybe_complete (self);
 }
 
 static void
@@ -943,7 +588,7 @@ start_decoding (SysprofRecording *self)
 
   if ((fd = fcntl (self->capture_fd, F_DUPFD_CLOEXEC, 3)) < 0)
     {
-      add_warning (self, "the symbol table could not be added: %s", g_strerror (errno));
+      _sysprof_recording_add_warning (self, "the symbol table could not be added: %s", g_strerror (errno));
       return;
     }
   job = g_new0 (DecodeJob, 1);
@@ -978,15 +623,15 @@ abandon_decoding (SysprofRecording *self)
   /* Once the table is being copied in, finishing is quicker than undoing. */
   if (!abandoned)
     return;
-  add_warning (self, "decoding was abandoned: the capture has no symbol table");
+  _sysprof_recording_add_warning (self, "decoding was abandoned: the capture has no symbol table");
   g_clear_pointer (&self->decode_job, decode_job_unref);
-  maybe_complete (self);
+  _sysprof_recording_maybe_complete (self);
 }
 
 /* The end. */
 
-static void
-maybe_complete (SysprofRecording *self)
+void
+_sysprof_recording_maybe_complete (SysprofRecording *self)
 {
   g_autoptr (GTask) task = NULL;
 
@@ -1028,7 +673,7 @@ after_stop (SysprofRecording *self)
   if (self->error == NULL && self->decode && !self->skip_decode)
     start_decoding (self);
   self->ending = TRUE;
-  maybe_complete (self);
+  _sysprof_recording_maybe_complete (self);
 }
 
 /* Keeps the first error; reports it once everything is cleaned up. */
@@ -1043,7 +688,7 @@ fail (SysprofRecording *self, GError *error)
   switch (self->phase)
     {
     case SYSPROF_RECORDING_PHASE_STARTING:
-      abandon_held_command (self);
+      _sysprof_recording_abandon_held_command (self);
       close_session (self);
       g_clear_object (&self->control);
       g_clear_object (&self->drainer);
@@ -1051,11 +696,11 @@ fail (SysprofRecording *self, GError *error)
       g_clear_pointer (&self->writer, sysprof_capture_writer_unref);
       remove_created_capture (self);
       self->ending = TRUE;
-      maybe_complete (self);
+      _sysprof_recording_maybe_complete (self);
       break;
     case SYSPROF_RECORDING_PHASE_RECORDING:
       /* Finalize what was recorded; the file stays. */
-      begin_stop (self, "failed");
+      _sysprof_recording_begin_stop (self, "failed");
       break;
     case SYSPROF_RECORDING_PHASE_STOPPING:
       close_session (self);
@@ -1110,7 +755,7 @@ poll_reply_cb (GObject *source, GAsyncResult *result, gpointer data)
     return;
   if (reply == NULL)
     {
-      g_autofree char *message = remote_message (error);
+      g_autofree char *message = _sysprof_recording_remote_message (error);
 
       /* A slow answer is no reason to stop; a vanished session is. */
       if (is_session_gone (error))
@@ -1120,7 +765,7 @@ poll_reply_cb (GObject *source, GAsyncResult *result, gpointer data)
   update_from_properties (self, reply, &state);
   g_signal_emit (self, signals[PROGRESS], 0);
   if (g_strcmp0 (state, "stopped") == 0)
-    begin_stop (self, "sysprofd stopped the session");
+    _sysprof_recording_begin_stop (self, "sysprofd stopped the session");
   else if (g_strcmp0 (state, "failed") == 0)
     fail (self, error_new (G_IO_ERROR_FAILED, "sysprofd ended the recording: %s",
                            self->stop_reason ? self->stop_reason : "the session failed"));
@@ -1161,83 +806,8 @@ duration_cb (gpointer data)
   SysprofRecording *self = data;
 
   self->duration_source = 0;
-  begin_stop (self, "stopped after the maximum duration");
+  _sysprof_recording_begin_stop (self, "stopped after the maximum duration");
   return G_SOURCE_REMOVE;
-}
-
-/* Memory tracing: a thread of the command asks for a ring. */
-
-static void
-ring_refused (SysprofRecording *self, const char *message)
-{
-  sysprof_control_channel_reply (self->control, -1);
-  if (self->ring_warned)
-    return;
-  self->ring_warned = TRUE;
-  add_warning (self, "memory tracing: a thread of the command got no ring buffer, its events are lost: %s", message);
-}
-
-static void
-create_ring_reply_cb (GObject *source, GAsyncResult *result, gpointer data)
-{
-  g_autoptr (SysprofRecording) self = data;
-  g_autoptr (GUnixFDList) fds = NULL;
-  g_autoptr (GVariant) reply = NULL;
-  g_autoptr (GError) error = NULL;
-  gint32 index = -1;
-  int    fd;
-
-  reply = g_dbus_connection_call_with_unix_fd_list_finish (G_DBUS_CONNECTION (source), &fds, result, &error);
-  if (self->control == NULL)
-    return;
-  if (reply != NULL)
-    g_variant_get (reply, "(h)", &index);
-  if (reply == NULL || fds == NULL || index < 0 || index >= g_unix_fd_list_get_length (fds))
-    {
-      g_autofree char *message = error ? remote_message (error) : g_strdup ("sysprofd sent no ring");
-
-      ring_refused (self, message);
-      return;
-    }
-  if ((fd = g_unix_fd_list_get (fds, index, &error)) < 0)
-    {
-      ring_refused (self, error->message);
-      return;
-    }
-  sysprof_control_channel_reply (self->control, fd);
-  close (fd);
-}
-
-static void
-ring_request_cb (SysprofControlChannel *channel, gpointer data)
-{
-  SysprofRecording *self = data;
-  g_autoptr (GError) error = NULL;
-  int fd;
-
-  (void) channel;
-  if (self->mode == SYSPROF_RECORDING_MODE_DAEMON)
-    {
-      g_dbus_connection_call_with_unix_fd_list (self->bus, self->daemon, self->session_path, SESSION_IFACE,
-                                                "CreateRingBuffer", g_variant_new ("(u)", MEMORY_RING_PAGES),
-                                                G_VARIANT_TYPE ("(h)"), G_DBUS_CALL_FLAGS_NONE, -1, NULL, NULL,
-                                                create_ring_reply_cb, g_object_ref (self));
-      return;
-    }
-  if ((fd = sysprof_ring_drainer_create_ring (self->drainer, MEMORY_RING_PAGES, &error)) < 0)
-    {
-      ring_refused (self, error->message);
-      return;
-    }
-  sysprof_control_channel_reply (self->control, fd);
-  close (fd);
-}
-
-static void
-control_broken_cb (SysprofControlChannel *channel, const char *message, gpointer data)
-{
-  (void) channel;
-  add_warning (data, "memory tracing stopped: %s", message);
 }
 
 static void
@@ -1251,8 +821,8 @@ recording_started (SysprofRecording *self)
     self->duration_source = g_timeout_add (self->max_duration * 1000, duration_cb, self);
   set_phase (self, SYSPROF_RECORDING_PHASE_RECORDING);
   if (self->control != NULL)
-    sysprof_control_channel_start (self->control, ring_request_cb, control_broken_cb, self);
-  if (self->go_fd >= 0 && !release_command (self, &error))
+    _sysprof_recording_start_control (self);
+  if (self->go_fd >= 0 && !_sysprof_recording_release_command (self, &error))
     fail (self, g_steal_pointer (&error));
 }
 
@@ -1280,7 +850,7 @@ stop_reply_cb (GObject *source, GAsyncResult *result, gpointer data)
   reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
   if (reply == NULL)
     {
-      g_autofree char *message = remote_message (error);
+      g_autofree char *message = _sysprof_recording_remote_message (error);
 
       fail (self, error_new (G_IO_ERROR_FAILED, "sysprofd could not finalize the capture: %s", message));
       return;
@@ -1290,8 +860,8 @@ stop_reply_cb (GObject *source, GAsyncResult *result, gpointer data)
                           NULL, final_properties_cb, g_object_ref (self));
 }
 
-static void
-begin_stop (SysprofRecording *self, const char *reason)
+void
+_sysprof_recording_begin_stop (SysprofRecording *self, const char *reason)
 {
   if (self->phase != SYSPROF_RECORDING_PHASE_RECORDING)
     return;
@@ -1300,7 +870,7 @@ begin_stop (SysprofRecording *self, const char *reason)
   self->end_time = g_get_monotonic_time ();
   g_clear_handle_id (&self->duration_source, g_source_remove);
   set_phase (self, SYSPROF_RECORDING_PHASE_STOPPING);
-  terminate_command (self);
+  _sysprof_recording_terminate_command (self);
   /* Threads started from now on are not traced; rings given stay drained. */
   if (self->control != NULL)
     sysprof_control_channel_close (self->control);
@@ -1348,7 +918,7 @@ sysprof_recording_stop (SysprofRecording *self)
     case SYSPROF_RECORDING_PHASE_STARTING:
       fail (self, error_new (G_IO_ERROR_CANCELLED, "Stopped before recording started"));
       break;
-    case SYSPROF_RECORDING_PHASE_RECORDING: begin_stop (self, "stopped"); break;
+    case SYSPROF_RECORDING_PHASE_RECORDING: _sysprof_recording_begin_stop (self, "stopped"); break;
     case SYSPROF_RECORDING_PHASE_STOPPING: self->skip_decode = TRUE; break;
     case SYSPROF_RECORDING_PHASE_DECODING:
       if (self->decode_job != NULL)
@@ -1366,7 +936,7 @@ static void
 local_warning_cb (SysprofSessionRecorder *recorder, const char *message, gpointer data)
 {
   (void) recorder;
-  add_warning (data, "%s", message);
+  _sysprof_recording_add_warning (data, "%s", message);
 }
 
 /* Root without sysprofd: the instruments run here. */
@@ -1428,10 +998,11 @@ daemon_missing (SysprofRecording *self, const char *why)
   if (self->memory)
     {
       if (self->cpu_sampling || (self->counters != NULL && self->counters[0] != NULL))
-        add_warning (self,
-                     "sysprofd is not running (%s): recording memory allocations only (CPU sampling and counters "
-                     "need sysprofd or root)",
-                     why);
+        _sysprof_recording_add_warning (
+            self,
+            "sysprofd is not running (%s): recording memory allocations only (CPU sampling and counters "
+            "need sysprofd or root)",
+            why);
       start_in_process (self);
       return;
     }
@@ -1452,7 +1023,7 @@ start_reply_cb (GObject *source, GAsyncResult *result, gpointer data)
     return;
   if (reply == NULL)
     {
-      g_autofree char *message = remote_message (error);
+      g_autofree char *message = _sysprof_recording_remote_message (error);
 
       fail (self, error_new (G_IO_ERROR_FAILED, "sysprofd could not start recording: %s", message));
       return;
@@ -1472,7 +1043,7 @@ set_capture_fd_cb (GObject *source, GAsyncResult *result, gpointer data)
     return;
   if (reply == NULL)
     {
-      g_autofree char *message = remote_message (error);
+      g_autofree char *message = _sysprof_recording_remote_message (error);
 
       fail (self, error_new (G_IO_ERROR_FAILED, "sysprofd refused the capture file: %s", message));
       return;
@@ -1507,7 +1078,7 @@ finished_cb (GDBusConnection *connection,
     return;
   set_stop_reason (self, message);
   if (success)
-    begin_stop (self, message);
+    _sysprof_recording_begin_stop (self, message);
   else
     fail (self, error_new (G_IO_ERROR_FAILED, "sysprofd ended the recording: %s", message));
 }
@@ -1527,7 +1098,7 @@ bus_closed_cb (GDBusConnection *connection, gboolean remote_peer_vanished, GErro
 static GError *
 create_session_error (const GError *error)
 {
-  g_autofree char *message = remote_message (error);
+  g_autofree char *message = _sysprof_recording_remote_message (error);
 
   if (g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED) ||
       g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_AUTH_FAILED))
@@ -1654,59 +1225,6 @@ bus_ready_cb (GObject *source, GAsyncResult *result, gpointer data)
                                              create_session_cb, g_object_ref (self));
 }
 
-/* The memory tracker: $SYSPROF_MEMORY_PRELOAD (for uninstalled builds) or
- * the installed one. */
-static gboolean
-find_preload (SysprofRecording *self, GError **error)
-{
-  const char *path = g_getenv ("SYSPROF_MEMORY_PRELOAD");
-
-  if (self->argv == NULL)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   "Tracing memory allocations needs a command to launch: the tracker is preloaded into it");
-      return FALSE;
-    }
-  if (path == NULL || *path == '\0')
-    {
-      g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
-      g_autofree char *dir = exe ? g_path_get_dirname (exe) : NULL;
-
-      path = SYSPROF_MEMORY_PRELOAD_PATH;
-      /* Run from a build tree (clients/ next to preload/), not installed. */
-      if (access (path, R_OK) != 0 && dir != NULL)
-        {
-          g_autofree char *built = g_build_filename (dir, "..", "preload", "libsysprof-memory.so", NULL);
-          g_autofree char *canonical = g_canonicalize_filename (built, NULL);
-
-          if (access (canonical, R_OK) == 0)
-            {
-              self->preload = g_steal_pointer (&canonical);
-              return TRUE;
-            }
-        }
-    }
-  if (!g_path_is_absolute (path) || strpbrk (path, " :") != NULL)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   "The memory tracker's path must be absolute, without spaces or colons (LD_PRELOAD splits "
-                   "there): %s",
-                   path);
-      return FALSE;
-    }
-  if (access (path, R_OK) != 0)
-    {
-      int saved = errno;
-
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   "The memory tracker %s cannot be used: %s (set SYSPROF_MEMORY_PRELOAD to its path)", path,
-                   g_strerror (saved));
-      return FALSE;
-    }
-  self->preload = g_strdup (path);
-  return TRUE;
-}
-
 void
 sysprof_recording_record_async (SysprofRecording *self, GAsyncReadyCallback callback, gpointer user_data)
 {
@@ -1726,12 +1244,12 @@ sysprof_recording_record_async (SysprofRecording *self, GAsyncReadyCallback call
       fail (self, error_new (G_IO_ERROR_NOT_FOUND, "Cannot run %s: command not found", self->argv[0]));
       return;
     }
-  if (self->memory && !find_preload (self, &error))
+  if (self->memory && !_sysprof_recording_find_preload (self, &error))
     {
       fail (self, g_steal_pointer (&error));
       return;
     }
-  if (!open_capture (self, &error) || (self->argv != NULL && !spawn_held (self, &error)))
+  if (!open_capture (self, &error) || (self->argv != NULL && !_sysprof_recording_spawn_held (self, &error)))
     {
       fail (self, g_steal_pointer (&error));
       return;
