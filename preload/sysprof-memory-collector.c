@@ -352,13 +352,17 @@ realloc_impl (void *ptr, size_t size, const Caller *caller)
       record_free (ptr);
       return fn (ptr, 0);
     }
-  /* A failed realloc leaves @ptr alone: nothing is recorded. */
+  /* The release is recorded before the call, as in free(): once realloc()
+   * moved the block another thread may be given the old address, and its
+   * allocation must come after this release in the capture.  A failed
+   * realloc leaves @ptr allocated: it is recorded again, with its usable
+   * size (the size asked for at first is not known here). */
+  if (ptr != NULL)
+    record_free (ptr);
   if ((p = fn (ptr, size)) != NULL)
-    {
-      if (ptr != NULL)
-        record_free (ptr);
-      record_alloc (p, size, caller);
-    }
+    record_alloc (p, size, caller);
+  else if (ptr != NULL)
+    record_alloc (ptr, malloc_usable_size (ptr), caller);
   return p;
 }
 

@@ -466,11 +466,17 @@ expected_from_report (Server *server)
             expect (expected, old, 0);
           else if (new)
             {
-              /* A release of the old block and a new allocation; a
-               * failure records nothing. */
+              /* A release of the old block and a new allocation. */
               if (old)
                 expect (expected, old, 0);
               expect (expected, new, (gint64) size);
+            }
+          else if (old && g_strcmp0 (w[4], "usable") == 0)
+            {
+              /* A failed realloc: the block released, then allocated
+               * again with its usable size. */
+              expect (expected, old, 0);
+              expect (expected, old, (gint64) parse_u64 (w[5]));
             }
         }
       else if (g_strcmp0 (op, "free") == 0)
@@ -591,8 +597,9 @@ run_basic (const char *unwind)
   ring = between_fences (&server, 1, 2, &begin, &end);
   expected = expected_from_report (&server);
   /* Sanity of the rules above: 11 allocations, 12 releases (one of them
-   * of the unrecorded malloc (0) block). */
-  g_assert_cmpuint (expected->len, ==, 23);
+   * of the unrecorded malloc (0) block), and the failed realloc's release
+   * and allocation again. */
+  g_assert_cmpuint (expected->len, ==, 25);
   assert_events (ring, begin, end, expected, server.pid, server.pid);
 
   /* Every hook's stack starts at its caller, scenario_basic, then main. */
