@@ -39,20 +39,23 @@ static const Command commands[] = {
     "Columns: function, library, samples (samples in which that function called\n"
     "FUNCTION, each sample once even through recursion), percent (of the samples\n"
     "that passed the filters).  The caller of an outermost frame is its process\n"
-    "node (\"[name]\"); the caller of the first kernel frame is the context node.\n"
-    "FUNCTION is a name exactly as `top` prints it; --library picks one of several\n"
-    "functions of that name." },
+    "node (\"[name]\"); the caller of the first kernel frame is the context node;\n"
+    "with --focus, the caller of a focused function where its stacks were cut is\n"
+    "the root \"[Everything]\".  FUNCTION is a name exactly as `top` prints it\n"
+    "(with --focus and --hide applied: a hidden function is not there);\n"
+    "--library picks one of several functions of that name." },
   { "callees", "FUNCTION CAPTURE", "Functions that FUNCTION calls directly.",
     "Columns: function, library, samples (samples in which FUNCTION called that\n"
     "function, each sample once), percent.  FUNCTION as for `callers`." },
   { "tree", "CAPTURE", "The top-down call tree.",
     "The root \"[Everything]\", then one node per process name (\"[name]\", or\n"
     "\"[Process PID]\" without a name), then the frames from the outermost in; a\n"
-    "\"- - kernel - -\" node marks where a stack enters the kernel.  Children are\n"
-    "sorted by total, and nodes below --threshold percent of the samples are left\n"
-    "out with their subtrees.  Text: total and self percentages, then the function\n"
-    "indented two spaces per level.  TSV columns: depth, function, library,\n"
-    "total_samples, self_samples, total_percent." },
+    "\"- - kernel - -\" node marks where a stack enters the kernel.  With --focus,\n"
+    "the root's children are the focused functions instead of the processes.\n"
+    "Children are sorted by total, and nodes below --threshold percent of the\n"
+    "samples are left out with their subtrees.  Text: total and self percentages,\n"
+    "then the function indented two spaces per level.  TSV columns: depth,\n"
+    "function, library, total_samples, self_samples, total_percent." },
   { "flamegraph", "CAPTURE", "Write a flame graph as a standalone SVG file.",
     "Frames are boxes as wide as their samples, the root at the bottom and callees\n"
     "above their callers; hover a box for \"function (library) N samples, P%\".\n"
@@ -64,9 +67,10 @@ static const Command commands[] = {
     "the boxes are as wide as the bytes allocated below them." },
   { "collapsed", "CAPTURE", "Print folded stacks (flamegraph.pl's input).",
     "One line per distinct stack: the frames from the outermost in, process node\n"
-    "first, separated by ';', then a space and the number of samples.  The counts\n"
-    "add up to the samples that passed the filters.  ';' inside a name is printed\n"
-    "as ':'.  With --memory the count is allocations (bytes with --memory=bytes)." },
+    "first (the focused function with --focus), separated by ';', then a space and\n"
+    "the number of samples.  The counts add up to the samples that passed the\n"
+    "filters.  ';' inside a name is printed as ':'.  With --memory the count is\n"
+    "allocations (bytes with --memory=bytes)." },
   { "memory", "[--summary|--leaks|--temporary|--cross-thread|--over-time|--diff] CAPTURE…", report_memory_summary, "" },
 };
 
@@ -88,6 +92,24 @@ static const char memory_option_text[] = "--memory[=MODE] makes every command ab
                                          "--memory=bytes.  --begin/--end/--pid/--tid select allocations; a capture\n"
                                          "without ALLOCATION frames is an error (exit status 1).";
 
+static const char focus_option_text[] =
+    "--focus=FUNCTION and --hide=FUNCTION reshape the call graph around functions,\n"
+    "named exactly as `top` prints them (code frames only, never \"[name]\" or\n"
+    "\"- - kernel - -\"); both are repeatable:\n"
+    "  --focus=FUNCTION   only the samples with FUNCTION (any of the focused\n"
+    "                     functions) on their stack count, and each stack starts at\n"
+    "                     its outermost FUNCTION frame: processes and callers are\n"
+    "                     dropped, so percentages are of the samples in FUNCTION\n"
+    "  --hide=FUNCTION    FUNCTION's frames are removed from the stacks, its callees\n"
+    "                     joining its caller; no sample is lost: its self samples go\n"
+    "                     to the next frame outward that is kept (the process or\n"
+    "                     \"- - kernel - -\" node when there is none)\n"
+    "The focus is applied first, then the hidden frames are removed.  A function\n"
+    "both focused and hidden sets where the stacks start, then goes: its callees\n"
+    "are the top level, and the samples that ended in it stay on \"[Everything]\"\n"
+    "(collapsed prints them as the stack \"[Everything]\").  The frames --no-kernel\n"
+    "drops, and the allocator frames under --memory, are not there to match.";
+
 typedef struct
 {
   char   **pids;
@@ -96,6 +118,8 @@ typedef struct
   double   begin;
   double   end;
   gboolean no_kernel;
+  char   **focus;
+  char   **hide;
   char    *format;
   gint     limit;
   char   **debug_dirs;
@@ -116,6 +140,8 @@ options_clear (Options *options)
   g_strfreev (options->pids);
   g_strfreev (options->tids);
   g_strfreev (options->comms);
+  g_strfreev (options->focus);
+  g_strfreev (options->hide);
   g_free (options->format);
   g_strfreev (options->debug_dirs);
   g_free (options->sort);
@@ -152,6 +178,11 @@ add_common_entries (GOptionContext *context, Options *o)
       "SECONDS" },
     { "no-kernel", 'K', 0, G_OPTION_ARG_NONE, &o->no_kernel,
       "Drop kernel frames; the \"- - kernel - -\" node keeps their samples as its own", NULL },
+    { "focus", 'F', 0, G_OPTION_ARG_STRING_ARRAY, &o->focus,
+      "Only samples with FUNCTION on the stack, each stack starting at its outermost FUNCTION frame (repeatable)",
+      "FUNCTION" },
+    { "hide", 'H', 0, G_OPTION_ARG_STRING_ARRAY, &o->hide,
+      "Remove FUNCTION's frames from the stacks; its samples go to its caller (repeatable)", "FUNCTION" },
     { "limit", 'n', 0, G_OPTION_ARG_INT, &o->limit, "Print at most N rows (0: all)", "N" },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &o->format,
       "text (aligned table, the default) or tsv (a header row, then tab-separated rows)", "FORMAT" },
@@ -243,13 +274,15 @@ new_general_context (Options *options)
                "  sysprof-report top --sort total --comm gjs capture.syscap\n"
                "  sysprof-report callers g_main_context_iteration capture.syscap\n"
                "  sysprof-report tree --threshold 5 --no-kernel capture.syscap\n"
+               "  sysprof-report tree --focus gtk_main --hide g_free capture.syscap\n"
                "  sysprof-report flamegraph -o cpu.svg --begin 2 --end 4.5 capture.syscap\n"
                "  sysprof-report collapsed capture.syscap | flamegraph.pl > cpu.svg\n"
                "  sysprof-report memory --leaks memprof.syscap       allocations never freed\n"
                "  sysprof-report top --memory=bytes memprof.syscap   who allocates the most bytes\n\n"
                "The callgraph commands take --memory[=count|bytes|leaked|leaked-bytes] to report\n"
                "allocations (sysprof-cli --memprof) instead of samples; `sysprof-report help top`\n"
-               "describes it.\n\n"
+               "describes it.  --focus=FUNCTION keeps only the stacks through FUNCTION, starting\n"
+               "at it; --hide=FUNCTION removes its frames and gives its samples to its caller.\n\n"
                "Exit status: 0 on success; 1 when the capture cannot be opened or read to its end\n"
                "(the error names the byte offset of the damage), when FUNCTION is not in the\n"
                "callgraph, or when the output cannot be written; 2 on a usage error.");
@@ -261,9 +294,9 @@ static GOptionContext *
 new_command_context (const Command *command, Options *options)
 {
   g_autofree char *parameters = g_strdup_printf ("%s", command->parameters);
-  g_autofree char *description =
-      g_strdup_printf ("%s\n\n%s\n\n%s", command->description, memory_option_text, exit_status_text);
-  GOptionContext *context = g_option_context_new (parameters);
+  g_autofree char *description = g_strdup_printf ("%s\n\n%s\n\n%s\n\n%s", command->description, focus_option_text,
+                                                  memory_option_text, exit_status_text);
+  GOptionContext  *context = g_option_context_new (parameters);
 
   g_option_context_set_summary (context, command->summary);
   g_option_context_set_description (context, description);
@@ -465,6 +498,10 @@ run_command (const Command *command, int argc, char **argv)
   filter.comms = (const char *const *) o.comms;
   filter.n_comms = o.comms != NULL ? g_strv_length (o.comms) : 0;
   filter.no_kernel = o.no_kernel;
+  filter.focus = (const char *const *) o.focus;
+  filter.n_focus = o.focus != NULL ? g_strv_length (o.focus) : 0;
+  filter.hide = (const char *const *) o.hide;
+  filter.n_hide = o.hide != NULL ? g_strv_length (o.hide) : 0;
   if (!isnan (o.begin) && !report_seconds_to_ns (o.begin, "begin", &filter.begin_ns, &error))
     USAGE_ERROR ("%s", error->message);
   if (!isnan (o.end) && !report_seconds_to_ns (o.end, "end", &filter.end_ns, &error))
@@ -502,6 +539,15 @@ run_command (const Command *command, int argc, char **argv)
       return REPORT_EXIT_ERROR;
     }
   report.callgraph = callgraph;
+  /* An empty report is a valid answer, but after --focus it is most often a
+   * misspelt name: say which. */
+  if (filter.n_focus > 0 && sysprof_callgraph_get_n_samples (callgraph) == 0 &&
+      sysprof_callgraph_get_n_samples_read (callgraph) > 0)
+    {
+      g_autofree char *names = g_strjoinv ("”, “", o.focus);
+
+      g_printerr ("%s: note: no %s has “%s” on its stack\n", prgname, report.memory ? "allocation" : "sample", names);
+    }
 
   if (g_str_equal (command->name, "top"))
     status = report_top (&report);

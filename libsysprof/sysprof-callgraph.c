@@ -25,6 +25,18 @@
  * context node that may close it. */
 #define MAX_KEYS (G_MAXUINT16 + 1)
 
+/* The size of SysprofCallgraphFilter before focus and hide were added:
+ * callers built against it still work, with the later fields' defaults. */
+#define FILTER_SIZE_1 G_STRUCT_OFFSET (SysprofCallgraphFilter, focus)
+
+/* What the filter's focus and hide lists say of a function. */
+#define MARK_FOCUS 1u
+#define MARK_HIDE  2u
+
+/* A raw node that the focus leaves out of the tree (above every focused
+ * frame); the tree's node numbers never reach it. */
+#define UNMAPPED G_MAXUINT32
+
 struct _SysprofCallgraph
 {
   GObject parent_instance;
@@ -821,9 +833,51 @@ allocator_tails (SysprofCallgraph *self, RawBuilder *raw, const gboolean *keep, 
   return tail;
 }
 
+/* One byte per function: MARK_FOCUS, MARK_HIDE.  Each name goes into a
+ * hash table once and each distinct function is looked up once, so the
+ * cost does not grow with the number of frames or samples.  Only code
+ * functions match (see SysprofCallgraphFilter).  NULL when both lists are
+ * empty. */
+static guint8 *
+mark_functions (SysprofCallgraph *self, const SysprofCallgraphFilter *filter)
+{
+  g_autoptr (GHashTable) names = NULL;
+  guint8 *marks;
+
+  if (filter->n_focus == 0 && filter->n_hide == 0)
+    return NULL;
+  names = g_hash_table_new (g_str_hash, g_str_equal);
+  for (gsize i = 0; i < filter->n_focus + filter->n_hide; i++)
+    {
+      gboolean    focus = i < filter->n_focus;
+      const char *name = focus ? filter->focus[i] : filter->hide[i - filter->n_focus];
+      guint       mark = GPOINTER_TO_UINT (g_hash_table_lookup (names, name));
+
+      g_hash_table_insert (names, (gpointer) name, GUINT_TO_POINTER (mark | (focus ? MARK_FOCUS : MARK_HIDE)));
+    }
+
+  marks = g_new0 (guint8, self->functions->len);
+  for (guint i = 0; i < self->functions->len; i++)
+    {
+      const SysprofCallgraphFunction *function = function_at (self, i);
+
+      if (function->kind == SYSPROF_CALLGRAPH_FUNCTION_CODE)
+        marks[i] = (guint8) GPOINTER_TO_UINT (g_hash_table_lookup (names, function->symbol->name));
+    }
+  return marks;
+}
+
 /* Parents come before their children in the raw array, so one pass in
  * order maps every raw node to its node of functions.  @tree_bytes
- * receives the bytes per node of the tree (allocation sources). */
+ * receives the bytes per node of the tree (allocation sources).
+ *
+ * Focus and hide are decided here, per raw node rather than per sample: a
+ * raw node is one path, so whether a focused function is above it, and
+ * where the cut is, is the same for every sample that ends there.  A node
+ * above every focused frame maps to UNMAPPED and its samples go nowhere;
+ * the outermost focused frame of a path maps to a child of the root (or to
+ * the root itself when it is hidden too); a hidden frame maps to its
+ * parent's node, which then receives its samples. */
 static SysprofStackStash *
 build_function_tree (SysprofCallgraph *self, RawBuilder *raw, const SysprofCallgraphFilter *filter, GArray *tree_bytes)
 {
@@ -836,6 +890,7 @@ build_function_tree (SysprofCallgraph *self, RawBuilder *raw, const SysprofCallg
   g_autofree guint32  *mapped = g_new (guint32, n);
   g_autofree gboolean *keep = NULL;
   g_autofree gboolean *tail = NULL;
+  g_autofree guint8   *marks = NULL;
   gboolean             allocations = self->source != SYSPROF_CALLGRAPH_SOURCE_SAMPLES;
 
   if (allocations)
@@ -865,16 +920,36 @@ build_function_tree (SysprofCallgraph *self, RawBuilder *raw, const SysprofCallg
   resolve_addresses (self, raw, ordinals, process_pids, keep, functions);
   if (allocations && !filter->keep_allocator_frames)
     tail = allocator_tails (self, raw, keep, functions);
+  marks = mark_functions (self, filter);
 
-  mapped[0] = SYSPROF_STACK_STASH_ROOT;
+  mapped[0] = filter->n_focus > 0 ? UNMAPPED : SYSPROF_STACK_STASH_ROOT;
   for (guint32 i = 1; i < n; i++)
     {
+      guint32 parent = mapped[nodes[i].parent];
+      guint   mark;
+
       if (keep != NULL && !keep[i])
         continue;
+      mark = marks != NULL ? marks[functions[i]] : 0;
+      /* Allocator frames folded into the site are not frames the
+       * callgraph shows: neither focus nor hide sees them. */
       if (tail != NULL && tail[i])
-        mapped[i] = mapped[nodes[i].parent];
+        mapped[i] = parent;
+      else if (parent == UNMAPPED && (mark & MARK_FOCUS) == 0)
+        mapped[i] = UNMAPPED;
+      else if (parent == UNMAPPED)
+        {
+          /* The cut: the outermost focused frame of this path. */
+          parent = SYSPROF_STACK_STASH_ROOT;
+          mapped[i] =
+              (mark & MARK_HIDE) != 0 ? parent : _sysprof_stack_stash_child (tree, parent, functions[i], 0, NULL);
+        }
+      else if ((mark & MARK_HIDE) != 0)
+        mapped[i] = parent;
       else
-        mapped[i] = _sysprof_stack_stash_child (tree, mapped[nodes[i].parent], functions[i], 0, NULL);
+        mapped[i] = _sysprof_stack_stash_child (tree, parent, functions[i], 0, NULL);
+      if (mapped[i] == UNMAPPED)
+        continue;
       _sysprof_stack_stash_get_nodes (tree)[mapped[i]].self += nodes[i].self;
       if (allocations)
         {
@@ -977,6 +1052,34 @@ totals_leave (const SysprofCallgraphNode *node, gpointer user_data)
   return TRUE;
 }
 
+/* Keeps the functions that have a node in @tree, in their order, and
+ * returns the new index of every old one.  The others (hidden functions,
+ * callers a focus cut away, functions only made of folded allocator frames
+ * or of stacks that carry no weight) were resolved but would show as
+ * functions with nothing in them. */
+static guint *
+drop_unused_functions (SysprofCallgraph *self, SysprofStackStash *tree)
+{
+  guint32                 n = _sysprof_stack_stash_get_n_nodes (tree);
+  const SysprofStackNode *nodes = _sysprof_stack_stash_get_nodes (tree);
+  guint                  *renumber = g_new0 (guint, self->functions->len);
+  GArray                 *kept = g_array_new (FALSE, TRUE, sizeof (SysprofCallgraphFunction));
+
+  for (guint32 i = 0; i < n; i++)
+    renumber[nodes[i].key] = 1;
+  for (guint i = 0; i < self->functions->len; i++)
+    if (renumber[i] != 0 || i == 0)
+      {
+        SysprofCallgraphFunction function = *function_at (self, i);
+
+        function.index = renumber[i] = kept->len;
+        g_array_append_val (kept, function);
+      }
+  g_array_unref (self->functions);
+  self->functions = kept;
+  return renumber;
+}
+
 static void
 publish_tree (SysprofCallgraph *self, SysprofStackStash *tree, GArray *tree_bytes)
 {
@@ -986,19 +1089,22 @@ publish_tree (SysprofCallgraph *self, SysprofStackStash *tree, GArray *tree_byte
   SysprofCallgraphNode   *out;
   g_autofree guint32     *on_path = NULL;
   TotalsWalk              walk;
+  g_autofree guint       *renumber = NULL;
 
   _sysprof_stack_stash_compute_totals (tree);
   nodes = _sysprof_stack_stash_get_nodes (tree);
   closure[0] = self;
   closure[1] = (gpointer) nodes;
+  /* Sorted by the old numbers; renumbering keeps their order. */
   _sysprof_stack_stash_sort_children (tree, compare_children, closure);
+  renumber = drop_unused_functions (self, tree);
 
   out = g_new0 (SysprofCallgraphNode, n);
   for (guint32 i = 0; i < n; i++)
     {
       const SysprofStackNode *s = &nodes[i];
 
-      out[i].function = function_at (self, (guint) s->key);
+      out[i].function = function_at (self, renumber[s->key]);
       out[i].parent = i == SYSPROF_STACK_STASH_ROOT ? NULL : &out[s->parent];
       out[i].first_child = s->first_child != SYSPROF_STACK_STASH_NONE ? &out[s->first_child] : NULL;
       out[i].next_sibling = s->next_sibling != SYSPROF_STACK_STASH_NONE ? &out[s->next_sibling] : NULL;
@@ -1027,7 +1133,7 @@ sysprof_callgraph_new (SysprofCaptureReader         *reader,
                        gpointer                      user_data,
                        GError                      **error)
 {
-  static const SysprofCallgraphFilter defaults = SYSPROF_CALLGRAPH_FILTER_INIT;
+  SysprofCallgraphFilter full_filter = SYSPROF_CALLGRAPH_FILTER_INIT;
   g_autoptr (SysprofCallgraph) self = NULL;
   g_autoptr (SysprofStackStash) tree = NULL;
   g_autofree guint64 *keys = NULL;
@@ -1041,7 +1147,7 @@ sysprof_callgraph_new (SysprofCaptureReader         *reader,
 
   g_return_val_if_fail (reader != NULL, NULL);
   g_return_val_if_fail (SYSPROF_IS_SYMBOLIZER (symbolizer), NULL);
-  g_return_val_if_fail (filter == NULL || filter->size >= sizeof (SysprofCallgraphFilter), NULL);
+  g_return_val_if_fail (filter == NULL || filter->size >= FILTER_SIZE_1, NULL);
   g_return_val_if_fail (filter == NULL || filter->n_pids == 0 || filter->pids != NULL, NULL);
   g_return_val_if_fail (filter == NULL || filter->n_tids == 0 || filter->tids != NULL, NULL);
   g_return_val_if_fail (filter == NULL || filter->n_comms == 0 || filter->comms != NULL, NULL);
@@ -1049,8 +1155,17 @@ sysprof_callgraph_new (SysprofCaptureReader         *reader,
   g_return_val_if_fail (filter == NULL || (guint) filter->weight <= SYSPROF_CALLGRAPH_WEIGHT_BYTES, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (filter == NULL)
-    filter = &defaults;
+  /* The fields a smaller (older) struct lacks keep their defaults. */
+  if (filter != NULL)
+    memcpy (&full_filter, filter, MIN (filter->size, sizeof full_filter));
+  full_filter.size = sizeof full_filter;
+  filter = &full_filter;
+  g_return_val_if_fail (filter->n_focus == 0 || filter->focus != NULL, NULL);
+  g_return_val_if_fail (filter->n_hide == 0 || filter->hide != NULL, NULL);
+  for (gsize i = 0; i < filter->n_focus; i++)
+    g_return_val_if_fail (filter->focus[i] != NULL, NULL);
+  for (gsize i = 0; i < filter->n_hide; i++)
+    g_return_val_if_fail (filter->hide[i] != NULL, NULL);
 
   self = g_object_new (SYSPROF_TYPE_CALLGRAPH, NULL);
   self->symbolizer = g_object_ref (symbolizer);
@@ -1082,6 +1197,13 @@ sysprof_callgraph_new (SysprofCaptureReader         *reader,
   g_clear_pointer (&times, g_array_unref);
   g_clear_pointer (&raw_bytes, g_array_unref);
   publish_tree (self, tree, tree_bytes);
+  /* Samples outside the focus were counted while reading: the root has
+   * the ones that are left. */
+  if (filter->n_focus > 0)
+    {
+      self->n_samples = self->nodes[0].total;
+      self->n_bytes = self->source != SYSPROF_CALLGRAPH_SOURCE_SAMPLES ? self->nodes[0].total_bytes : 0;
+    }
 
   g_clear_pointer (&self->symbol_functions, g_hash_table_unref);
   g_clear_pointer (&self->process_functions, g_hash_table_unref);
@@ -1291,8 +1413,15 @@ stack_enter (const SysprofCallgraphNode *node, gpointer user_data)
 {
   StackWalk *walk = user_data;
 
+  /* The root ends samples only when a focused and hidden function left
+   * them without a frame: they are the stack of the root alone, so that
+   * the counts still add up. */
   if (node->depth == 0)
-    return TRUE;
+    {
+      const SysprofCallgraphFunction *root = node->function;
+
+      return node->self == 0 || walk->func (&root, 1, node->self, walk->user_data);
+    }
   if (walk->path->len < node->depth)
     g_ptr_array_set_size (walk->path, node->depth);
   walk->path->pdata[node->depth - 1] = (gpointer) node->function;

@@ -69,12 +69,58 @@ typedef struct
    * site, see sysprof-memory-analysis.h), except the outermost frame of a
    * stack made of allocator frames only. */
   gboolean keep_allocator_frames;
+
+  /* Fields added after the first version: a caller built against that one
+   * sets a smaller @size, and they keep their defaults (no focus, nothing
+   * hidden).
+   *
+   * Focus and hide name functions exactly as the callgraph shows them
+   * (SysprofSymbol.name: "main", "g_main_context_iteration", "0x7f12…" for
+   * an address without a symbol).  Only code frames match: process nodes
+   * ("[sh]"), context nodes ("- - kernel - -") and the root never do.  They
+   * apply to the frames the other fields leave (after @no_kernel, and after
+   * the allocator frames are dropped unless @keep_allocator_frames), which
+   * is what makes "focus on what I see" work.  The names are looked up once
+   * per distinct function, not once per frame.
+   *
+   * Focus (@n_focus > 0): only the samples (or allocations) with at least
+   * one of these functions on their stack count, and each such stack is cut
+   * to start at its outermost frame of any of them: the process node and
+   * the callers are dropped, so the tree is [Everything] → focused function
+   * → its callees.  The root's total, sysprof_callgraph_get_n_samples() and
+   * so the base of every percentage, is the number of those samples: the
+   * percentages read as shares of the time spent in the focused functions,
+   * which is the question a focused view asks.  A frame of a focused
+   * function further in (recursion, or another focused function called by
+   * the first) stays an ordinary frame below the cut.
+   *
+   * Hide: the frames of these functions are removed from the stacks, their
+   * callees joining the caller.  Hiding never drops a sample: the samples
+   * whose innermost frame was hidden count as self of the next frame
+   * outward that is kept (a code frame, or the context node "- - kernel - -"
+   * or process node when every code frame outward is hidden; with a focus,
+   * the frame where the stack was cut), so that totals stay the same and
+   * only the shape of the tree changes.
+   *
+   * Both: the focus is applied first (it picks the samples and the cut
+   * point), then the hidden frames are removed.  A function both focused
+   * and hidden decides the cut like any focused function, then its frames
+   * are removed too: the tree is [Everything] → its callees, merged, and
+   * the samples that end in it (or in hidden frames right below it) have no
+   * frame left and are the root's self: hiding never drops a sample, and
+   * keeping the frame would show what was asked to go.
+   * sysprof_callgraph_foreach_stack() reports them as the stack made of the
+   * root alone.  The names are read during sysprof_callgraph_new() only. */
+  const char *const *focus;
+  gsize              n_focus;
+  const char *const *hide;
+  gsize              n_hide;
 } SysprofCallgraphFilter;
 
-#define SYSPROF_CALLGRAPH_FILTER_INIT                                                          \
-  {                                                                                            \
-    sizeof (SysprofCallgraphFilter), NULL, 0, NULL, 0, NULL, 0, G_MININT64, G_MAXINT64, FALSE, \
-        SYSPROF_CALLGRAPH_SOURCE_SAMPLES, SYSPROF_CALLGRAPH_WEIGHT_COUNT, FALSE                \
+#define SYSPROF_CALLGRAPH_FILTER_INIT                                                             \
+  {                                                                                               \
+    sizeof (SysprofCallgraphFilter), NULL, 0, NULL, 0, NULL, 0, G_MININT64, G_MAXINT64, FALSE,    \
+        SYSPROF_CALLGRAPH_SOURCE_SAMPLES, SYSPROF_CALLGRAPH_WEIGHT_COUNT, FALSE, NULL, 0, NULL, 0 \
   }
 
 SYSPROF_AVAILABLE_IN_ALL
@@ -112,8 +158,9 @@ typedef struct
 } SysprofCallgraphFunction;
 
 /* A node of the top-down tree: the root, then one node per process name,
- * then the frames from the outermost in; a node is one path from the root.
- * Read-only, valid as long as the callgraph. */
+ * then the frames from the outermost in (with a focus: the root, then the
+ * focused functions); a node is one path from the root.  Read-only, valid
+ * as long as the callgraph. */
 typedef struct _SysprofCallgraphNode SysprofCallgraphNode;
 struct _SysprofCallgraphNode
 {
@@ -123,7 +170,7 @@ struct _SysprofCallgraphNode
   const SysprofCallgraphNode     *next_sibling; /* NULL: the last child */
   guint64                         self;         /* samples that end here */
   guint64                         total;        /* samples that pass through here */
-  guint                           depth;        /* 0 for the root, 1 for processes */
+  guint                           depth;        /* 0 for the root, 1 for processes (or focused functions) */
   guint64                         self_bytes;   /* allocation sources: bytes of self and total */
   guint64                         total_bytes;
 };
@@ -142,8 +189,10 @@ typedef struct
 typedef void (*SysprofCallgraphProgress) (guint64 bytes_read, guint64 bytes_total, gpointer user_data);
 
 /* The frames of one distinct stack, outermost first, starting with the
- * process node (the root is left out); @n_samples samples ended with it.
- * Return FALSE to stop. */
+ * process node, or with a focused function (the root is left out);
+ * @n_samples samples ended with it.  The samples a focused and hidden
+ * function leaves without any frame (see SysprofCallgraphFilter) come as
+ * the stack made of the root alone.  Return FALSE to stop. */
 typedef gboolean (*SysprofCallgraphStackFunc) (const SysprofCallgraphFunction *const *frames,
                                                guint                                  n_frames,
                                                guint64                                n_samples,
@@ -197,7 +246,10 @@ SYSPROF_AVAILABLE_IN_ALL
 SysprofCallgraphSource sysprof_callgraph_get_source (SysprofCallgraph *self);
 SYSPROF_AVAILABLE_IN_ALL
 guint sysprof_callgraph_get_n_functions (SysprofCallgraph *self);
-/* Functions in the order they were met; 0 is the root. */
+/* Functions in the order they were met; 0 is the root.  Only functions with
+ * a node in the tree are there: not a hidden function, nor one that only
+ * appears where a focus cut the stacks, or only folded into allocation
+ * sites. */
 SYSPROF_AVAILABLE_IN_ALL
 const SysprofCallgraphFunction *sysprof_callgraph_get_function (SysprofCallgraph *self, guint index);
 /* The function named @name (exactly) in @library (NULL: any library; of
@@ -208,8 +260,9 @@ sysprof_callgraph_find_function (SysprofCallgraph *self, const char *name, const
 SYSPROF_AVAILABLE_IN_ALL
 const SysprofCallgraphNode *sysprof_callgraph_get_root (SysprofCallgraph *self);
 /* The functions that call @function directly (a process node when it is the
- * outermost frame, a context node when it is the first kernel frame), as a
- * GArray of SysprofCallgraphEdge, most samples first (ties by name). */
+ * outermost frame, a context node when it is the first kernel frame, the
+ * root where a focus cut the stacks), as a GArray of SysprofCallgraphEdge,
+ * most samples first (ties by name). */
 SYSPROF_AVAILABLE_IN_ALL
 GArray *sysprof_callgraph_list_callers (SysprofCallgraph *self, const SysprofCallgraphFunction *function);
 /* The functions @function calls directly, likewise. */

@@ -211,6 +211,21 @@ xml_ok "$tmp/flame.svg"
 grep -q 'leaky (libapp.so) 3500 bytes' "$tmp/flame.svg" || fail "flamegraph --memory=bytes tooltips"
 ok "--memory, --memory=bytes, --memory=leaked on top, tree, callers, collapsed, flamegraph"
 
+r collapsed --memory=bytes --focus leaky --no-local-files "$cap" > "$tmp/out"
+printf 'leaky 3500\n' | diff -u - "$tmp/out" || fail "collapsed --memory=bytes --focus leaky"
+r top --memory --focus leaky --no-local-files --format tsv "$cap" > "$tmp/out"
+grep -qx $'leaky\tlibapp.so\t4\t4\t3500\t3500\t100.00\t100.00' "$tmp/out" || fail "top --memory --focus: $(cat "$tmp/out")"
+r collapsed --memory --hide leaky --no-local-files "$cap" | sort > "$tmp/out"
+printf '[worker];main 4\n[worker];main;crossy 1\n[worker];main;temp 2\n' | diff -u - "$tmp/out" \
+  || fail "collapsed --memory --hide leaky"
+r collapsed --memory=leaked --focus main --hide leaky --no-local-files "$cap" > "$tmp/out"
+printf 'main 4\n' | diff -u - "$tmp/out" || fail "collapsed --memory=leaked --focus main --hide leaky"
+# The allocator's frames are left out of the stacks: nothing to focus on.
+r collapsed --memory --focus malloc --no-local-files "$cap" > "$tmp/out" 2> "$tmp/err"
+[ ! -s "$tmp/out" ] || fail "--focus malloc: $(cat "$tmp/out")"
+grep -q 'note: no allocation has “malloc” on its stack' "$tmp/err" || fail "--focus malloc: $(cat "$tmp/err")"
+ok "--memory with --focus and --hide: exact stacks, counts and bytes"
+
 # --- Sysprof 3.46's memprof fixture ---------------------------------------------------
 fixture=$data/sysprof-3.46-memprof.syscap
 r memory --format tsv "$fixture" > "$tmp/out"

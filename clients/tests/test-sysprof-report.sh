@@ -179,6 +179,61 @@ R top --format tsv --pid 43 > "$tmp/out"
 grep -qx $'hash\tlibwork.so\t1\t1\t33.33\t33.33' "$tmp/out" || fail "percentages of the filtered samples"
 ok "filters: --pid, --comm, --tid, --begin/--end; percentages of the filtered samples"
 
+# --- focus and hide ----------------------------------------------------------------
+R collapsed --focus compute | LC_ALL=C sort > "$tmp/out"
+printf 'compute 1\ncompute;hash 4\n' | diff -u - "$tmp/out" || fail "collapsed --focus compute"
+R collapsed --focus compute --focus io | LC_ALL=C sort > "$tmp/out"
+printf 'compute 1\ncompute;hash 4\nio;- - kernel - -;k_read 2\n' | diff -u - "$tmp/out" || fail "--focus twice"
+R top --focus compute --format tsv > "$tmp/out"
+cat > "$tmp/expected" <<'EOF'
+function	library	self_samples	total_samples	self_percent	total_percent
+hash	libwork.so	4	4	80.00	80.00
+compute	libwork.so	1	5	20.00	100.00
+EOF
+diff -u "$tmp/expected" "$tmp/out" || fail "top --focus compute: percentages of the focused samples"
+R top --focus compute > "$tmp/out"
+grep -q "written.syscap: 5 of 10 samples pass the filters" "$tmp/out" || fail "top --focus text: $(cat "$tmp/out")"
+R tree --focus hash --format tsv --threshold 0 > "$tmp/out"
+printf 'depth\tfunction\tlibrary\ttotal_samples\tself_samples\ttotal_percent\n0\t[Everything]\t\t5\t0\t100.00\n1\thash\tlibwork.so\t5\t5\t100.00\n' \
+  | diff -u - "$tmp/out" || fail "tree --focus hash"
+R callers compute --focus compute --format tsv > "$tmp/out"
+printf 'function\tlibrary\tsamples\tpercent\n[Everything]\t\t5\t100.00\n' | diff -u - "$tmp/out" \
+  || fail "callers --focus: the root is where the stacks were cut"
+R collapsed --hide compute | LC_ALL=C sort > "$tmp/out"
+cat > "$tmp/expected" <<'EOF'
+[/usr/libexec/helper --serve] 1
+[/usr/libexec/helper --serve];main 1
+[/usr/libexec/helper --serve];main;hash 1
+[worker];main 1
+[worker];main;hash 4
+[worker];main;io;- - kernel - -;k_read 2
+EOF
+diff -u "$tmp/expected" "$tmp/out" || fail "collapsed --hide compute"
+R collapsed --hide main --hide k_read | LC_ALL=C sort > "$tmp/out"
+cat > "$tmp/expected" <<'EOF'
+[/usr/libexec/helper --serve] 2
+[/usr/libexec/helper --serve];hash 1
+[worker];compute 1
+[worker];compute;hash 4
+[worker];io;- - kernel - - 2
+EOF
+diff -u "$tmp/expected" "$tmp/out" || fail "--hide: samples go to the process and context nodes"
+R collapsed --focus main --hide io | LC_ALL=C sort > "$tmp/out"
+printf 'main 1\nmain;- - kernel - -;k_read 2\nmain;compute 1\nmain;compute;hash 4\nmain;hash 1\n' \
+  | diff -u - "$tmp/out" || fail "--focus main --hide io"
+R collapsed --focus main --hide main | LC_ALL=C sort > "$tmp/out"
+printf '[Everything] 1\ncompute 1\ncompute;hash 4\nhash 1\nio;- - kernel - -;k_read 2\n' \
+  | diff -u - "$tmp/out" || fail "--focus main --hide main: the samples of main stay on the root"
+R flamegraph --focus hash -o - > "$tmp/out"
+grep -q '>5 samples (of 10 in the capture, filtered)<' "$tmp/out" || fail "flamegraph --focus: total"
+grep -q '<title>hash (libwork.so) 5 samples, 100.00%</title>' "$tmp/out" || fail "flamegraph --focus: tooltip"
+[ "$(status_of "$report" callers compute --hide compute --no-local-files "$cap")" -eq 1 ] || fail "callers of a hidden function: exit"
+grep -q 'no function “compute”' "$tmp/err" || fail "callers of a hidden function: $(cat "$tmp/err")"
+[ "$(status_of "$report" top --focus comptue --no-local-files "$cap")" -eq 0 ] || fail "--focus nothing: exit"
+grep -q '0 of 10 samples pass the filters' "$tmp/out" || fail "--focus nothing: $(cat "$tmp/out")"
+grep -q 'note: no sample has “comptue” on its stack' "$tmp/err" || fail "--focus nothing: no note in $(cat "$tmp/err")"
+ok "--focus, --hide and both: exact stacks, percentages of the focused samples, tree, callers, flamegraph"
+
 (cd "$tmp" && r flamegraph --no-local-files "$cap") > "$tmp/out"
 [ "$(cat "$tmp/out")" = written.svg ] || fail "flamegraph prints its default path: $(cat "$tmp/out")"
 svg=$tmp/written.svg
@@ -284,6 +339,8 @@ for c in top callers callees tree flamegraph collapsed; do
   "$report" "$c" --help > "$tmp/out" || fail "$c --help"
   grep -q "^  sysprof-report $c \[OPTION…\]" "$tmp/out" || fail "$c --help: usage line"
   grep -q 'Exit status' "$tmp/out" || fail "$c --help: exit status"
+  grep -q -- '--focus=FUNCTION  ' "$tmp/out" || fail "$c --help: --focus"
+  grep -q -- '--hide=FUNCTION  ' "$tmp/out" || fail "$c --help: --hide"
 done
 "$report" --help > "$tmp/out" || fail "--help"
 grep -q '^  collapsed ' "$tmp/out" || fail "--help lists the commands"

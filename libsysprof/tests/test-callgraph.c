@@ -150,7 +150,7 @@ test_stash_walk (void)
 
 /* Functions are 0x1000-byte ranges; U(i, off) is an address inside user
  * function i, K(i, off) inside kernel function i. */
-static const char *const user_names[] = { "main", "a", "b", "c", "d", "e" };
+static const char *const user_names[] = { "main", "a", "b", "c", "d", "e", "malloc" };
 static const char *const kernel_names[] = { "entry_SYSCALL_64", "do_syscall_64", "k_leaf" };
 #define U(i, off) (G_GUINT64_CONSTANT (0x400000) + (guint64) (i) *0x1000 + (off))
 #define K(i, off) (G_GUINT64_CONSTANT (0xffffffff81000000) + (guint64) (i) *0x1000 + (off))
@@ -160,6 +160,7 @@ static const char *const kernel_names[] = { "entry_SYSCALL_64", "do_syscall_64",
 #define FC        3
 #define FD        4
 #define FE        5
+#define FMALLOC   6
 #define KENTRY    0
 #define KSYSCALL  1
 #define KLEAF     2
@@ -916,6 +917,448 @@ test_fixture (void)
   }
 }
 
+/* ------------------------------------------------------------------------ */
+/* Focus and hide */
+
+/* The stacks of @callgraph are exactly @expected ("frame;frame count"),
+ * they add up to its samples, and every function it lists is in the tree. */
+static void
+assert_stacks (SysprofCallgraph *callgraph, const char *const *expected, guint n_expected)
+{
+  g_autoptr (GHashTable) stacks = stacks_of (callgraph);
+  guint64 sum = 0;
+
+  for (guint i = 0; i < n_expected; i++)
+    {
+      const char      *space = strrchr (expected[i], ' ');
+      g_autofree char *key = g_strndup (expected[i], (gsize) (space - expected[i]));
+
+      if (!g_hash_table_contains (stacks, key))
+        g_error ("no stack %s", key);
+      g_assert_cmpuint (stack_count (stacks, key), ==, g_ascii_strtoull (space + 1, NULL, 10));
+      sum += stack_count (stacks, key);
+    }
+  g_assert_cmpuint (g_hash_table_size (stacks), ==, n_expected);
+  g_assert_cmpuint (sum, ==, sysprof_callgraph_get_n_samples (callgraph));
+  g_assert_cmpuint (sysprof_callgraph_get_root (callgraph)->total, ==, sysprof_callgraph_get_n_samples (callgraph));
+  for (guint i = 1; i < sysprof_callgraph_get_n_functions (callgraph); i++)
+    g_assert_cmpuint (sysprof_callgraph_get_function (callgraph, i)->total, >, 0);
+}
+
+#define ASSERT_STACKS(callgraph, ...) \
+  assert_stacks (callgraph, (const char *const[]){ __VA_ARGS__ }, G_N_ELEMENTS (((const char *const[]){ __VA_ARGS__ })))
+
+static void
+capture_add_repeated (Capture *capture, gint32 pid, guint times, const guint64 *addrs, guint n_addrs)
+{
+  static gint64 offset;
+
+  for (guint i = 0; i < times; i++)
+    capture_add (capture, pid, pid, ++offset, addrs, n_addrs);
+}
+
+#define ADDN(capture, pid, times, ...)                                         \
+  capture_add_repeated (capture, pid, times, (const guint64[]){ __VA_ARGS__ }, \
+                        G_N_ELEMENTS (((const guint64[]){ __VA_ARGS__ })))
+
+/* 13 samples with known stacks (outermost first):
+ *   app:   main;a;b;c ×3, main;a;b ×2, main;d;b;e, main;b, main;a;d, main,
+ *          main;a;- - kernel - -;entry_SYSCALL_64;k_leaf, main;a;b;a;b;c
+ *   other: main;b;c ×2 */
+static void
+write_focus_capture (Capture *capture)
+{
+  capture_init (capture);
+  ADDN (capture, PID_APP, 3, U (FC, 0), U (FB, 0), U (FA, 0), U (MAIN, 0));
+  ADDN (capture, PID_APP, 2, U (FB, 4), U (FA, 4), U (MAIN, 4));
+  ADDN (capture, PID_APP, 1, U (FE, 0), U (FB, 8), U (FD, 0), U (MAIN, 8));
+  ADDN (capture, PID_APP, 1, U (FB, 0), U (MAIN, 12));
+  ADDN (capture, PID_APP, 1, U (FD, 4), U (FA, 8), U (MAIN, 16));
+  ADDN (capture, PID_APP, 1, U (MAIN, 20));
+  ADDN (capture, PID_APP, 1, KMARK, K (KLEAF, 0), K (KENTRY, 0), UMARK, U (FA, 12), U (MAIN, 24));
+  ADDN (capture, PID_APP, 1, U (FC, 0), U (FB, 0), U (FA, 0), U (FB, 0), U (FA, 0), U (MAIN, 0));
+  ADDN (capture, PID_OTHER, 2, U (FC, 0), U (FB, 0), U (MAIN, 0));
+  capture_finish (capture);
+}
+
+static SysprofCallgraph *
+build_focus_hide (const char *path, const char *focus, const char *hide)
+{
+  SysprofCallgraphFilter filter = SYSPROF_CALLGRAPH_FILTER_INIT;
+  g_auto (GStrv) focus_names = focus != NULL ? g_strsplit (focus, ",", -1) : NULL;
+  g_auto (GStrv) hide_names = hide != NULL ? g_strsplit (hide, ",", -1) : NULL;
+
+  filter.focus = (const char *const *) focus_names;
+  filter.n_focus = focus_names != NULL ? g_strv_length (focus_names) : 0;
+  filter.hide = (const char *const *) hide_names;
+  filter.n_hide = hide_names != NULL ? g_strv_length (hide_names) : 0;
+  return build (path, &filter);
+}
+
+static void
+test_focus (void)
+{
+  Capture capture = { 0 };
+
+  write_focus_capture (&capture);
+
+  {
+    g_autoptr (SysprofCallgraph) cg = build_focus_hide (capture.path, "b", NULL);
+    g_autoptr (GArray) callers = NULL;
+    g_autoptr (GArray) callees = NULL;
+    const SysprofCallgraphNode *root = sysprof_callgraph_get_root (cg);
+    const SysprofCallgraphNode *b;
+
+    /* Every stack through b, from its outermost b on; the process nodes
+     * and the callers (main, d) are gone, the recursion below stays. */
+    ASSERT_STACKS (cg, "b;c 5", "b 3", "b;e 1", "b;a;b;c 1");
+    g_assert_cmpuint (sysprof_callgraph_get_n_samples (cg), ==, 10);
+    g_assert_cmpuint (sysprof_callgraph_get_n_samples_read (cg), ==, 13);
+    g_assert_cmpuint (root->total, ==, 10);
+    g_assert_cmpuint (root->self, ==, 0);
+    g_assert_cmpuint (n_children (root), ==, 1);
+    b = child (root, "b");
+    g_assert_cmpuint (b->depth, ==, 1);
+    g_assert_cmpuint (b->total, ==, 10);
+    g_assert_cmpuint (b->self, ==, 3);
+    g_assert_cmpuint (function (cg, "b")->total, ==, 10);
+    g_assert_cmpuint (function (cg, "b")->self, ==, 3);
+    g_assert_cmpuint (function (cg, "c")->total, ==, 6);
+    g_assert_cmpuint (function (cg, "a")->total, ==, 1);
+    g_assert_null (sysprof_callgraph_find_function (cg, "main", NULL));
+    g_assert_null (sysprof_callgraph_find_function (cg, "d", NULL));
+    g_assert_null (sysprof_callgraph_find_function (cg, "[app]", NULL));
+    g_assert_null (sysprof_callgraph_find_function (cg, "k_leaf", NULL));
+
+    callers = sysprof_callgraph_list_callers (cg, function (cg, "b"));
+    g_assert_cmpuint (callers->len, ==, 2);
+    g_assert_cmpuint (edge (callers, "[Everything]"), ==, 10);
+    g_assert_cmpuint (edge (callers, "a"), ==, 1);
+    callees = sysprof_callgraph_list_callees (cg, function (cg, "b"));
+    g_assert_cmpuint (callees->len, ==, 3);
+    g_assert_cmpuint (edge (callees, "c"), ==, 6);
+    g_assert_cmpuint (edge (callees, "e"), ==, 1);
+    g_assert_cmpuint (edge (callees, "a"), ==, 1);
+  }
+
+  /* Two focused functions: each stack starts at the outermost of either. */
+  {
+    g_autoptr (SysprofCallgraph) cg = build_focus_hide (capture.path, "b,d", NULL);
+
+    ASSERT_STACKS (cg, "b;c 5", "b 3", "d;b;e 1", "d 1", "b;a;b;c 1");
+    g_assert_cmpuint (child (sysprof_callgraph_get_root (cg), "b")->total, ==, 9);
+    g_assert_cmpuint (child (sysprof_callgraph_get_root (cg), "d")->total, ==, 2);
+    g_assert_cmpuint (function (cg, "b")->total, ==, 10);
+  }
+
+  /* The context node is above the cut: dropped with the callers. */
+  {
+    g_autoptr (SysprofCallgraph) cg = build_focus_hide (capture.path, "a", NULL);
+
+    ASSERT_STACKS (cg, "a;b;c 3", "a;b 2", "a;d 1", "a;- - kernel - -;entry_SYSCALL_64;k_leaf 1", "a;b;a;b;c 1");
+  }
+  {
+    g_autoptr (SysprofCallgraph) cg = build_focus_hide (capture.path, "entry_SYSCALL_64", NULL);
+
+    ASSERT_STACKS (cg, "entry_SYSCALL_64;k_leaf 1");
+  }
+
+  /* Only code frames match: processes, contexts and the root do not, nor
+   * an unknown name. */
+  {
+    const char *const names[] = { "[app]", "- - kernel - -", "[Everything]", "no_such_function" };
+
+    for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+      {
+        g_autoptr (SysprofCallgraph) cg = build_focus_hide (capture.path, names[i], NULL);
+
+        g_assert_cmpuint (sysprof_callgraph_get_n_samples (cg), ==, 0);
+        g_assert_null (sysprof_callgraph_get_root (cg)->first_child);
+        g_assert_cmpuint (sysprof_callgraph_get_n_functions (cg), ==, 1);
+      }
+  }
+
+  /* With the other conditions: the frames they drop are not there to
+   * focus on. */
+  {
+    SysprofCallgraphFilter filter = SYSPROF_CALLGRAPH_FILTER_INIT;
+    const char *const      focus[] = { "k_leaf" };
+    const char *const      focus_b[] = { "b" };
+    const gint32           other[] = { PID_OTHER };
+
+    filter.focus = focus;
+    filter.n_focus = 1;
+    {
+      g_autoptr (SysprofCallgraph) cg = build (capture.path, &filter);
+
+      ASSERT_STACKS (cg, "k_leaf 1");
+    }
+    filter.no_kernel = TRUE;
+    {
+      g_autoptr (SysprofCallgraph) cg = build (capture.path, &filter);
+
+      g_assert_cmpuint (sysprof_callgraph_get_n_samples (cg), ==, 0);
+    }
+    filter.no_kernel = FALSE;
+    filter.focus = focus_b;
+    filter.pids = other;
+    filter.n_pids = 1;
+    {
+      g_autoptr (SysprofCallgraph) cg = build (capture.path, &filter);
+
+      ASSERT_STACKS (cg, "b;c 2");
+    }
+  }
+
+  capture_clear (&capture);
+}
+
+static void
+test_hide (void)
+{
+  Capture capture = { 0 };
+
+  write_focus_capture (&capture);
+
+  {
+    g_autoptr (SysprofCallgraph) cg = build_focus_hide (capture.path, NULL, "b");
+    g_autoptr (GArray) callers = NULL;
+
+    /* b's callees join its caller, b's own samples go to it: main;b is now
+     * main (with the sample of main alone), main;a;b is main;a. */
+    ASSERT_STACKS (cg, "[app];main;a;c 3", "[app];main;a 2", "[app];main;d;e 1", "[app];main 2", "[app];main;a;d 1",
+                   "[app];main;a;- - kernel - -;entry_SYSCALL_64;k_leaf 1", "[app];main;a;a;c 1",
+                   "[/usr/bin/other --flag];main;c 2");
+    g_assert_cmpuint (sysprof_callgraph_get_n_samples (cg), ==, 13);
+    g_assert_null (sysprof_callgraph_find_function (cg, "b", NULL));
+    g_assert_cmpuint (function (cg, "main")->self, ==, 2);
+    g_assert_cmpuint (function (cg, "a")->self, ==, 2);
+    g_assert_cmpuint (function (cg, "a")->total, ==, 8);
+    g_assert_cmpuint (function (cg, "c")->total, ==, 6);
+    callers = sysprof_callgraph_list_callers (cg, function (cg, "c"));
+    g_assert_cmpuint (callers->len, ==, 2);
+    g_assert_cmpuint (edge (callers, "a"), ==, 4);
+    g_assert_cmpuint (edge (callers, "main"), ==, 2);
+  }
+
+  /* The outermost frame hidden: its samples go to the process node. */
+  {
+    g_autoptr (SysprofCallgraph) cg = build_focus_hide (capture.path, NULL, "main");
+
+    ASSERT_STACKS (cg, "[app];a;b;c 3", "[app];a;b 2", "[app];d;b;e 1", "[app];b 1", "[app];a;d 1", "[app] 1",
+                   "[app];a;- - kernel - -;entry_SYSCALL_64;k_leaf 1", "[app];a;b;a;b;c 1",
+                   "[/usr/bin/other --flag];b;c 2");
+    g_assert_cmpuint (function (cg, "[app]")->self, ==, 1);
+  }
+
+  /* Every kernel frame hidden: the context node keeps their samples. */
+  {
+    g_autoptr (SysprofCallgraph) cg = build_focus_hide (capture.path, NULL, "entry_SYSCALL_64,k_leaf,c,e");
+
+    ASSERT_STACKS (cg, "[app];main;a;b 5", "[app];main;d;b 1", "[app];main;b 1", "[app];main;a;d 1", "[app];main 1",
+                   "[app];main;a;- - kernel - - 1", "[app];main;a;b;a;b 1", "[/usr/bin/other --flag];main;b 2");
+    g_assert_cmpuint (function (cg, "- - kernel - -")->self, ==, 1);
+  }
+
+  /* Every code frame hidden: all the samples stay, on the processes. */
+  {
+    g_autoptr (SysprofCallgraph) cg =
+        build_focus_hide (capture.path, NULL, "main,a,b,c,d,e,entry_SYSCALL_64,k_leaf,[app],- - kernel - -");
+
+    ASSERT_STACKS (cg, "[app] 10", "[app];- - kernel - - 1", "[/usr/bin/other --flag] 2");
+    g_assert_cmpuint (sysprof_callgraph_get_n_functions (cg), ==, 4);
+  }
+
+  capture_clear (&capture);
+}
+
+static void
+test_focus_and_hide (void)
+{
+  Capture capture = { 0 };
+
+  write_focus_capture (&capture);
+
+  /* The focus picks the samples and the cut, then the hidden frames go. */
+  {
+    g_autoptr (SysprofCallgraph) cg = build_focus_hide (capture.path, "a", "b");
+
+    ASSERT_STACKS (cg, "a;c 3", "a 2", "a;d 1", "a;- - kernel - -;entry_SYSCALL_64;k_leaf 1", "a;a;c 1");
+    g_assert_cmpuint (function (cg, "a")->self, ==, 2);
+  }
+  {
+    g_autoptr (SysprofCallgraph) cg = build_focus_hide (capture.path, "b", "c");
+
+    ASSERT_STACKS (cg, "b 8", "b;e 1", "b;a;b 1");
+  }
+  /* Hiding a caller above the cut changes nothing. */
+  {
+    g_autoptr (SysprofCallgraph) cg = build_focus_hide (capture.path, "b", "main,d");
+
+    ASSERT_STACKS (cg, "b;c 5", "b 3", "b;e 1", "b;a;b;c 1");
+  }
+
+  /* Focused and hidden: the cut is made at b, then every frame of b goes;
+   * the samples that ended in b have no frame left and stay on the root. */
+  {
+    g_autoptr (SysprofCallgraph) cg = build_focus_hide (capture.path, "b", "b");
+    const SysprofCallgraphNode *root = sysprof_callgraph_get_root (cg);
+
+    ASSERT_STACKS (cg, "c 5", "e 1", "a;c 1", "[Everything] 3");
+    g_assert_cmpuint (sysprof_callgraph_get_n_samples (cg), ==, 10);
+    g_assert_cmpuint (root->self, ==, 3);
+    g_assert_cmpuint (root->total, ==, 10);
+    g_assert_cmpuint (n_children (root), ==, 3);
+    g_assert_cmpuint (child (root, "c")->total, ==, 5);
+    g_assert_cmpuint (function (cg, "c")->total, ==, 6);
+    g_assert_cmpuint (function (cg, "[Everything]")->self, ==, 3);
+    g_assert_null (sysprof_callgraph_find_function (cg, "b", NULL));
+  }
+
+  capture_clear (&capture);
+}
+
+/* A caller built against the struct before focus and hide: its size ends
+ * before them, and whatever follows in memory is not read. */
+static void
+test_filter_old_size (void)
+{
+  Capture                capture = { 0 };
+  SysprofCallgraphFilter filter = SYSPROF_CALLGRAPH_FILTER_INIT;
+  const char *const      names[] = { "b" };
+
+  write_focus_capture (&capture);
+  filter.size = G_STRUCT_OFFSET (SysprofCallgraphFilter, focus);
+  filter.focus = names;
+  filter.n_focus = 1;
+  filter.hide = names;
+  filter.n_hide = 1;
+  {
+    g_autoptr (SysprofCallgraph) cg = build (capture.path, &filter);
+
+    g_assert_cmpuint (sysprof_callgraph_get_n_samples (cg), ==, 13);
+    g_assert_cmpuint (function (cg, "b")->total, ==, 10);
+  }
+  filter.size = sizeof filter;
+  {
+    g_autoptr (SysprofCallgraph) cg = build (capture.path, &filter);
+
+    g_assert_cmpuint (sysprof_callgraph_get_n_samples (cg), ==, 10);
+  }
+
+  capture_clear (&capture);
+}
+
+static void
+capture_add_allocation (Capture *capture, gint64 offset, guint64 address, gint64 size, const guint64 *addrs, guint n)
+{
+  g_assert_true (sysprof_capture_writer_add_allocation_copy (capture->writer, capture->base + offset, 0, PID_APP,
+                                                             PID_APP, address, size, addrs, n));
+}
+
+#define ALLOC(capture, offset, address, size, ...)                                          \
+  capture_add_allocation (capture, offset, address, size, (const guint64[]){ __VA_ARGS__ }, \
+                          G_N_ELEMENTS (((const guint64[]){ __VA_ARGS__ })))
+
+static SysprofCallgraph *
+build_allocations (const char            *path,
+                   SysprofCallgraphSource source,
+                   SysprofCallgraphWeight weight,
+                   gboolean               keep_allocator_frames,
+                   const char            *focus,
+                   const char            *hide)
+{
+  SysprofCallgraphFilter filter = SYSPROF_CALLGRAPH_FILTER_INIT;
+  const char *const      focus_names[] = { focus };
+  const char *const      hide_names[] = { hide };
+
+  filter.source = source;
+  filter.weight = weight;
+  filter.keep_allocator_frames = keep_allocator_frames;
+  filter.focus = focus_names;
+  filter.n_focus = focus != NULL;
+  filter.hide = hide_names;
+  filter.n_hide = hide != NULL;
+  return build (path, &filter);
+}
+
+static void
+test_focus_allocations (void)
+{
+  Capture                capture = { 0 };
+  SysprofCallgraphSource all = SYSPROF_CALLGRAPH_SOURCE_ALLOCATIONS;
+  SysprofCallgraphSource leaked = SYSPROF_CALLGRAPH_SOURCE_LEAKED_ALLOCATIONS;
+  SysprofCallgraphWeight count = SYSPROF_CALLGRAPH_WEIGHT_COUNT;
+  SysprofCallgraphWeight bytes = SYSPROF_CALLGRAPH_WEIGHT_BYTES;
+
+  capture_init (&capture);
+  /* main;a;b 100 bytes (freed) and 200, main;d 50, main;b 10, each through
+   * malloc. */
+  ALLOC (&capture, 1, 0x1000, 100, U (FMALLOC, 0), U (FB, 0), U (FA, 0), U (MAIN, 0));
+  ALLOC (&capture, 2, 0x2000, 200, U (FMALLOC, 0), U (FB, 0), U (FA, 0), U (MAIN, 0));
+  ALLOC (&capture, 3, 0x3000, 50, U (FMALLOC, 0), U (FD, 0), U (MAIN, 0));
+  ALLOC (&capture, 4, 0x4000, 10, U (FMALLOC, 0), U (FB, 0), U (MAIN, 4));
+  ALLOC (&capture, 5, 0x1000, 0, U (FMALLOC, 0), U (FA, 0), U (MAIN, 0));
+  capture_finish (&capture);
+
+  {
+    g_autoptr (SysprofCallgraph) cg = build_allocations (capture.path, all, count, FALSE, "b", NULL);
+
+    ASSERT_STACKS (cg, "b 3");
+    g_assert_cmpuint (sysprof_callgraph_get_n_bytes (cg), ==, 310);
+    g_assert_cmpuint (sysprof_callgraph_get_root (cg)->total_bytes, ==, 310);
+    g_assert_cmpuint (function (cg, "b")->self_bytes, ==, 310);
+    g_assert_null (sysprof_callgraph_find_function (cg, "malloc", NULL));
+  }
+  {
+    g_autoptr (SysprofCallgraph) cg = build_allocations (capture.path, all, bytes, FALSE, "b", NULL);
+
+    ASSERT_STACKS (cg, "b 310");
+    g_assert_cmpuint (sysprof_callgraph_get_n_bytes (cg), ==, 310);
+  }
+  {
+    g_autoptr (SysprofCallgraph) cg = build_allocations (capture.path, leaked, count, FALSE, "b", NULL);
+
+    ASSERT_STACKS (cg, "b 2");
+    g_assert_cmpuint (sysprof_callgraph_get_n_bytes (cg), ==, 210);
+  }
+  {
+    g_autoptr (SysprofCallgraph) cg = build_allocations (capture.path, all, count, FALSE, NULL, "b");
+
+    ASSERT_STACKS (cg, "[app];main;a 2", "[app];main;d 1", "[app];main 1");
+    g_assert_cmpuint (sysprof_callgraph_get_n_bytes (cg), ==, 360);
+    g_assert_cmpuint (function (cg, "a")->self_bytes, ==, 300);
+    g_assert_cmpuint (function (cg, "main")->self_bytes, ==, 10);
+  }
+  {
+    g_autoptr (SysprofCallgraph) cg = build_allocations (capture.path, leaked, bytes, FALSE, "a", "b");
+
+    ASSERT_STACKS (cg, "a 200");
+  }
+
+  /* The allocator frames folded into the sites are not there to focus on,
+   * unless they are kept. */
+  {
+    g_autoptr (SysprofCallgraph) cg = build_allocations (capture.path, all, count, FALSE, "malloc", NULL);
+
+    g_assert_cmpuint (sysprof_callgraph_get_n_samples (cg), ==, 0);
+    g_assert_cmpuint (sysprof_callgraph_get_n_bytes (cg), ==, 0);
+  }
+  {
+    g_autoptr (SysprofCallgraph) cg = build_allocations (capture.path, all, count, TRUE, "malloc", NULL);
+
+    ASSERT_STACKS (cg, "malloc 4");
+    g_assert_cmpuint (sysprof_callgraph_get_n_bytes (cg), ==, 360);
+  }
+  {
+    g_autoptr (SysprofCallgraph) cg = build_allocations (capture.path, all, count, TRUE, NULL, "malloc");
+
+    ASSERT_STACKS (cg, "[app];main;a;b 2", "[app];main;d 1", "[app];main;b 1");
+  }
+
+  capture_clear (&capture);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -933,6 +1376,11 @@ main (int argc, char *argv[])
   g_test_add_func ("/Libsysprof/Callgraph/empty-samples", test_empty_samples);
   g_test_add_func ("/Libsysprof/Callgraph/corrupt", test_corrupt);
   g_test_add_func ("/Libsysprof/Callgraph/fixture", test_fixture);
+  g_test_add_func ("/Libsysprof/Callgraph/focus", test_focus);
+  g_test_add_func ("/Libsysprof/Callgraph/hide", test_hide);
+  g_test_add_func ("/Libsysprof/Callgraph/focus-and-hide", test_focus_and_hide);
+  g_test_add_func ("/Libsysprof/Callgraph/filter-old-size", test_filter_old_size);
+  g_test_add_func ("/Libsysprof/Callgraph/focus-allocations", test_focus_allocations);
 
   return g_test_run ();
 }
