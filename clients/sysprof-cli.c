@@ -400,6 +400,7 @@ main (int argc, char **argv)
   gboolean no_battery = FALSE, no_decode = FALSE, do_merge = FALSE, version = FALSE, memprof = FALSE;
   gboolean memprof_children = FALSE;
   g_autofree char *command = NULL;
+  g_autofree char *directory = NULL;
   g_auto (GStrv) envs = NULL;
   g_auto (GStrv) pid_args = NULL;
   g_auto (GStrv) positional = NULL;
@@ -420,6 +421,8 @@ main (int argc, char **argv)
     { "command", 'c', 0, G_OPTION_ARG_STRING, &command, "Run CMD (split into words as a shell would) until it exits",
       "CMD" },
     { "env", 'e', 0, G_OPTION_ARG_STRING_ARRAY, &envs, "Set VAR to VALUE for the command (repeatable)", "VAR=VALUE" },
+    { "directory", 'C', 0, G_OPTION_ARG_FILENAME, &directory, "Run the command in DIR (default: the current directory)",
+      "DIR" },
     { "pid", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &pid_args, "Record only PID and its new children (repeatable)", "PID" },
     { "frequency", 0, 0, G_OPTION_ARG_INT, &frequency, "Samples per second and CPU (1-10000, default 997)", "HZ" },
     { "duration", 0, 0, G_OPTION_ARG_INT, &duration, "Stop after SECONDS (1 to 86400)", "SECONDS" },
@@ -495,6 +498,8 @@ main (int argc, char **argv)
     return usage_error ("--duration must be between 1 and 86400 seconds, not %d", duration);
   if (envs != NULL && command_argv == NULL)
     return usage_error ("--env only applies to a command (-c or after --)");
+  if (directory != NULL && command_argv == NULL)
+    return usage_error ("--directory only applies to a command (-c or after --)");
   if (memprof_children && !memprof)
     return usage_error ("--memprof-children goes with --memprof");
   if (memprof && command_argv == NULL)
@@ -540,6 +545,8 @@ main (int argc, char **argv)
   if (command_argv != NULL)
     {
       sysprof_recording_set_command (recording, (const char *const *) command_argv);
+      if (directory != NULL)
+        sysprof_recording_set_working_directory (recording, directory);
       for (guint i = 0; envs != NULL && envs[i] != NULL; i++)
         {
           const char      *eq = strchr (envs[i], '=');

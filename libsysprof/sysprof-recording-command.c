@@ -23,6 +23,7 @@ child_main (int             go_fd,
             int             exec_fd,
             int             keep_fd,
             pid_t           parent,
+            const char     *directory,
             const char     *program,
             char          **argv,
             char          **envp,
@@ -58,6 +59,14 @@ child_main (int             go_fd,
   /* The control socket of memory tracing stays open across exec. */
   if (keep_fd >= 0 && fcntl (keep_fd, F_SETFD, 0) != 0)
     _exit (127);
+  /* A failed chdir reports its errno like a failed exec. */
+  if (directory != NULL && chdir (directory) != 0)
+    {
+      saved = errno;
+      n = write (exec_fd, &saved, sizeof saved);
+      (void) n;
+      _exit (127);
+    }
   execve (program, argv, envp);
   saved = errno;
   n = write (exec_fd, &saved, sizeof saved);
@@ -128,7 +137,7 @@ _sysprof_recording_spawn_held (SysprofRecording *self, GError **error)
     {
       close (go[0]);
       close (exec_pipe[0]);
-      child_main (go[1], exec_pipe[1], keep_fd, parent, self->program, self->argv, env, &old);
+      child_main (go[1], exec_pipe[1], keep_fd, parent, self->working_directory, self->program, self->argv, env, &old);
     }
   saved = errno;
   sigprocmask (SIG_SETMASK, &old, NULL);

@@ -59,7 +59,8 @@ struct _SysprofRecording
   char   **counters;
   guint    max_duration;
   char   **argv;
-  char   **envp; /* NULL: this process's environment */
+  char   **envp;              /* NULL: this process's environment */
+  char    *working_directory; /* NULL: this process's */
   gboolean decode;
   gboolean memory;
   gboolean follow_children;

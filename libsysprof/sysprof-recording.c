@@ -90,6 +90,7 @@ sysprof_recording_finalize (GObject *object)
   g_strfreev (self->counters);
   g_strfreev (self->argv);
   g_strfreev (self->envp);
+  g_free (self->working_directory);
   g_free (self->stop_reason);
   g_ptr_array_unref (self->warnings);
   g_clear_error (&self->error);
@@ -215,6 +216,16 @@ sysprof_recording_set_command (SysprofRecording *self, const char *const *argv)
 
   g_strfreev (self->argv);
   self->argv = g_strdupv ((char **) argv);
+}
+
+void
+sysprof_recording_set_working_directory (SysprofRecording *self, const char *directory)
+{
+  g_return_if_fail (SYSPROF_IS_RECORDING (self));
+  g_return_if_fail (self->phase == SYSPROF_RECORDING_PHASE_IDLE);
+
+  g_free (self->working_directory);
+  self->working_directory = g_strdup (directory);
 }
 
 void
@@ -1239,7 +1250,22 @@ sysprof_recording_record_async (SysprofRecording *self, GAsyncReadyCallback call
   g_task_set_source_tag (self->task, sysprof_recording_record_async);
   set_phase (self, SYSPROF_RECORDING_PHASE_STARTING);
 
-  if (self->argv != NULL && !(self->program = g_find_program_in_path (self->argv[0])))
+  if (self->working_directory != NULL && !g_file_test (self->working_directory, G_FILE_TEST_IS_DIR))
+    {
+      fail (self, error_new (G_IO_ERROR_NOT_FOUND, "Cannot run %s in %s: no such directory", self->argv[0],
+                             self->working_directory));
+      return;
+    }
+  if (self->argv != NULL && self->working_directory != NULL && strchr (self->argv[0], '/') != NULL &&
+      !g_path_is_absolute (self->argv[0]))
+    {
+      g_autofree char *in_dir = g_build_filename (self->working_directory, self->argv[0], NULL);
+
+      self->program = g_find_program_in_path (in_dir);
+    }
+  else if (self->argv != NULL)
+    self->program = g_find_program_in_path (self->argv[0]);
+  if (self->argv != NULL && self->program == NULL)
     {
       fail (self, error_new (G_IO_ERROR_NOT_FOUND, "Cannot run %s: command not found", self->argv[0]));
       return;

@@ -94,6 +94,10 @@ void sysprof_recording_set_max_duration (SysprofRecording *self, guint seconds);
  * the recording stops when it exits. */
 SYSPROF_AVAILABLE_IN_ALL
 void sysprof_recording_set_command (SysprofRecording *self, const char *const *argv);
+/* The command's working directory (default: this process's).  A relative
+ * program name with a slash ("./run") is taken relative to it. */
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_recording_set_working_directory (SysprofRecording *self, const char *directory);
 SYSPROF_AVAILABLE_IN_ALL
 void sysprof_recording_setenv (SysprofRecording *self, const char *variable, const char *value);
 /* Trace every memory allocation of the command (required then): the

@@ -82,7 +82,7 @@ fi
 
 # --help and --version.
 help=$("$W/bin/sysprof-cli" --help) || fail "--help failed"
-for o in -f --force -c --command -e --env -p --pid --frequency --duration --no-perf --no-cpu --no-memory --no-disk \
+for o in -f --force -c --command -e --env -C --directory -p --pid --frequency --duration --no-perf --no-cpu --no-memory --no-disk \
   --no-network --no-battery --no-decode --merge --version 'Exit status' 'Examples'; do
   grep -q -- "$o" <<< "$help" || fail "--help does not mention $o"
 done
@@ -91,7 +91,7 @@ ok "--help documents every option, examples and exit status; --version"
 
 # Usage errors exit 2 and record nothing.
 for bad in "--frequency 0" "--frequency 20000" "--duration -1" "a.syscap b.syscap" "-e NOEQUALS -- true" \
-  "-c true -- true" "-p abc" "--no-such-option"; do
+  "-c true -- true" "-p abc" "--no-such-option" "-C /tmp x.syscap"; do
   # shellcheck disable=SC2086
   run "$U" "$W/u" $bad
   [ $rc -eq 2 ] || fail "'$bad' exited $rc, not 2: $(out)"
@@ -117,6 +117,20 @@ if ! grep -qx 'FILE __symbols__' "$W/stats"; then
   grep -q 'warning: the symbol table could not be added' "$W/out" || fail "neither symbols nor a warning: $(out)"
 fi
 ok "-- COMMAND as $U: exit 0, capture $U's (0644), command ran with --env and was sampled (pid $cmd_pid), summary line"
+
+# --directory: the command runs there, a relative program is found there,
+# and a missing directory is a clear error that records nothing.
+mkdir -p "$W/u/cwd"
+printf '#!/bin/sh\npwd > "$1"\n' > "$W/u/cwd/where.sh"
+chmod 755 "$W/u/cwd/where.sh"
+chown -R "$U" "$W/u/cwd"
+run "$U" "$W/u" --no-decode -C "$W/u/cwd" dir.syscap -- ./where.sh "$W/u/cwd/pwd.out"
+[ $rc -eq 0 ] || fail "--directory failed ($rc): $(out)"
+[ "$(cat "$W/u/cwd/pwd.out")" = "$W/u/cwd" ] || fail "--directory: the command ran in $(cat "$W/u/cwd/pwd.out")"
+run "$U" "$W/u" --no-decode -C "$W/u/no-such-dir" nodir.syscap -- true
+[ $rc -ne 0 ] || fail "--directory with a missing directory succeeded"
+grep -q 'no such directory' "$W/out" || fail "--directory with a missing directory: unclear error: $(out)"
+ok "--directory DIR: the command (./where.sh) runs in DIR; a missing DIR is a clear error"
 
 # -c, with the command's failure reported but not failing the recording.
 run "$U" "$W/u" --no-decode -c "bash -c 'exit 3'" c.syscap
