@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source tools/deps.sh
 
-sysprof_install_packages "${SYSPROF_BUILD_PACKAGES[@]}" "${SYSPROF_TEST_PACKAGES[@]}"
+sysprof_install_packages "${SYSPROF_BUILD_PACKAGES[@]}" "${SYSPROF_TEST_PACKAGES[@]}" "${SYSPROF_APP_TEST_PACKAGES[@]}"
 
 setup () {
   local dir=$1; shift
@@ -28,7 +28,7 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print
   meson test -C build-asan --print-errorlogs --suite capture --suite libsysprof --suite clients --suite fuzz --suite compat
 
 echo "== libFuzzer build (clang), short runs"
-CC=clang setup build-fuzz -Dfuzzing=true -Dcompat=disabled -Dbenchmarks=false \
+CC=clang setup build-fuzz -Dfuzzing=true -Dcompat=disabled -Dbenchmarks=false -Dapp=disabled \
   -Db_sanitize=address,undefined -Db_lundef=false -Dc_args=-fsanitize=fuzzer-no-link
 ninja -C build-fuzz
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 meson test -C build-fuzz --print-errorlogs --suite fuzz-run

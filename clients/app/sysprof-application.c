@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include <stdio.h>
+
+#include "sysprof-application.h"
+#include "sysprof-window.h"
+
+struct _SysprofApplication
+{
+  AdwApplication parent_instance;
+};
+
+G_DEFINE_FINAL_TYPE (SysprofApplication, sysprof_application, ADW_TYPE_APPLICATION)
+
+static void
+sysprof_application_activate (GApplication *application)
+{
+  SysprofWindow *window = sysprof_window_new (GTK_APPLICATION (application));
+
+  sysprof_window_show_recorder (window);
+  gtk_window_present (GTK_WINDOW (window));
+}
+
+static void
+sysprof_application_open (GApplication *application, GFile **files, int n_files, const char *hint)
+{
+  (void) hint;
+  for (int i = 0; i < n_files; i++)
+    {
+      SysprofWindow *window = sysprof_window_new (GTK_APPLICATION (application));
+
+      sysprof_window_open (window, files[i], FALSE);
+      gtk_window_present (GTK_WINDOW (window));
+    }
+}
+
+static int
+sysprof_application_handle_local_options (GApplication *application, GVariantDict *options)
+{
+  (void) application;
+  if (g_variant_dict_contains (options, "version"))
+    {
+      printf ("sysprof %s\n", SYSPROF_VERSION);
+      return 0;
+    }
+  return -1;
+}
+
+static void
+about_action (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  GtkApplication *application = user_data;
+  GtkWidget      *about;
+
+  (void) action;
+  (void) parameter;
+  about = adw_about_window_new ();
+  adw_about_window_set_application_name (ADW_ABOUT_WINDOW (about), "Sysprof");
+  adw_about_window_set_application_icon (ADW_ABOUT_WINDOW (about), "org.gnome.Sysprof");
+  adw_about_window_set_version (ADW_ABOUT_WINDOW (about), SYSPROF_VERSION);
+  adw_about_window_set_comments (ADW_ABOUT_WINDOW (about),
+                                 "A system-wide profiler: CPU samples, memory allocations, counters, marks and logs, "
+                                 "recorded through sysprofd without root.");
+  adw_about_window_set_license_type (ADW_ABOUT_WINDOW (about), GTK_LICENSE_GPL_3_0);
+  gtk_window_set_transient_for (GTK_WINDOW (about), gtk_application_get_active_window (application));
+  gtk_window_present (GTK_WINDOW (about));
+}
+
+static void
+quit_action (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  (void) action;
+  (void) parameter;
+  g_application_quit (user_data);
+}
+
+static void
+sysprof_application_startup (GApplication *application)
+{
+  static const GActionEntry actions[] = {
+    { .name = "about", .activate = about_action },
+    { .name = "quit", .activate = quit_action },
+  };
+  const char *const quit_accels[] = { "<Control>q", NULL };
+
+  G_APPLICATION_CLASS (sysprof_application_parent_class)->startup (application);
+  g_action_map_add_action_entries (G_ACTION_MAP (application), actions, G_N_ELEMENTS (actions), application);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (application), "app.quit", quit_accels);
+}
+
+static void
+sysprof_application_class_init (SysprofApplicationClass *klass)
+{
+  GApplicationClass *app_class = G_APPLICATION_CLASS (klass);
+
+  app_class->activate = sysprof_application_activate;
+  app_class->open = sysprof_application_open;
+  app_class->handle_local_options = sysprof_application_handle_local_options;
+  app_class->startup = sysprof_application_startup;
+}
+
+static void
+sysprof_application_init (SysprofApplication *self)
+{
+  static const GOptionEntry entries[] = {
+    { "version", 0, 0, G_OPTION_ARG_NONE, NULL, "Print the version and exit", NULL },
+    { NULL },
+  };
+
+  g_application_add_main_option_entries (G_APPLICATION (self), entries);
+  g_application_set_option_context_parameter_string (G_APPLICATION (self), "[CAPTURE…]");
+  g_application_set_option_context_summary (
+      G_APPLICATION (self), "Record and browse Sysprof captures (.syscap): with no CAPTURE, the recorder opens.");
+  g_application_set_option_context_description (
+      G_APPLICATION (self),
+      "Each CAPTURE opens in a window of its own, showing the views the capture has data for: CPU samples,\n"
+      "callgraph, flame graph, memory, counters, marks, logs, processes, embedded files and details.\n"
+      "Captures of this project and of GNOME Sysprof 3.46 and later are read.  Recording goes through\n"
+      "sysprofd on the system bus (polkit authorizes it), or runs in the app as root without it.\n"
+      "\n"
+      "Examples:\n"
+      "  sysprof                        the recorder\n"
+      "  sysprof capture.syscap         browse a capture\n"
+      "  sysprof a.syscap b.syscap      two windows\n");
+}
+
+SysprofApplication *
+sysprof_application_new (void)
+{
+  /* Not unique: every invocation is its own process, so a profiler of the
+   * app itself and tests need no session bus. */
+  return g_object_new (SYSPROF_TYPE_APPLICATION, "application-id", "org.sysprof.Sysprof", "flags",
+                       G_APPLICATION_HANDLES_OPEN | G_APPLICATION_NON_UNIQUE, NULL);
+}

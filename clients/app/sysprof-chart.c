@@ -1,0 +1,1304 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include <math.h>
+#include <string.h>
+
+#include "sysprof-chart.h"
+
+#define DEFAULT_ROW_HEIGHT 32
+#define LABEL_PADDING      8
+/* A press that moves less than this many pixels is a click: it clears the
+ * selection instead of selecting a sliver. */
+#define DRAG_THRESHOLD 3.0
+
+typedef struct
+{
+  gint64 begin;
+  gint64 end;
+} Span;
+
+/* A point of a decimated line: plot x (0 = the gutter's edge) and value. */
+typedef struct
+{
+  float  x;
+  double value;
+} Vertex;
+
+typedef struct
+{
+  SysprofChartRowKind     kind;
+  char                   *label;
+  char                   *description;
+  char                   *unit;
+  SysprofChartValueFormat format;
+  GdkRGBA                 color;
+  gboolean                has_color;
+  gboolean                fill;
+  double                  min;
+  double                  max;
+  /* In time order.  LINE: SysprofDocumentCounterValue; TICKS: gint64;
+   * SPANS: Span, by begin. */
+  GArray *data;
+
+  /* What the row draws for the visible range [cache_begin, cache_end] over
+   * cache_width pixels, so that redraws (a drag, a selection) do not walk a
+   * million points again.  LINE: Vertex, at most four per pixel column;
+   * TICKS: guint per pixel column; SPANS: pairs of float x, merged. */
+  GArray *cache;
+  gint64  cache_begin;
+  gint64  cache_end;
+  int     cache_width;
+  guint   cache_max;
+} Row;
+
+struct _SysprofChart
+{
+  GtkWidget parent_instance;
+
+  SysprofDocument *document;
+  gulong           range_handler;
+  gulong           filter_handler;
+
+  GPtrArray *rows;
+  int        row_height;
+
+  GtkAdjustment *hadjustment;
+  GtkAdjustment *vadjustment;
+  gulong         vadjustment_handler;
+  guint          hscroll_policy : 1;
+  guint          vscroll_policy : 1;
+
+  gboolean dragging;
+  gboolean drag_moved;
+  double   drag_start_x;
+  double   drag_x;
+};
+
+enum
+{
+  PROP_0,
+  PROP_HADJUSTMENT,
+  PROP_VADJUSTMENT,
+  PROP_HSCROLL_POLICY,
+  PROP_VSCROLL_POLICY,
+  N_PROPS
+};
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (SysprofChart,
+                               sysprof_chart,
+                               GTK_TYPE_WIDGET,
+                               G_IMPLEMENT_INTERFACE (GTK_TYPE_SCROLLABLE, NULL))
+
+/* Adwaita's palette, darker shades so lines read on light and dark
+ * backgrounds alike. */
+static const char *const palette[] = {
+  "#3584e4", "#2ec27e", "#e5a50a", "#e66100", "#c01c28", "#9141ac", "#986a44", "#1c71d8",
+};
+
+static void
+row_free (gpointer data)
+{
+  Row *row = data;
+
+  g_free (row->label);
+  g_free (row->description);
+  g_free (row->unit);
+  g_clear_pointer (&row->data, g_array_unref);
+  g_clear_pointer (&row->cache, g_array_unref);
+  g_free (row);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Geometry */
+
+static double
+plot_width (SysprofChart *self)
+{
+  return MAX (1, gtk_widget_get_width (GTK_WIDGET (self)) - SYSPROF_CHART_GUTTER);
+}
+
+static double
+scroll_offset (SysprofChart *self)
+{
+  return self->vadjustment != NULL ? floor (gtk_adjustment_get_value (self->vadjustment)) : 0;
+}
+
+static int
+content_height (SysprofChart *self)
+{
+  return (int) self->rows->len * self->row_height;
+}
+
+gint64
+sysprof_chart_get_time_at_x (SysprofChart *self, double x)
+{
+  gint64 begin, end;
+  double fraction;
+
+  g_return_val_if_fail (SYSPROF_IS_CHART (self), 0);
+
+  sysprof_document_get_visible_range (self->document, &begin, &end);
+  fraction = CLAMP ((x - SYSPROF_CHART_GUTTER) / plot_width (self), 0.0, 1.0);
+  return begin + (gint64) llround (fraction * (double) (end - begin));
+}
+
+/* Widget x of @time, unclamped. */
+static double
+x_of_time (SysprofChart *self, gint64 time)
+{
+  gint64 begin, end;
+
+  sysprof_document_get_visible_range (self->document, &begin, &end);
+  return SYSPROF_CHART_GUTTER + plot_width (self) * (double) (time - begin) / (double) MAX (end - begin, 1);
+}
+
+int
+sysprof_chart_get_row_at_y (SysprofChart *self, double y)
+{
+  double content_y;
+  gint64 index;
+
+  g_return_val_if_fail (SYSPROF_IS_CHART (self), -1);
+
+  content_y = y + scroll_offset (self);
+  if (content_y < 0 || self->row_height <= 0)
+    return -1;
+  index = (gint64) (content_y / self->row_height);
+  return index < self->rows->len ? (int) index : -1;
+}
+
+static Row *
+get_row (SysprofChart *self, guint row)
+{
+  g_return_val_if_fail (row < self->rows->len, NULL);
+  return g_ptr_array_index (self->rows, row);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Searching the rows' data, all in time order */
+
+static guint
+ticks_lower_bound (GArray *times, gint64 t)
+{
+  guint lo = 0, hi = times->len;
+
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if (g_array_index (times, gint64, mid) < t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+static guint
+points_lower_bound (GArray *points, gint64 t)
+{
+  guint lo = 0, hi = points->len;
+
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if (g_array_index (points, SysprofDocumentCounterValue, mid).time_ns < t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+/* The first point after @t. */
+static guint
+points_upper_bound (GArray *points, gint64 t)
+{
+  guint lo = 0, hi = points->len;
+
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if (g_array_index (points, SysprofDocumentCounterValue, mid).time_ns <= t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Decimation: what a row draws for the visible range and width */
+
+/* The points of a line that fall in one pixel column. */
+typedef struct
+{
+  gint64 column;
+  double x;
+  double first;
+  double last;
+  double low;
+  double high;
+  guint  count;
+} Column;
+
+static void
+push_vertex (GArray *vertices, double x, double value)
+{
+  Vertex v = { (float) x, value };
+
+  g_array_append_val (vertices, v);
+}
+
+/* A column of one point keeps its exact x; a busier one becomes its first,
+ * lowest, highest and last values, which keep both the envelope and the
+ * joins to its neighbours: at most four vertices per pixel, whatever the
+ * number of points. */
+static void
+flush_column (GArray *vertices, Column *bin)
+{
+  if (bin->count == 1)
+    push_vertex (vertices, bin->x, bin->first);
+  else if (bin->count > 1)
+    {
+      double cx = (double) bin->column + 0.5;
+
+      push_vertex (vertices, cx, bin->first);
+      push_vertex (vertices, cx, bin->low);
+      push_vertex (vertices, cx, bin->high);
+      push_vertex (vertices, cx, bin->last);
+    }
+  bin->count = 0;
+}
+
+static void
+cache_line (Row *row, gint64 begin, gint64 end, int width)
+{
+  GArray *points = row->data;
+  double  scale = width / (double) MAX (end - begin, 1);
+  guint   lo = points_lower_bound (points, begin);
+  guint   hi = points_upper_bound (points, end);
+  gint64  column = G_MININT64;
+  Column  bin = { 0 };
+
+  /* The points just outside the range carry the line to the edges. */
+  if (lo > 0)
+    lo--;
+  if (hi < points->len)
+    hi++;
+  if (hi - lo < 2 && (hi == lo || g_array_index (points, SysprofDocumentCounterValue, lo).time_ns < begin ||
+                      g_array_index (points, SysprofDocumentCounterValue, lo).time_ns > end))
+    return;
+
+  for (guint i = lo; i < hi; i++)
+    {
+      const SysprofDocumentCounterValue *p = &g_array_index (points, SysprofDocumentCounterValue, i);
+      double                             x = (double) (p->time_ns - begin) * scale;
+      double                             value = p->value;
+      gint64                             c;
+
+      /* Far outside points would overflow cairo's fixed-point coordinates:
+       * interpolate the line where it crosses just outside the plot. */
+      if (x < -1 && i + 1 < hi)
+        {
+          const SysprofDocumentCounterValue *q = &g_array_index (points, SysprofDocumentCounterValue, i + 1);
+          double                             qx = (double) (q->time_ns - begin) * scale;
+
+          value = p->value + (q->value - p->value) * (-1 - x) / MAX (qx - x, 1e-9);
+          x = -1;
+        }
+      else if (x > width + 1 && i > lo)
+        {
+          const SysprofDocumentCounterValue *o = &g_array_index (points, SysprofDocumentCounterValue, i - 1);
+          double                             ox = (double) (o->time_ns - begin) * scale;
+
+          value = o->value + (p->value - o->value) * (width + 1 - ox) / MAX (x - ox, 1e-9);
+          x = width + 1;
+        }
+      else if (x < -1 || x > width + 1)
+        continue;
+
+      c = (gint64) floor (x);
+      if (c != column)
+        {
+          flush_column (row->cache, &bin);
+          column = c;
+        }
+      if (bin.count == 0)
+        {
+          bin.first = bin.low = bin.high = value;
+          bin.x = x;
+          bin.column = c;
+        }
+      bin.low = MIN (bin.low, value);
+      bin.high = MAX (bin.high, value);
+      bin.last = value;
+      bin.count++;
+    }
+  flush_column (row->cache, &bin);
+}
+
+static void
+cache_ticks (Row *row, gint64 begin, gint64 end, int width)
+{
+  GArray *times = row->data;
+  double  scale = width / (double) MAX (end - begin, 1);
+  guint  *counts;
+
+  g_array_set_size (row->cache, width);
+  counts = (guint *) (gpointer) row->cache->data;
+  memset (counts, 0, sizeof (guint) * width);
+  for (guint i = ticks_lower_bound (times, begin); i < times->len; i++)
+    {
+      gint64 t = g_array_index (times, gint64, i);
+      gint64 c;
+
+      if (t > end)
+        break;
+      c = CLAMP ((gint64) ((double) (t - begin) * scale), 0, width - 1);
+      if (++counts[c] > row->cache_max)
+        row->cache_max = counts[c];
+    }
+}
+
+static void
+cache_spans (Row *row, gint64 begin, gint64 end, int width)
+{
+  double scale = width / (double) MAX (end - begin, 1);
+
+  /* Spans are sorted by begin, not end, so a long one that started before
+   * the range can hide anywhere before it: walk them all (rows of spans are
+   * short: lifetimes, marks of one name). */
+  for (guint i = 0; i < row->data->len; i++)
+    {
+      const Span *span = &g_array_index (row->data, Span, i);
+      float       x0, x1;
+
+      if (span->begin > end)
+        break;
+      if (span->end < begin)
+        continue;
+      x0 = (float) MAX ((double) (span->begin - begin) * scale, -1.0);
+      x1 = (float) MIN ((double) (span->end - begin) * scale, width + 1.0);
+      /* Short spans stay visible. */
+      if (x1 - x0 < 1)
+        x1 = x0 + 1;
+      if (row->cache->len >= 2 && x0 <= g_array_index (row->cache, float, row->cache->len - 1))
+        {
+          float *last_x1 = &g_array_index (row->cache, float, row->cache->len - 1);
+
+          *last_x1 = MAX (*last_x1, x1);
+          continue;
+        }
+      g_array_append_val (row->cache, x0);
+      g_array_append_val (row->cache, x1);
+    }
+}
+
+static void
+row_update_cache (Row *row, gint64 begin, gint64 end, int width)
+{
+  if (row->cache_width == width && row->cache_begin == begin && row->cache_end == end)
+    return;
+
+  row->cache_width = width;
+  row->cache_begin = begin;
+  row->cache_end = end;
+  row->cache_max = 0;
+  g_array_set_size (row->cache, 0);
+  switch (row->kind)
+    {
+    case SYSPROF_CHART_ROW_LINE: cache_line (row, begin, end, width); break;
+    case SYSPROF_CHART_ROW_TICKS: cache_ticks (row, begin, end, width); break;
+    case SYSPROF_CHART_ROW_SPANS: cache_spans (row, begin, end, width); break;
+    default: g_assert_not_reached ();
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Drawing */
+
+static void
+row_color (SysprofChart *self, guint index, GdkRGBA *color)
+{
+  Row *row = get_row (self, index);
+
+  if (row->has_color)
+    *color = row->color;
+  else
+    gdk_rgba_parse (color, palette[index % G_N_ELEMENTS (palette)]);
+}
+
+static void
+draw_line (Row *row, cairo_t *cr, double x, double y, double height, const GdkRGBA *color)
+{
+  double range = row->max > row->min ? row->max - row->min : 1;
+  double top = y + 3;
+  double h = height - 6;
+  double bottom = top + h;
+
+  if (row->cache->len == 0)
+    return;
+
+  for (guint i = 0; i < row->cache->len; i++)
+    {
+      const Vertex *v = &g_array_index (row->cache, Vertex, i);
+      double        vy = bottom - CLAMP ((v->value - row->min) / range, 0.0, 1.0) * h;
+
+      if (i == 0)
+        cairo_move_to (cr, x + v->x, vy);
+      else
+        cairo_line_to (cr, x + v->x, vy);
+    }
+  if (row->cache->len == 1)
+    cairo_rel_line_to (cr, 1, 0);
+  cairo_set_line_width (cr, 1.5);
+  cairo_set_line_join (cr, CAIRO_LINE_JOIN_ROUND);
+  gdk_cairo_set_source_rgba (cr, color);
+  if (row->fill)
+    {
+      const Vertex *first = &g_array_index (row->cache, Vertex, 0);
+      const Vertex *last = &g_array_index (row->cache, Vertex, row->cache->len - 1);
+
+      cairo_stroke_preserve (cr);
+      cairo_line_to (cr, x + last->x, bottom);
+      cairo_line_to (cr, x + first->x, bottom);
+      cairo_close_path (cr);
+      cairo_set_source_rgba (cr, color->red, color->green, color->blue, color->alpha * 0.3);
+      cairo_fill (cr);
+    }
+  else
+    cairo_stroke (cr);
+}
+
+static void
+draw_ticks (Row *row, cairo_t *cr, double x, double y, double height, const GdkRGBA *color)
+{
+  const guint *counts = (const guint *) (gconstpointer) row->cache->data;
+  double       h = height - 4;
+  double       bottom = y + height - 2;
+
+  if (row->cache_max == 0)
+    return;
+
+  /* Density bars, scaled to the row's busiest column; a lone tick stays a
+   * third of the row tall, or it would vanish next to a busy column. */
+  for (guint c = 0; c < row->cache->len; c++)
+    if (counts[c] > 0)
+      {
+        double bar = MAX (h / 3, h * counts[c] / row->cache_max);
+
+        cairo_rectangle (cr, x + c, bottom - bar, 1, bar);
+      }
+  gdk_cairo_set_source_rgba (cr, color);
+  cairo_fill (cr);
+}
+
+static void
+draw_spans (Row *row, cairo_t *cr, double x, double y, double height, const GdkRGBA *color)
+{
+  for (guint i = 0; i + 1 < row->cache->len; i += 2)
+    {
+      float x0 = g_array_index (row->cache, float, i);
+      float x1 = g_array_index (row->cache, float, i + 1);
+
+      cairo_rectangle (cr, x + x0, y + 7, x1 - x0, height - 14);
+    }
+  cairo_set_source_rgba (cr, color->red, color->green, color->blue, color->alpha * 0.85);
+  cairo_fill (cr);
+}
+
+static gboolean
+row_cache_empty (Row *row)
+{
+  return row->kind == SYSPROF_CHART_ROW_TICKS ? row->cache_max == 0 : row->cache->len == 0;
+}
+
+/* A grid step of 1, 2 or 5 times a power of ten seconds, about every 100
+ * pixels: the timeline ruler's, so that the grid continues its ticks. */
+static double
+grid_step (double seconds, double pixels)
+{
+  double raw = seconds * 100.0 / MAX (pixels, 1.0);
+  double power = pow (10.0, floor (log10 (MAX (raw, 1e-9))));
+
+  if (raw <= power)
+    return power;
+  if (raw <= 2 * power)
+    return 2 * power;
+  if (raw <= 5 * power)
+    return 5 * power;
+  return 10 * power;
+}
+
+static void
+draw_label (SysprofChart *self, GtkSnapshot *snapshot, Row *row, double y, const GdkRGBA *fg)
+{
+  PangoLayout *layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), row->label);
+  int          text_height = 0;
+
+  pango_layout_set_width (layout, (SYSPROF_CHART_GUTTER - 2 * LABEL_PADDING) * PANGO_SCALE);
+  pango_layout_set_ellipsize (layout, PANGO_ELLIPSIZE_MIDDLE);
+  pango_layout_set_single_paragraph_mode (layout, TRUE);
+  pango_layout_get_pixel_size (layout, NULL, &text_height);
+  gtk_snapshot_save (snapshot);
+  gtk_snapshot_translate (snapshot,
+                          &GRAPHENE_POINT_INIT (LABEL_PADDING, (float) (y + (self->row_height - text_height) / 2.0)));
+  gtk_snapshot_append_layout (snapshot, layout, fg);
+  gtk_snapshot_restore (snapshot);
+  g_object_unref (layout);
+}
+
+static void
+sysprof_chart_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
+{
+  SysprofChart *self = SYSPROF_CHART (widget);
+  int           width = gtk_widget_get_width (widget);
+  int           height = gtk_widget_get_height (widget);
+  int           pw = (int) plot_width (self);
+  double        offset = scroll_offset (self);
+  guint         first, last;
+  gint64        begin, end, sel_begin, sel_end;
+  GdkRGBA       fg, faint, stripe, shade, edge;
+  double        step;
+
+  if (width <= SYSPROF_CHART_GUTTER || self->row_height <= 0)
+    return;
+
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  gtk_style_context_get_color (gtk_widget_get_style_context (widget), &fg);
+  G_GNUC_END_IGNORE_DEPRECATIONS
+  faint = fg;
+  faint.alpha = 0.12f;
+  stripe = fg;
+  stripe.alpha = 0.035f;
+  gdk_rgba_parse (&shade, "#3584e4");
+  edge = shade;
+  shade.alpha = 0.2f;
+  edge.alpha = 0.7f;
+
+  sysprof_document_get_visible_range (self->document, &begin, &end);
+
+  /* Grid lines continuing the ruler's ticks. */
+  step = grid_step ((double) (end - begin) / 1e9, pw);
+  for (double t = ceil (begin / 1e9 / step) * step; t <= end / 1e9 + 1e-12; t += step)
+    {
+      double x = x_of_time (self, (gint64) llround (t * 1e9));
+
+      gtk_snapshot_append_color (snapshot, &stripe, &GRAPHENE_RECT_INIT ((float) floor (x), 0, 1, (float) height));
+    }
+
+  /* Only the rows in view: a scrolled chart of thousands of processes
+   * draws a screenful. */
+  first = (guint) MIN (offset / self->row_height, (double) self->rows->len);
+  last = (guint) MIN (ceil ((offset + height) / self->row_height), (double) self->rows->len);
+  for (guint i = first; i < last; i++)
+    {
+      Row    *row = g_ptr_array_index (self->rows, i);
+      double  y = (double) i * self->row_height - offset;
+      GdkRGBA color;
+
+      if (i % 2 == 1)
+        gtk_snapshot_append_color (snapshot, &stripe,
+                                   &GRAPHENE_RECT_INIT (0, (float) y, (float) width, (float) self->row_height));
+      gtk_snapshot_append_color (snapshot, &faint,
+                                 &GRAPHENE_RECT_INIT (0, (float) (y + self->row_height - 1), (float) width, 1));
+      draw_label (self, snapshot, row, y, &fg);
+
+      row_update_cache (row, begin, end, pw);
+      if (row_cache_empty (row))
+        continue;
+      row_color (self, i, &color);
+      {
+        cairo_t *cr = gtk_snapshot_append_cairo (
+            snapshot, &GRAPHENE_RECT_INIT (SYSPROF_CHART_GUTTER, (float) y, (float) pw, (float) self->row_height));
+
+        switch (row->kind)
+          {
+          case SYSPROF_CHART_ROW_LINE: draw_line (row, cr, SYSPROF_CHART_GUTTER, y, self->row_height, &color); break;
+          case SYSPROF_CHART_ROW_TICKS: draw_ticks (row, cr, SYSPROF_CHART_GUTTER, y, self->row_height, &color); break;
+          case SYSPROF_CHART_ROW_SPANS: draw_spans (row, cr, SYSPROF_CHART_GUTTER, y, self->row_height, &color); break;
+          default: g_assert_not_reached ();
+          }
+        cairo_destroy (cr);
+      }
+    }
+
+  /* The selection, or the range being dragged. */
+  sysprof_document_get_selection (self->document, &sel_begin, &sel_end);
+  if (self->dragging && self->drag_moved)
+    {
+      double x1 = MIN (self->drag_start_x, self->drag_x);
+      double x2 = MAX (self->drag_start_x, self->drag_x);
+
+      gtk_snapshot_append_color (snapshot, &shade,
+                                 &GRAPHENE_RECT_INIT ((float) x1, 0, (float) (x2 - x1), (float) height));
+    }
+  else if (sysprof_document_has_selection (self->document) && sel_end >= begin && sel_begin <= end)
+    {
+      double x1 = CLAMP (x_of_time (self, MAX (sel_begin, begin)), SYSPROF_CHART_GUTTER, width);
+      double x2 = CLAMP (x_of_time (self, MIN (sel_end, end)), SYSPROF_CHART_GUTTER, width);
+
+      gtk_snapshot_append_color (snapshot, &shade,
+                                 &GRAPHENE_RECT_INIT ((float) x1, 0, (float) MAX (x2 - x1, 1), (float) height));
+      if (sel_begin >= begin)
+        gtk_snapshot_append_color (snapshot, &edge, &GRAPHENE_RECT_INIT ((float) x1, 0, 1, (float) height));
+      if (sel_end <= end)
+        gtk_snapshot_append_color (snapshot, &edge, &GRAPHENE_RECT_INIT ((float) (x2 - 1), 0, 1, (float) height));
+    }
+
+  /* The gutter's edge, where the ruler's plot starts too. */
+  faint.alpha = 0.25f;
+  gtk_snapshot_append_color (snapshot, &faint, &GRAPHENE_RECT_INIT (SYSPROF_CHART_GUTTER - 1, 0, 1, (float) height));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Tooltips */
+
+static char *
+format_time (gint64 ns)
+{
+  double a = fabs ((double) ns);
+
+  if (a < 1e3)
+    return g_strdup_printf ("%" G_GINT64_FORMAT " ns", ns);
+  if (a < 1e6)
+    return g_strdup_printf ("%.1f µs", ns / 1e3);
+  if (a < 1e9)
+    return g_strdup_printf ("%.2f ms", ns / 1e6);
+  return g_strdup_printf ("%.3f s", ns / 1e9);
+}
+
+static char *
+format_value (Row *row, double value)
+{
+  const char *unit = row->unit != NULL ? row->unit : "";
+  const char *space = row->unit != NULL ? " " : "";
+
+  switch (row->format)
+    {
+    case SYSPROF_CHART_VALUE_PERCENT: return g_strdup_printf ("%.1f %%", value);
+    case SYSPROF_CHART_VALUE_BYTES:
+      if (value < 0)
+        {
+          g_autofree char *size = g_format_size ((guint64) -value);
+
+          return g_strdup_printf ("−%s", size);
+        }
+      return g_format_size ((guint64) value);
+    case SYSPROF_CHART_VALUE_NUMBER:
+    default:
+      if (value == floor (value) && fabs (value) < 1e15)
+        return g_strdup_printf ("%.0f%s%s", value, space, unit);
+      if (fabs (value) < 10)
+        return g_strdup_printf ("%.3f%s%s", value, space, unit);
+      if (fabs (value) < 1000)
+        return g_strdup_printf ("%.1f%s%s", value, space, unit);
+      return g_strdup_printf ("%.0f%s%s", value, space, unit);
+    }
+}
+
+static char *
+describe_line (Row *row, gint64 t)
+{
+  guint            after = points_upper_bound (row->data, t);
+  g_autofree char *when = format_time (t);
+  g_autofree char *value = NULL;
+
+  if (after == 0)
+    return g_strdup_printf ("%s: no value yet", when);
+  value = format_value (row, g_array_index (row->data, SysprofDocumentCounterValue, after - 1).value);
+  return g_strdup_printf ("%s: %s", when, value);
+}
+
+static char *
+describe_ticks (SysprofChart *self, Row *row, double x)
+{
+  double           column = floor (x - SYSPROF_CHART_GUTTER) + SYSPROF_CHART_GUTTER;
+  gint64           t0 = sysprof_chart_get_time_at_x (self, column);
+  gint64           t1 = sysprof_chart_get_time_at_x (self, column + 1);
+  guint            n = ticks_lower_bound (row->data, t1 + (t1 == t0)) - ticks_lower_bound (row->data, t0);
+  g_autofree char *when = format_time (t0);
+  g_autofree char *width = format_time (MAX (t1 - t0, 1));
+
+  return g_strdup_printf ("%s: %u %s in %s", when, n, row->unit != NULL ? row->unit : "events", width);
+}
+
+static char *
+describe_spans (SysprofChart *self, Row *row, double x)
+{
+  /* Half a pixel either way, so that short spans can be pointed at. */
+  gint64           t0 = sysprof_chart_get_time_at_x (self, x - 0.5);
+  gint64           t1 = sysprof_chart_get_time_at_x (self, x + 0.5);
+  const Span      *found = NULL;
+  guint            n = 0;
+  g_autofree char *begin = NULL;
+  g_autofree char *end = NULL;
+  g_autofree char *duration = NULL;
+
+  for (guint i = 0; i < row->data->len; i++)
+    {
+      const Span *span = &g_array_index (row->data, Span, i);
+
+      if (span->begin > t1)
+        break;
+      if (span->end < t0)
+        continue;
+      if (found == NULL)
+        found = span;
+      n++;
+    }
+  if (found == NULL)
+    {
+      g_autofree char *when = format_time (sysprof_chart_get_time_at_x (self, x));
+
+      return g_strdup_printf ("%s: none", when);
+    }
+  begin = format_time (found->begin);
+  end = format_time (found->end);
+  duration = format_time (found->end - found->begin);
+  if (n > 1)
+    return g_strdup_printf ("%s to %s (%s), and %u more here", begin, end, duration, n - 1);
+  return g_strdup_printf ("%s to %s (%s)", begin, end, duration);
+}
+
+char *
+sysprof_chart_describe_point (SysprofChart *self, double x, double y)
+{
+  int              index;
+  Row             *row;
+  g_autofree char *value = NULL;
+  GString         *text;
+
+  g_return_val_if_fail (SYSPROF_IS_CHART (self), NULL);
+
+  index = sysprof_chart_get_row_at_y (self, y);
+  if (index < 0)
+    return NULL;
+  row = g_ptr_array_index (self->rows, index);
+  if (x >= SYSPROF_CHART_GUTTER)
+    switch (row->kind)
+      {
+      case SYSPROF_CHART_ROW_LINE: value = describe_line (row, sysprof_chart_get_time_at_x (self, x)); break;
+      case SYSPROF_CHART_ROW_TICKS: value = describe_ticks (self, row, x); break;
+      case SYSPROF_CHART_ROW_SPANS: value = describe_spans (self, row, x); break;
+      default: g_assert_not_reached ();
+      }
+  text = g_string_new (row->label);
+  if (row->description != NULL && row->description[0] != '\0')
+    g_string_append_printf (text, "\n%s", row->description);
+  /* In the gutter, only what the row is. */
+  if (value != NULL)
+    g_string_append_printf (text, "\n%s", value);
+  return g_string_free (text, FALSE);
+}
+
+static gboolean
+sysprof_chart_query_tooltip (GtkWidget *widget, int x, int y, gboolean keyboard_tooltip, GtkTooltip *tooltip)
+{
+  g_autofree char *text = NULL;
+
+  if (keyboard_tooltip)
+    return FALSE;
+  text = sysprof_chart_describe_point (SYSPROF_CHART (widget), x, y);
+  if (text == NULL)
+    return FALSE;
+  gtk_tooltip_set_text (tooltip, text);
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Selecting */
+
+static void
+drag_begin_cb (GtkGestureDrag *gesture, double x, double y, SysprofChart *self)
+{
+  (void) y;
+  /* The labels are not on the time axis. */
+  if (x < SYSPROF_CHART_GUTTER)
+    {
+      gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_DENIED);
+      return;
+    }
+  self->dragging = TRUE;
+  self->drag_moved = FALSE;
+  self->drag_start_x = x;
+  self->drag_x = x;
+}
+
+static void
+drag_update_cb (GtkGestureDrag *gesture, double dx, double dy, SysprofChart *self)
+{
+  (void) gesture;
+  (void) dy;
+  if (!self->dragging)
+    return;
+  self->drag_x = CLAMP (self->drag_start_x + dx, SYSPROF_CHART_GUTTER, gtk_widget_get_width (GTK_WIDGET (self)));
+  if (fabs (dx) >= DRAG_THRESHOLD)
+    self->drag_moved = TRUE;
+  /* Only the chart redraws while dragging; the document (and every view's
+   * analysis) hears of the range when the button is released. */
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+static void
+drag_end_cb (GtkGestureDrag *gesture, double dx, double dy, SysprofChart *self)
+{
+  gint64 t1, t2;
+
+  (void) gesture;
+  (void) dx;
+  (void) dy;
+  if (!self->dragging)
+    return;
+  self->dragging = FALSE;
+  t1 = sysprof_chart_get_time_at_x (self, MIN (self->drag_start_x, self->drag_x));
+  t2 = sysprof_chart_get_time_at_x (self, MAX (self->drag_start_x, self->drag_x));
+  if (!self->drag_moved || t2 <= t1)
+    sysprof_document_set_selection (self->document, G_MININT64, G_MAXINT64);
+  else
+    sysprof_document_set_selection (self->document, t1, t2);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+static void
+drag_cancel_cb (GtkGesture *gesture, GdkEventSequence *sequence, SysprofChart *self)
+{
+  (void) gesture;
+  (void) sequence;
+  self->dragging = FALSE;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Size and scrolling */
+
+static void
+sysprof_chart_measure (GtkWidget     *widget,
+                       GtkOrientation orientation,
+                       int            for_size,
+                       int           *minimum,
+                       int           *natural,
+                       int           *minimum_baseline,
+                       int           *natural_baseline)
+{
+  SysprofChart *self = SYSPROF_CHART (widget);
+
+  (void) for_size;
+  *minimum_baseline = *natural_baseline = -1;
+  if (orientation == GTK_ORIENTATION_HORIZONTAL)
+    {
+      *minimum = SYSPROF_CHART_GUTTER + 40;
+      *natural = SYSPROF_CHART_GUTTER + 400;
+    }
+  else
+    /* Like GtkListView: a scrolled window compares this to its height to
+     * decide on a scrollbar, then gives the chart its own height. */
+    *minimum = *natural = content_height (self);
+}
+
+static void
+sysprof_chart_size_allocate (GtkWidget *widget, int width, int height, int baseline)
+{
+  SysprofChart *self = SYSPROF_CHART (widget);
+
+  (void) baseline;
+  if (self->vadjustment != NULL)
+    {
+      double upper = MAX (content_height (self), height);
+
+      gtk_adjustment_configure (self->vadjustment,
+                                CLAMP (gtk_adjustment_get_value (self->vadjustment), 0, upper - height), 0, upper,
+                                self->row_height, height * 0.9, height);
+    }
+  if (self->hadjustment != NULL)
+    gtk_adjustment_configure (self->hadjustment, 0, 0, width, 1, width, width);
+}
+
+static void
+vadjustment_changed_cb (GtkAdjustment *adjustment, SysprofChart *self)
+{
+  (void) adjustment;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+static void
+set_hadjustment (SysprofChart *self, GtkAdjustment *adjustment)
+{
+  if (adjustment == self->hadjustment)
+    return;
+  g_clear_object (&self->hadjustment);
+  if (adjustment != NULL)
+    self->hadjustment = g_object_ref_sink (adjustment);
+  gtk_widget_queue_allocate (GTK_WIDGET (self));
+  g_object_notify (G_OBJECT (self), "hadjustment");
+}
+
+static void
+set_vadjustment (SysprofChart *self, GtkAdjustment *adjustment)
+{
+  if (adjustment == self->vadjustment)
+    return;
+  if (self->vadjustment != NULL)
+    g_clear_signal_handler (&self->vadjustment_handler, self->vadjustment);
+  g_clear_object (&self->vadjustment);
+  if (adjustment != NULL)
+    {
+      self->vadjustment = g_object_ref_sink (adjustment);
+      self->vadjustment_handler =
+          g_signal_connect (adjustment, "value-changed", G_CALLBACK (vadjustment_changed_cb), self);
+    }
+  gtk_widget_queue_allocate (GTK_WIDGET (self));
+  g_object_notify (G_OBJECT (self), "vadjustment");
+}
+
+static void
+sysprof_chart_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  SysprofChart *self = SYSPROF_CHART (object);
+
+  switch (prop_id)
+    {
+    case PROP_HADJUSTMENT: g_value_set_object (value, self->hadjustment); break;
+    case PROP_VADJUSTMENT: g_value_set_object (value, self->vadjustment); break;
+    case PROP_HSCROLL_POLICY: g_value_set_enum (value, self->hscroll_policy); break;
+    case PROP_VSCROLL_POLICY: g_value_set_enum (value, self->vscroll_policy); break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+sysprof_chart_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  SysprofChart *self = SYSPROF_CHART (object);
+
+  switch (prop_id)
+    {
+    case PROP_HADJUSTMENT: set_hadjustment (self, g_value_get_object (value)); break;
+    case PROP_VADJUSTMENT: set_vadjustment (self, g_value_get_object (value)); break;
+    case PROP_HSCROLL_POLICY:
+      self->hscroll_policy = g_value_get_enum (value) == GTK_SCROLL_NATURAL;
+      gtk_widget_queue_resize (GTK_WIDGET (self));
+      break;
+    case PROP_VSCROLL_POLICY:
+      self->vscroll_policy = g_value_get_enum (value) == GTK_SCROLL_NATURAL;
+      gtk_widget_queue_resize (GTK_WIDGET (self));
+      break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Life */
+
+static void
+on_document_changed (SysprofDocument *document, SysprofChart *self)
+{
+  (void) document;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+static void
+sysprof_chart_dispose (GObject *object)
+{
+  SysprofChart *self = SYSPROF_CHART (object);
+
+  if (self->document != NULL)
+    {
+      g_clear_signal_handler (&self->range_handler, self->document);
+      g_clear_signal_handler (&self->filter_handler, self->document);
+    }
+  g_clear_object (&self->document);
+  set_hadjustment (self, NULL);
+  set_vadjustment (self, NULL);
+
+  G_OBJECT_CLASS (sysprof_chart_parent_class)->dispose (object);
+}
+
+static void
+sysprof_chart_finalize (GObject *object)
+{
+  SysprofChart *self = SYSPROF_CHART (object);
+
+  g_ptr_array_unref (self->rows);
+
+  G_OBJECT_CLASS (sysprof_chart_parent_class)->finalize (object);
+}
+
+static void
+sysprof_chart_class_init (SysprofChartClass *klass)
+{
+  GObjectClass   *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = sysprof_chart_dispose;
+  object_class->finalize = sysprof_chart_finalize;
+  object_class->get_property = sysprof_chart_get_property;
+  object_class->set_property = sysprof_chart_set_property;
+
+  widget_class->snapshot = sysprof_chart_snapshot;
+  widget_class->measure = sysprof_chart_measure;
+  widget_class->size_allocate = sysprof_chart_size_allocate;
+  widget_class->query_tooltip = sysprof_chart_query_tooltip;
+
+  g_object_class_override_property (object_class, PROP_HADJUSTMENT, "hadjustment");
+  g_object_class_override_property (object_class, PROP_VADJUSTMENT, "vadjustment");
+  g_object_class_override_property (object_class, PROP_HSCROLL_POLICY, "hscroll-policy");
+  g_object_class_override_property (object_class, PROP_VSCROLL_POLICY, "vscroll-policy");
+
+  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_IMG);
+  gtk_widget_class_set_css_name (widget_class, "sysprofchart");
+}
+
+static void
+sysprof_chart_init (SysprofChart *self)
+{
+  GtkGesture *drag = gtk_gesture_drag_new ();
+
+  self->rows = g_ptr_array_new_with_free_func (row_free);
+  self->row_height = DEFAULT_ROW_HEIGHT;
+
+  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (drag), GDK_BUTTON_PRIMARY);
+  g_signal_connect (drag, "drag-begin", G_CALLBACK (drag_begin_cb), self);
+  g_signal_connect (drag, "drag-update", G_CALLBACK (drag_update_cb), self);
+  g_signal_connect (drag, "drag-end", G_CALLBACK (drag_end_cb), self);
+  g_signal_connect (drag, "cancel", G_CALLBACK (drag_cancel_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drag));
+
+  gtk_widget_set_has_tooltip (GTK_WIDGET (self), TRUE);
+  gtk_widget_set_overflow (GTK_WIDGET (self), GTK_OVERFLOW_HIDDEN);
+}
+
+/* ------------------------------------------------------------------------ */
+/* API */
+
+GtkWidget *
+sysprof_chart_new (SysprofDocument *document)
+{
+  SysprofChart *self;
+
+  g_return_val_if_fail (SYSPROF_IS_DOCUMENT (document), NULL);
+
+  self = g_object_new (SYSPROF_TYPE_CHART, NULL);
+  self->document = g_object_ref (document);
+  self->range_handler = g_signal_connect (document, "visible-range-changed", G_CALLBACK (on_document_changed), self);
+  self->filter_handler = g_signal_connect (document, "filter-changed", G_CALLBACK (on_document_changed), self);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, "0 rows", -1);
+  return GTK_WIDGET (self);
+}
+
+void
+sysprof_chart_set_row_height (SysprofChart *self, int height)
+{
+  g_return_if_fail (SYSPROF_IS_CHART (self));
+  g_return_if_fail (height > 0);
+
+  self->row_height = height;
+  gtk_widget_queue_resize (GTK_WIDGET (self));
+}
+
+static void
+rows_changed (SysprofChart *self)
+{
+  g_autofree char *text = g_strdup_printf ("%u %s", self->rows->len, self->rows->len == 1 ? "row" : "rows");
+
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, text, -1);
+  gtk_widget_queue_resize (GTK_WIDGET (self));
+}
+
+static guint
+add_row (SysprofChart *self, SysprofChartRowKind kind, const char *label, GArray *data)
+{
+  Row *row = g_new0 (Row, 1);
+
+  row->kind = kind;
+  row->label = g_strdup (label != NULL ? label : "");
+  row->data = data;
+  row->cache = g_array_new (FALSE, FALSE,
+                            kind == SYSPROF_CHART_ROW_LINE    ? sizeof (Vertex)
+                            : kind == SYSPROF_CHART_ROW_TICKS ? sizeof (guint)
+                                                              : sizeof (float));
+  row->cache_width = -1;
+  row->format = SYSPROF_CHART_VALUE_NUMBER;
+  g_ptr_array_add (self->rows, row);
+  rows_changed (self);
+  return self->rows->len - 1;
+}
+
+static int
+compare_points (gconstpointer a, gconstpointer b)
+{
+  gint64 ta = ((const SysprofDocumentCounterValue *) a)->time_ns;
+  gint64 tb = ((const SysprofDocumentCounterValue *) b)->time_ns;
+
+  return ta < tb ? -1 : ta > tb;
+}
+
+static int
+compare_times (gconstpointer a, gconstpointer b)
+{
+  gint64 ta = *(const gint64 *) a;
+  gint64 tb = *(const gint64 *) b;
+
+  return ta < tb ? -1 : ta > tb;
+}
+
+static int
+compare_spans (gconstpointer a, gconstpointer b)
+{
+  const Span *sa = a;
+  const Span *sb = b;
+
+  if (sa->begin != sb->begin)
+    return sa->begin < sb->begin ? -1 : 1;
+  return sa->end < sb->end ? -1 : sa->end > sb->end;
+}
+
+guint
+sysprof_chart_add_line (SysprofChart                      *self,
+                        const char                        *label,
+                        const SysprofDocumentCounterValue *points,
+                        guint                              n_points,
+                        double                             min,
+                        double                             max,
+                        gboolean                           fill)
+{
+  GArray *data;
+  guint   index;
+  Row    *row;
+
+  g_return_val_if_fail (SYSPROF_IS_CHART (self), 0);
+  g_return_val_if_fail (points != NULL || n_points == 0, 0);
+
+  data = g_array_sized_new (FALSE, FALSE, sizeof (SysprofDocumentCounterValue), n_points);
+  g_array_append_vals (data, points, n_points);
+  /* The decimation and the tooltips bisect by time. */
+  for (guint i = 1; i < n_points; i++)
+    if (points[i].time_ns < points[i - 1].time_ns)
+      {
+        g_array_sort (data, compare_points);
+        break;
+      }
+  index = add_row (self, SYSPROF_CHART_ROW_LINE, label, data);
+  row = g_ptr_array_index (self->rows, index);
+  row->min = min;
+  row->max = max;
+  row->fill = !!fill;
+  return index;
+}
+
+guint
+sysprof_chart_add_ticks (SysprofChart *self, const char *label, const gint64 *times_ns, guint n_times)
+{
+  GArray *data;
+
+  g_return_val_if_fail (SYSPROF_IS_CHART (self), 0);
+  g_return_val_if_fail (times_ns != NULL || n_times == 0, 0);
+
+  data = g_array_sized_new (FALSE, FALSE, sizeof (gint64), n_times);
+  g_array_append_vals (data, times_ns, n_times);
+  for (guint i = 1; i < n_times; i++)
+    if (times_ns[i] < times_ns[i - 1])
+      {
+        g_array_sort (data, compare_times);
+        break;
+      }
+  return add_row (self, SYSPROF_CHART_ROW_TICKS, label, data);
+}
+
+guint
+sysprof_chart_add_spans (
+    SysprofChart *self, const char *label, const gint64 *begins_ns, const gint64 *ends_ns, guint n_spans)
+{
+  GArray *data;
+
+  g_return_val_if_fail (SYSPROF_IS_CHART (self), 0);
+  g_return_val_if_fail ((begins_ns != NULL && ends_ns != NULL) || n_spans == 0, 0);
+
+  data = g_array_sized_new (FALSE, FALSE, sizeof (Span), n_spans);
+  for (guint i = 0; i < n_spans; i++)
+    {
+      Span span = { MIN (begins_ns[i], ends_ns[i]), MAX (begins_ns[i], ends_ns[i]) };
+
+      g_array_append_val (data, span);
+    }
+  g_array_sort (data, compare_spans);
+  return add_row (self, SYSPROF_CHART_ROW_SPANS, label, data);
+}
+
+void
+sysprof_chart_set_row_description (SysprofChart *self, guint row, const char *description)
+{
+  Row *r;
+
+  g_return_if_fail (SYSPROF_IS_CHART (self));
+  g_return_if_fail (row < self->rows->len);
+
+  r = get_row (self, row);
+  g_free (r->description);
+  r->description = g_strdup (description);
+}
+
+void
+sysprof_chart_set_row_value_format (SysprofChart *self, guint row, SysprofChartValueFormat format)
+{
+  g_return_if_fail (SYSPROF_IS_CHART (self));
+  g_return_if_fail (row < self->rows->len);
+
+  get_row (self, row)->format = format;
+}
+
+void
+sysprof_chart_set_row_unit (SysprofChart *self, guint row, const char *unit)
+{
+  Row *r;
+
+  g_return_if_fail (SYSPROF_IS_CHART (self));
+  g_return_if_fail (row < self->rows->len);
+
+  r = get_row (self, row);
+  g_free (r->unit);
+  r->unit = g_strdup (unit);
+}
+
+void
+sysprof_chart_set_row_color (SysprofChart *self, guint row, const GdkRGBA *color)
+{
+  Row *r;
+
+  g_return_if_fail (SYSPROF_IS_CHART (self));
+  g_return_if_fail (row < self->rows->len);
+
+  r = get_row (self, row);
+  r->has_color = color != NULL;
+  if (color != NULL)
+    r->color = *color;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+const char *
+sysprof_chart_get_row_label (SysprofChart *self, guint row)
+{
+  g_return_val_if_fail (SYSPROF_IS_CHART (self), NULL);
+  g_return_val_if_fail (row < self->rows->len, NULL);
+
+  return get_row (self, row)->label;
+}
+
+guint
+sysprof_chart_get_n_rows (SysprofChart *self)
+{
+  g_return_val_if_fail (SYSPROF_IS_CHART (self), 0);
+
+  return self->rows->len;
+}
+
+void
+sysprof_chart_clear (SysprofChart *self)
+{
+  g_return_if_fail (SYSPROF_IS_CHART (self));
+
+  g_ptr_array_set_size (self->rows, 0);
+  rows_changed (self);
+}

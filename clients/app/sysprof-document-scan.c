@@ -1,0 +1,540 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include <string.h>
+
+#include "sysprof-document-scan.h"
+
+static void
+clear_counter (gpointer data)
+{
+  SysprofDocumentCounter *counter = data;
+
+  g_free (counter->category);
+  g_free (counter->name);
+  g_free (counter->description);
+  g_clear_pointer (&counter->values, g_array_unref);
+  g_free (counter);
+}
+
+static void
+clear_mark (gpointer data)
+{
+  SysprofDocumentMark *mark = data;
+
+  g_free (mark->group);
+  g_free (mark->name);
+  g_free (mark->message);
+}
+
+static void
+clear_log (gpointer data)
+{
+  SysprofDocumentLog *log = data;
+
+  g_free (log->domain);
+  g_free (log->message);
+}
+
+static void
+clear_process (gpointer data)
+{
+  g_free (((SysprofDocumentProcess *) data)->cmdline);
+}
+
+static void
+clear_file (gpointer data)
+{
+  g_free (((SysprofDocumentFile *) data)->path);
+}
+
+static void
+clear_metadata (gpointer data)
+{
+  SysprofDocumentMetadata *metadata = data;
+
+  g_free (metadata->id);
+  g_free (metadata->text);
+}
+
+typedef struct
+{
+  SysprofDocumentScan *self;
+  GHashTable          *processes; /* pid -> index + 1 in self->processes */
+  GHashTable          *counters;  /* id -> SysprofDocumentCounter */
+  GHashTable          *files;     /* path -> index + 1 in self->files */
+  gint64               last_time;
+} Scan;
+
+static SysprofDocumentProcess *
+scan_process (Scan *scan, gint32 pid, gint64 time)
+{
+  SysprofDocumentScan    *self = scan->self;
+  SysprofDocumentProcess *process;
+  guint                   index = GPOINTER_TO_UINT (g_hash_table_lookup (scan->processes, GINT_TO_POINTER (pid)));
+
+  if (index == 0)
+    {
+      SysprofDocumentProcess fresh = { .pid = pid, .begin_ns = time, .end_ns = time };
+
+      g_array_append_val (self->processes, fresh);
+      index = self->processes->len;
+      g_hash_table_insert (scan->processes, GINT_TO_POINTER (pid), GUINT_TO_POINTER (index));
+    }
+  process = &g_array_index (self->processes, SysprofDocumentProcess, index - 1);
+  if (time < process->begin_ns)
+    process->begin_ns = time;
+  if (!process->exited && time > process->end_ns)
+    process->end_ns = time;
+  return process;
+}
+
+static char *
+fixed_string (const char *field, gsize size)
+{
+  return g_utf8_make_valid (field, strnlen (field, size));
+}
+
+/* Frames carry strings that the capture's writer terminated; a hostile file
+ * may not have, so lengths are bounded by the frame. */
+static char *
+tail_string (const SysprofCaptureFrame *frame, const char *string)
+{
+  gsize available = frame->len - (gsize) (string - (const char *) frame);
+
+  return g_utf8_make_valid (string, strnlen (string, available));
+}
+
+static void
+scan_counter_define (Scan *scan, const SysprofCaptureCounterDefine *def)
+{
+  for (guint i = 0; i < def->n_counters; i++)
+    {
+      const SysprofCaptureCounter *raw = &def->counters[i];
+      SysprofDocumentCounter      *counter;
+
+      if (g_hash_table_contains (scan->counters, GUINT_TO_POINTER (raw->id)))
+        continue;
+      counter = g_new0 (SysprofDocumentCounter, 1);
+      counter->id = raw->id;
+      counter->category = fixed_string (raw->category, sizeof raw->category);
+      counter->name = fixed_string (raw->name, sizeof raw->name);
+      counter->description = fixed_string (raw->description, sizeof raw->description);
+      counter->is_double = raw->type == SYSPROF_CAPTURE_COUNTER_DOUBLE;
+      counter->values = g_array_new (FALSE, FALSE, sizeof (SysprofDocumentCounterValue));
+      counter->min = G_MAXDOUBLE;
+      counter->max = -G_MAXDOUBLE;
+      g_ptr_array_add (scan->self->counters, counter);
+      g_hash_table_insert (scan->counters, GUINT_TO_POINTER (raw->id), counter);
+    }
+}
+
+static void
+scan_counter_set (Scan *scan, const SysprofCaptureCounterSet *set, gint64 time)
+{
+  for (guint i = 0; i < set->n_values; i++)
+    for (guint j = 0; j < G_N_ELEMENTS (set->values[i].ids); j++)
+      {
+        SysprofDocumentCounter     *counter;
+        SysprofDocumentCounterValue value = { .time_ns = time };
+
+        if (set->values[i].ids[j] == 0)
+          continue;
+        counter = g_hash_table_lookup (scan->counters, GUINT_TO_POINTER (set->values[i].ids[j]));
+        if (counter == NULL)
+          continue;
+        value.value = counter->is_double ? set->values[i].values[j].vdbl : (double) set->values[i].values[j].v64;
+        counter->min = MIN (counter->min, value.value);
+        counter->max = MAX (counter->max, value.value);
+        g_array_append_val (counter->values, value);
+      }
+}
+
+static void
+scan_file_chunk (Scan *scan, const SysprofCaptureFileChunk *chunk)
+{
+  SysprofDocumentScan *self = scan->self;
+  g_autofree char     *path = fixed_string (chunk->path, sizeof chunk->path);
+  guint                index = GPOINTER_TO_UINT (g_hash_table_lookup (scan->files, path));
+
+  if (index == 0)
+    {
+      SysprofDocumentFile file = { .path = g_strdup (path) };
+
+      g_array_append_val (self->files, file);
+      index = self->files->len;
+      g_hash_table_insert (scan->files, g_strdup (path), GUINT_TO_POINTER (index));
+    }
+  g_array_index (self->files, SysprofDocumentFile, index - 1).size += chunk->len;
+}
+
+static void
+scan_metadata (Scan *scan, const SysprofCaptureMetadata *frame)
+{
+  SysprofDocumentScan    *self = scan->self;
+  SysprofDocumentMetadata metadata = {
+    .id = fixed_string (frame->id, sizeof frame->id),
+    .text = tail_string (&frame->frame, frame->metadata),
+  };
+
+  if (strcmp (metadata.id, SYSPROF_LOST_EVENTS_METADATA_ID) == 0)
+    self->n_lost_events += g_ascii_strtoull (metadata.text, NULL, 10);
+  else if ((strcmp (metadata.id, "hostname") == 0 || strcmp (metadata.id, "host") == 0) && self->host == NULL)
+    self->host = g_strdup (metadata.text);
+  g_array_append_val (self->metadata, metadata);
+}
+
+static int
+compare_processes (gconstpointer a, gconstpointer b)
+{
+  const SysprofDocumentProcess *pa = a;
+  const SysprofDocumentProcess *pb = b;
+
+  if (pa->begin_ns != pb->begin_ns)
+    return pa->begin_ns < pb->begin_ns ? -1 : 1;
+  return pa->pid < pb->pid ? -1 : pa->pid > pb->pid;
+}
+
+static int
+compare_files (gconstpointer a, gconstpointer b)
+{
+  return strcmp (((const SysprofDocumentFile *) a)->path, ((const SysprofDocumentFile *) b)->path);
+}
+
+static int
+compare_marks (gconstpointer a, gconstpointer b)
+{
+  gint64 ta = ((const SysprofDocumentMark *) a)->time_ns;
+  gint64 tb = ((const SysprofDocumentMark *) b)->time_ns;
+
+  return ta < tb ? -1 : ta > tb;
+}
+
+static int
+compare_logs (gconstpointer a, gconstpointer b)
+{
+  gint64 ta = ((const SysprofDocumentLog *) a)->time_ns;
+  gint64 tb = ((const SysprofDocumentLog *) b)->time_ns;
+
+  return ta < tb ? -1 : ta > tb;
+}
+
+static int
+compare_samples (gconstpointer a, gconstpointer b)
+{
+  gint64 ta = ((const SysprofDocumentSample *) a)->time_ns;
+  gint64 tb = ((const SysprofDocumentSample *) b)->time_ns;
+
+  return ta < tb ? -1 : ta > tb;
+}
+
+static int
+compare_names (gconstpointer a, gconstpointer b)
+{
+  return g_strcmp0 (*(const char *const *) a, *(const char *const *) b);
+}
+
+static void
+finish_scan (SysprofDocumentScan *self)
+{
+  g_autoptr (GPtrArray) categories = g_ptr_array_new ();
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+
+  /* Frames of different CPUs and threads arrive in the capture a little out
+   * of order; the charts and tables want time order. */
+  g_array_sort (self->samples, compare_samples);
+  g_array_sort (self->marks, compare_marks);
+  g_array_sort (self->logs, compare_logs);
+  g_array_sort (self->processes, compare_processes);
+  g_array_sort (self->files, compare_files);
+
+  for (guint i = 0; i < self->counters->len; i++)
+    {
+      SysprofDocumentCounter *counter = g_ptr_array_index (self->counters, i);
+
+      if (counter->values->len == 0)
+        counter->min = counter->max = 0;
+      if (g_hash_table_add (seen, counter->category))
+        g_ptr_array_add (categories, g_strdup (counter->category));
+    }
+  g_ptr_array_sort (categories, compare_names);
+  g_ptr_array_add (categories, NULL);
+  self->counter_categories = (char **) g_ptr_array_steal (categories, NULL);
+}
+
+gboolean
+sysprof_document_scan_read (SysprofDocumentScan        *self,
+                            SysprofCaptureReader       *reader,
+                            guint64                     file_size,
+                            SysprofDocumentScanProgress progress,
+                            gpointer                    user_data,
+                            GCancellable               *cancellable,
+                            GError                    **error)
+{
+  Scan scan = {
+    .self = self,
+    .processes = g_hash_table_new (NULL, NULL),
+    .counters = g_hash_table_new (NULL, NULL),
+    .files = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
+    .last_time = 0,
+  };
+  SysprofCaptureFrame        frame;
+  const SysprofCaptureError *capture_error;
+  guint64                    n = 0;
+  gboolean                   ok = TRUE;
+
+  while (sysprof_capture_reader_peek_frame (reader, &frame))
+    {
+      gint64 time = frame.time - self->start_time;
+
+      if (frame.type < SYSPROF_CAPTURE_FRAME_LAST)
+        self->n_frames[frame.type]++;
+      self->n_frames_total++;
+      if (time > scan.last_time)
+        scan.last_time = time;
+      if ((++n & 0xffff) == 0)
+        {
+          if (g_cancellable_set_error_if_cancelled (cancellable, error))
+            {
+              ok = FALSE;
+              break;
+            }
+          if (progress != NULL && file_size > 0)
+            progress ((double) sysprof_capture_reader_get_offset (reader) / file_size, user_data);
+        }
+
+      switch ((int) frame.type)
+        {
+        case SYSPROF_CAPTURE_FRAME_SAMPLE:
+          {
+            const SysprofCaptureSample *sample = sysprof_capture_reader_read_sample (reader);
+            SysprofDocumentSample       s;
+
+            if (sample == NULL)
+              goto done;
+            s.time_ns = time;
+            s.cpu = sample->frame.cpu;
+            s.pid = sample->frame.pid;
+            s.tid = sample->tid;
+            g_array_append_val (self->samples, s);
+            if (s.cpu >= 0 && (guint) s.cpu + 1 > self->n_cpus && s.cpu < 65536)
+              self->n_cpus = s.cpu + 1;
+            scan_process (&scan, s.pid, time)->n_samples++;
+            break;
+          }
+
+        case SYSPROF_CAPTURE_FRAME_PROCESS:
+          {
+            const SysprofCaptureProcess *process = sysprof_capture_reader_read_process (reader);
+            SysprofDocumentProcess      *p;
+
+            if (process == NULL)
+              goto done;
+            p = scan_process (&scan, process->frame.pid, time);
+            g_free (p->cmdline);
+            p->cmdline = tail_string (&process->frame, process->cmdline);
+            break;
+          }
+
+        case SYSPROF_CAPTURE_FRAME_FORK:
+          {
+            const SysprofCaptureFork *fork = sysprof_capture_reader_read_fork (reader);
+
+            if (fork == NULL)
+              goto done;
+            if (fork->child_pid != fork->frame.pid)
+              scan_process (&scan, fork->child_pid, time);
+            break;
+          }
+
+        case SYSPROF_CAPTURE_FRAME_EXIT:
+          {
+            const SysprofCaptureExit *exit = sysprof_capture_reader_read_exit (reader);
+            SysprofDocumentProcess   *p;
+
+            if (exit == NULL)
+              goto done;
+            p = scan_process (&scan, exit->frame.pid, time);
+            p->end_ns = time;
+            p->exited = TRUE;
+            break;
+          }
+
+        case SYSPROF_CAPTURE_FRAME_CTRDEF:
+          {
+            const SysprofCaptureCounterDefine *def = sysprof_capture_reader_read_counter_define (reader);
+
+            if (def == NULL)
+              goto done;
+            scan_counter_define (&scan, def);
+            break;
+          }
+
+        case SYSPROF_CAPTURE_FRAME_CTRSET:
+          {
+            const SysprofCaptureCounterSet *set = sysprof_capture_reader_read_counter_set (reader);
+
+            if (set == NULL)
+              goto done;
+            scan_counter_set (&scan, set, time);
+            break;
+          }
+
+        case SYSPROF_CAPTURE_FRAME_MARK:
+          {
+            const SysprofCaptureMark *raw = sysprof_capture_reader_read_mark (reader);
+            SysprofDocumentMark       mark;
+
+            if (raw == NULL)
+              goto done;
+            mark.time_ns = time;
+            mark.duration_ns = MAX (raw->duration, 0);
+            mark.pid = raw->frame.pid;
+            mark.group = fixed_string (raw->group, sizeof raw->group);
+            mark.name = fixed_string (raw->name, sizeof raw->name);
+            mark.message = tail_string (&raw->frame, raw->message);
+            g_array_append_val (self->marks, mark);
+            if (time + mark.duration_ns > scan.last_time)
+              scan.last_time = time + mark.duration_ns;
+            break;
+          }
+
+        case SYSPROF_CAPTURE_FRAME_LOG:
+          {
+            const SysprofCaptureLog *raw = sysprof_capture_reader_read_log (reader);
+            SysprofDocumentLog       log;
+
+            if (raw == NULL)
+              goto done;
+            log.time_ns = time;
+            log.pid = raw->frame.pid;
+            log.severity = raw->severity;
+            log.domain = fixed_string (raw->domain, sizeof raw->domain);
+            log.message = tail_string (&raw->frame, raw->message);
+            g_array_append_val (self->logs, log);
+            break;
+          }
+
+        case SYSPROF_CAPTURE_FRAME_METADATA:
+          {
+            const SysprofCaptureMetadata *metadata = sysprof_capture_reader_read_metadata (reader);
+
+            if (metadata == NULL)
+              goto done;
+            scan_metadata (&scan, metadata);
+            break;
+          }
+
+        case SYSPROF_CAPTURE_FRAME_FILE_CHUNK:
+          {
+            const SysprofCaptureFileChunk *chunk = sysprof_capture_reader_read_file (reader);
+
+            if (chunk == NULL)
+              goto done;
+            scan_file_chunk (&scan, chunk);
+            break;
+          }
+
+        case SYSPROF_CAPTURE_FRAME_ALLOCATION:
+          {
+            const SysprofCaptureAllocation *alloc = sysprof_capture_reader_read_allocation (reader);
+
+            if (alloc == NULL)
+              goto done;
+            if (alloc->alloc_size > 0)
+              {
+                self->n_allocations++;
+                scan_process (&scan, alloc->frame.pid, time)->n_allocations++;
+              }
+            break;
+          }
+
+        default:
+          if (!sysprof_capture_reader_skip (reader))
+            goto done;
+          break;
+        }
+    }
+
+done:
+  capture_error = sysprof_capture_reader_get_error (reader);
+  if (ok && capture_error != NULL && capture_error->code != 0)
+    {
+      /* A damaged capture still shows what was read before the damage; the
+       * analyses report the damage themselves when they reach it. */
+      SysprofDocumentMetadata metadata = {
+        .id = g_strdup ("sysprof-app.damage"),
+        .text = g_strdup (capture_error->message),
+      };
+
+      g_array_append_val (self->metadata, metadata);
+    }
+
+  if (self->duration <= 0)
+    self->duration = scan.last_time;
+  else
+    self->duration = MAX (self->duration, scan.last_time);
+
+  /* Processes seen only through other frames end with the capture. */
+  for (guint i = 0; i < self->processes->len; i++)
+    {
+      SysprofDocumentProcess *p = &g_array_index (self->processes, SysprofDocumentProcess, i);
+
+      if (p->cmdline == NULL)
+        p->cmdline = g_strdup ("");
+      if (!p->exited)
+        p->end_ns = self->duration;
+    }
+
+  g_hash_table_unref (scan.processes);
+  g_hash_table_unref (scan.counters);
+  g_hash_table_unref (scan.files);
+  if (ok)
+    finish_scan (self);
+  return ok;
+}
+
+SysprofDocumentScan *
+sysprof_document_scan_new (gint64 start_time, gint64 header_duration)
+{
+  SysprofDocumentScan *self = g_new0 (SysprofDocumentScan, 1);
+
+  self->start_time = start_time;
+  self->duration = MAX (header_duration, 0);
+  self->samples = g_array_new (FALSE, FALSE, sizeof (SysprofDocumentSample));
+  self->counters = g_ptr_array_new_with_free_func (clear_counter);
+  self->marks = g_array_new (FALSE, FALSE, sizeof (SysprofDocumentMark));
+  g_array_set_clear_func (self->marks, clear_mark);
+  self->logs = g_array_new (FALSE, FALSE, sizeof (SysprofDocumentLog));
+  g_array_set_clear_func (self->logs, clear_log);
+  self->processes = g_array_new (FALSE, FALSE, sizeof (SysprofDocumentProcess));
+  g_array_set_clear_func (self->processes, clear_process);
+  self->files = g_array_new (FALSE, FALSE, sizeof (SysprofDocumentFile));
+  g_array_set_clear_func (self->files, clear_file);
+  self->metadata = g_array_new (FALSE, FALSE, sizeof (SysprofDocumentMetadata));
+  g_array_set_clear_func (self->metadata, clear_metadata);
+  return self;
+}
+
+void
+sysprof_document_scan_free (SysprofDocumentScan *self)
+{
+  if (self == NULL)
+    return;
+  g_array_unref (self->samples);
+  g_ptr_array_unref (self->counters);
+  g_strfreev (self->counter_categories);
+  g_array_unref (self->marks);
+  g_array_unref (self->logs);
+  g_array_unref (self->processes);
+  g_array_unref (self->files);
+  g_array_unref (self->metadata);
+  g_free (self->host);
+  g_free (self);
+}
+
+void
+sysprof_document_scan_add_metadata (SysprofDocumentScan *self, const char *id, const char *text)
+{
+  SysprofDocumentMetadata metadata = { .id = g_strdup (id), .text = g_strdup (text) };
+
+  g_array_append_val (self->metadata, metadata);
+}

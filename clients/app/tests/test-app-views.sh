@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# The views the app shows for a capture are exactly those it has data for.
+#
+# Captures: CPU samples only, memory allocations only (with the marks the
+# workload writes around its growth phase), counters only (all
+# recorded here with our sysprof-cli, as root, without sysprofd), marks and
+# logs (written by make-marks-logs-capture), and the three fixtures of
+# Debian's Sysprof 3.46.  The expected views come from sysprof-dump --stats
+# (an independent reader): SAMPLE frames -> samples, callgraph, flamegraph;
+# allocations -> memory; CTRSET -> counters; MARK -> marks; LOG -> logs;
+# processes (PROCESS/FORK/EXIT, or samples or allocations of a pid) ->
+# processes; embedded files -> files; details always.  For the fixed files
+# they are also spelled out, so the oracle cannot drift with the app.
+# Screenshots of every view go to SHOT_DIR/<capture>/<view>.png.
+#
+# Usage: test-app-views.sh TEST_APP MAKE_MARKS_LOGS SYSPROF_CLI SYSPROF_DUMP HOT_FUNCTIONS MEMORY_WORKLOAD DATA_DIR SHOT_DIR
+
+set -euo pipefail
+
+TEST_APP=$1 MAKE_MARKS_LOGS=$2 SYSPROF_CLI=$3 SYSPROF_DUMP=$4 HOT_FUNCTIONS=$5 MEMORY_WORKLOAD=$6
+DATA_DIR=$7 SHOT_DIR=$8
+
+work=$(mktemp -d /tmp/test-app-views.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+n=0 failed=0
+ok () { n=$((n + 1)); echo "ok $n - $*"; }
+not_ok () { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
+skip () { n=$((n + 1)); echo "ok $n - # SKIP $*"; }
+
+stat_of () { # FILE NAME -> the count, 0 when absent
+    awk -v k="$2" '$1 == k { v = $2 } END { print v + 0 }' "$1"
+}
+
+expected_views () { # CAPTURE -> sorted, comma-separated ids
+    local stats="$work/stats" views=(details)
+    "$SYSPROF_DUMP" --stats "$1" >"$stats"
+    local samples allocs
+    samples=$(stat_of "$stats" SAMPLE)
+    allocs=$(stat_of "$stats" ALLOCS)
+    [ "$samples" -gt 0 ] && views+=(samples callgraph flamegraph)
+    [ "$allocs" -gt 0 ] && views+=(memory)
+    [ "$(stat_of "$stats" CTRSET)" -gt 0 ] && views+=(counters)
+    [ "$(stat_of "$stats" MARK)" -gt 0 ] && views+=(marks)
+    [ "$(stat_of "$stats" LOG)" -gt 0 ] && views+=(logs)
+    if [ $(($(stat_of "$stats" PROCESS) + $(stat_of "$stats" FORK) + $(stat_of "$stats" EXIT) + samples + allocs)) -gt 0 ]; then
+        views+=(processes)
+    fi
+    grep -q '^FILE ' "$stats" && views+=(files)
+    printf '%s\n' "${views[@]}" | sort | paste -sd, -
+}
+
+sorted () { tr ',' '\n' <<<"$1" | sort | paste -sd, -; }
+
+check_capture () { # NAME CAPTURE [SPELLED-OUT EXPECTATION]
+    local name=$1 capture=$2 spelled=${3:-} want got out
+    want=$(expected_views "$capture")
+    if [ -n "$spelled" ] && [ "$(sorted "$spelled")" != "$want" ]; then
+        not_ok "$name: sysprof-dump's frames give $want, expected $(sorted "$spelled")"
+        return
+    fi
+    if ! out=$("$TEST_APP" views "$capture" "$want" "$SHOT_DIR/$name" 2>"$work/err"); then
+        not_ok "$name: views (expected $want)"
+        sed 's/^/# /' "$work/err"
+        echo "# $out"
+        return
+    fi
+    got=$(sed -n 's/^views //p' <<<"$out")
+    ok "$name: exactly the views with data ($got); screenshots in $SHOT_DIR/$name"
+}
+
+echo "1..8"
+
+quiet=(--no-cpu --no-memory --no-disk --no-network)
+if [ "$(id -u)" = 0 ]; then
+    if "$SYSPROF_CLI" -f "$work/cpu.syscap" "${quiet[@]}" -- "$HOT_FUNCTIONS" 1.5 >"$work/cli.log" 2>&1; then
+        check_capture cpu "$work/cpu.syscap" details,samples,callgraph,flamegraph,processes,files
+    else
+        not_ok "cpu: sysprof-cli failed"; sed 's/^/# /' "$work/cli.log"
+    fi
+    if "$SYSPROF_CLI" -f "$work/memory.syscap" --memprof --no-perf "${quiet[@]}" -- "$MEMORY_WORKLOAD" 2 2000 100 50 10 1000 >"$work/cli.log" 2>&1; then
+        check_capture memory "$work/memory.syscap" details,memory,marks,processes,files
+    else
+        not_ok "memory: sysprof-cli --memprof failed"; sed 's/^/# /' "$work/cli.log"
+    fi
+    if "$SYSPROF_CLI" -f "$work/counters.syscap" --no-perf --duration 2 >"$work/cli.log" 2>&1; then
+        check_capture counters "$work/counters.syscap"
+    else
+        not_ok "counters: sysprof-cli --no-perf failed"; sed 's/^/# /' "$work/cli.log"
+    fi
+else
+    skip "cpu: recording needs root"
+    skip "memory: recording needs root"
+    skip "counters: recording needs root"
+fi
+
+"$MAKE_MARKS_LOGS" "$work/marks-logs.syscap"
+check_capture marks-logs "$work/marks-logs.syscap" details,marks,logs
+
+check_capture sysprof-3.46-perf "$DATA_DIR/sysprof-3.46-perf.syscap" \
+    details,samples,callgraph,flamegraph,counters,processes,files
+check_capture sysprof-3.46-marks "$DATA_DIR/sysprof-3.46-marks.syscap" \
+    details,counters,marks,logs,processes,files
+check_capture sysprof-3.46-memprof "$DATA_DIR/sysprof-3.46-memprof.syscap" \
+    details,samples,callgraph,flamegraph,memory,processes,files
+
+# A damaged file: a clear error on the error page, no crash.
+head -c 100 "$DATA_DIR/sysprof-3.46-perf.syscap" >"$work/damaged.syscap"
+if out=$("$TEST_APP" views "$work/damaged.syscap" details "$SHOT_DIR/damaged" 2>&1); then
+    not_ok "damaged: opened without an error"
+elif grep -q 'damaged.syscap' <<<"$out"; then
+    ok "damaged: refused with a message naming the file: $(head -n1 <<<"$out")"
+else
+    not_ok "damaged: unclear error: $out"
+fi
+
+[ "$failed" -eq 0 ]

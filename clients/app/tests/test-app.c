@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/* test-app: drives the app's real widgets under Xvfb for the tests.
+ *
+ *   test-app views CAPTURE EXPECTED SHOTDIR
+ *       Opens CAPTURE; the views shown must be exactly EXPECTED (comma-
+ *       separated ids, any order); writes SHOTDIR/<view>.png for each and
+ *       SHOTDIR/window.png.  Exit 0 when they match.
+ *   test-app shot CAPTURE SHOTDIR
+ *       The same without expectations; prints the view ids.
+ *   test-app selection CAPTURE FROM TO
+ *       Selects the timeline from FROM to TO (fractions of its plot width),
+ *       as a drag does, waits for the callgraph view, and prints
+ *       "selection BEGIN END" (seconds from the capture's start, 9 decimals),
+ *       "samples N" (the view's total) and then the view's functions as
+ *       "function<TAB>library<TAB>self<TAB>total" lines.
+ *   test-app record SHOTDIR COMMAND...
+ *       On the recorder page, launches COMMAND through the form, presses
+ *       Record, Stop after two seconds, and waits for the capture to open
+ *       with its callgraph; prints "capture PATH" and "samples N".
+ *   test-app time CAPTURE
+ *       Opens CAPTURE in a window and prints "loaded_ms T" (the views are
+ *       added) and "callgraph_ms T" (the callgraph view shows its table),
+ *       from the window's creation; for bench/run-app-bench.sh.
+ *   test-app refused SHOTDIR
+ *       Records the whole system and expects a refusal on the page (for a
+ *       user polkit says no to); prints the message.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app-test-util.h"
+#include "sysprof-callgraph-view.h"
+#include "sysprof-chart.h"
+#include "sysprof-view.h"
+
+#ifndef SYSPROF_CHART_GUTTER
+#define SYSPROF_CHART_GUTTER 160
+#endif
+
+static int
+usage (void)
+{
+  fprintf (stderr, "usage: test-app views|shot|selection|record|refused ARGS (see the source)\n");
+  return 2;
+}
+
+static gboolean
+save_view_shots (SysprofWindow *window, const char *shot_dir)
+{
+  g_auto (GStrv) ids = app_test_list_views (window);
+  gboolean ok = TRUE;
+
+  g_mkdir_with_parents (shot_dir, 0755);
+  for (guint i = 0; ids[i] != NULL; i++)
+    {
+      g_autofree char *png = g_strdup_printf ("%s/%s.png", shot_dir, ids[i]);
+      g_autoptr (GError) error = NULL;
+
+      if (!app_test_show_view (window, ids[i], 60))
+        {
+          fprintf (stderr, "view %s: still busy after 60 s\n", ids[i]);
+          ok = FALSE;
+          continue;
+        }
+      if (!app_test_save_png (GTK_WIDGET (window), png, &error))
+        {
+          fprintf (stderr, "view %s: %s\n", ids[i], error->message);
+          ok = FALSE;
+        }
+    }
+  return ok;
+}
+
+static int
+cmd_views (const char *capture, const char *expected, const char *shot_dir, gboolean check)
+{
+  g_autofree char *error = NULL;
+  SysprofWindow   *window = app_test_open (capture, 120, &error);
+  g_auto (GStrv) ids = NULL;
+  g_auto (GStrv) want = NULL;
+  g_autoptr (GString) got = g_string_new (NULL);
+  gboolean ok = TRUE;
+
+  if (window == NULL)
+    {
+      fprintf (stderr, "%s\n", error);
+      return 1;
+    }
+  ids = app_test_list_views (window);
+  for (guint i = 0; ids[i] != NULL; i++)
+    g_string_append_printf (got, "%s%s", i ? "," : "", ids[i]);
+  printf ("views %s\n", got->str);
+
+  if (check)
+    {
+      want = g_strsplit (expected, ",", -1);
+      for (guint i = 0; want[i] != NULL; i++)
+        if (!g_strv_contains ((const char *const *) ids, want[i]))
+          {
+            fprintf (stderr, "missing view: %s\n", want[i]);
+            ok = FALSE;
+          }
+      for (guint i = 0; ids[i] != NULL; i++)
+        if (!g_strv_contains ((const char *const *) want, ids[i]))
+          {
+            fprintf (stderr, "unexpected view: %s\n", ids[i]);
+            ok = FALSE;
+          }
+    }
+  if (!save_view_shots (window, shot_dir))
+    ok = FALSE;
+  gtk_window_destroy (GTK_WINDOW (window));
+  return ok ? 0 : 1;
+}
+
+static gboolean
+callgraph_ready (gpointer data)
+{
+  SysprofCallgraphView *view = data;
+
+  return !sysprof_view_get_busy (SYSPROF_VIEW (view)) && sysprof_callgraph_view_get_callgraph (view) != NULL;
+}
+
+static void
+print_callgraph (SysprofCallgraph *callgraph)
+{
+  for (guint i = 0; i < sysprof_callgraph_get_n_functions (callgraph); i++)
+    {
+      const SysprofCallgraphFunction *function = sysprof_callgraph_get_function (callgraph, i);
+
+      /* As sysprof-report top lists them: code and context, no root or
+       * process nodes. */
+      if (function->kind != SYSPROF_CALLGRAPH_FUNCTION_CODE && function->kind != SYSPROF_CALLGRAPH_FUNCTION_CONTEXT)
+        continue;
+      printf ("%s\t%s\t%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT "\n", function->symbol->name,
+              function->symbol->library ? function->symbol->library : "", function->self, function->total);
+    }
+}
+
+static int
+cmd_selection (const char *capture, double from, double to)
+{
+  g_autofree char *error = NULL;
+  SysprofWindow   *window = app_test_open (capture, 120, &error);
+  SysprofTimeline *timeline;
+  GtkWidget       *view;
+  int              width;
+  gint64           begin, end;
+
+  if (window == NULL)
+    {
+      fprintf (stderr, "%s\n", error);
+      return 1;
+    }
+  view = gtk_stack_get_child_by_name (sysprof_window_get_views (window), "callgraph");
+  if (view == NULL)
+    {
+      fprintf (stderr, "no callgraph view\n");
+      return 1;
+    }
+  app_test_show_view (window, "callgraph", 60);
+  timeline = sysprof_window_get_timeline (window);
+  width = gtk_widget_get_width (GTK_WIDGET (timeline));
+  /* The plot starts after the gutter: fractions are of the plot area. */
+  sysprof_timeline_select_pixels (timeline, SYSPROF_CHART_GUTTER + from * (width - SYSPROF_CHART_GUTTER),
+                                  SYSPROF_CHART_GUTTER + to * (width - SYSPROF_CHART_GUTTER));
+  sysprof_document_get_selection (sysprof_window_get_document (window), &begin, &end);
+  if (!app_test_wait_for (callgraph_ready, view, 60))
+    {
+      fprintf (stderr, "the callgraph did not follow the selection within 60 s\n");
+      return 1;
+    }
+  printf ("selection %.9f %.9f\n", begin / 1e9, end / 1e9);
+  printf ("samples %" G_GUINT64_FORMAT "\n", sysprof_callgraph_view_get_total (SYSPROF_CALLGRAPH_VIEW (view)));
+  print_callgraph (sysprof_callgraph_view_get_callgraph (SYSPROF_CALLGRAPH_VIEW (view)));
+  gtk_window_destroy (GTK_WINDOW (window));
+  return 0;
+}
+
+typedef struct
+{
+  SysprofWindow *window;
+  double         seconds;
+  gint64         start;
+} RecordWait;
+
+static gboolean
+elapsed (gpointer data)
+{
+  RecordWait *wait = data;
+
+  return g_get_monotonic_time () - wait->start >= (gint64) (wait->seconds * G_USEC_PER_SEC);
+}
+
+static gboolean
+recording_running (gpointer data)
+{
+  SysprofRecorderPage *page = sysprof_window_get_recorder_page (data);
+  SysprofRecording    *recording = sysprof_recorder_page_get_recording (page);
+
+  return sysprof_recorder_page_get_error (page) != NULL ||
+         (recording != NULL && sysprof_recording_get_phase (recording) == SYSPROF_RECORDING_PHASE_RECORDING);
+}
+
+static gboolean
+capture_shown (gpointer data)
+{
+  SysprofWindow *window = data;
+
+  if (sysprof_recorder_page_get_error (sysprof_window_get_recorder_page (window)) != NULL)
+    return TRUE;
+  return g_strcmp0 (sysprof_window_get_page (window), "capture") == 0 && !sysprof_window_is_busy (window);
+}
+
+static gboolean
+shot (GtkWidget *widget, const char *dir, const char *name)
+{
+  g_autofree char *png = g_strdup_printf ("%s/%s.png", dir, name);
+  g_autoptr (GError) error = NULL;
+
+  if (!app_test_save_png (widget, png, &error))
+    {
+      fprintf (stderr, "%s: %s\n", png, error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static SysprofWindow *
+recorder_window (void)
+{
+  SysprofWindow *window = sysprof_window_new (NULL);
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 1000, 860);
+  sysprof_window_show_recorder (window);
+  gtk_window_present (GTK_WINDOW (window));
+  app_test_settle ();
+  return window;
+}
+
+static int
+cmd_record (const char *shot_dir, char **argv)
+{
+  SysprofWindow   *window = recorder_window ();
+  GtkWidget       *root = GTK_WIDGET (window);
+  g_autofree char *line = NULL;
+  RecordWait       wait = { window, 2.0, 0 };
+  GtkWidget       *view;
+  const char      *error;
+  g_autoptr (GString) quoted = g_string_new (NULL);
+
+  g_mkdir_with_parents (shot_dir, 0755);
+  for (guint i = 0; argv[i] != NULL; i++)
+    {
+      g_autofree char *word = g_shell_quote (argv[i]);
+
+      g_string_append_printf (quoted, "%s%s", i ? " " : "", word);
+    }
+  /* Fill the form as a user would, through its widgets. */
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (app_test_find_named (root, "mode-command")), TRUE);
+  gtk_editable_set_text (GTK_EDITABLE (app_test_find_named (root, "command-entry")), quoted->str);
+  app_test_settle ();
+  shot (root, shot_dir, "recorder");
+  gtk_widget_activate (app_test_find_named (root, "record-button"));
+  if (!app_test_wait_for (recording_running, window, 30))
+    {
+      fprintf (stderr, "the recording did not start within 30 s\n");
+      return 1;
+    }
+  if ((error = sysprof_recorder_page_get_error (sysprof_window_get_recorder_page (window))) != NULL)
+    {
+      fprintf (stderr, "recording refused: %s\n", error);
+      return 1;
+    }
+  wait.start = g_get_monotonic_time ();
+  app_test_wait_for (elapsed, &wait, 10);
+  shot (root, shot_dir, "recording");
+  gtk_widget_activate (app_test_find_named (root, "stop-button"));
+  if (!app_test_wait_for (capture_shown, window, 120))
+    {
+      fprintf (stderr, "the capture did not open within 120 s (page %s)\n", sysprof_window_get_page (window));
+      return 1;
+    }
+  if ((error = sysprof_recorder_page_get_error (sysprof_window_get_recorder_page (window))) != NULL)
+    {
+      fprintf (stderr, "recording failed: %s\n", error);
+      return 1;
+    }
+  view = gtk_stack_get_child_by_name (sysprof_window_get_views (window), "callgraph");
+  if (view == NULL || !app_test_show_view (window, "callgraph", 60))
+    {
+      fprintf (stderr, "the capture has no callgraph view\n");
+      return 1;
+    }
+  shot (root, shot_dir, "recorded-callgraph");
+  line = g_file_get_path (sysprof_document_get_file (sysprof_window_get_document (window)));
+  printf ("capture %s\n", line);
+  printf ("samples %" G_GUINT64_FORMAT "\n", sysprof_callgraph_view_get_total (SYSPROF_CALLGRAPH_VIEW (view)));
+  print_callgraph (sysprof_callgraph_view_get_callgraph (SYSPROF_CALLGRAPH_VIEW (view)));
+  fflush (stdout);
+  gtk_window_destroy (GTK_WINDOW (window));
+  return 0;
+}
+
+static gboolean
+refused_or_running (gpointer data)
+{
+  SysprofRecorderPage *page = sysprof_window_get_recorder_page (data);
+  SysprofRecording    *recording = sysprof_recorder_page_get_recording (page);
+
+  return sysprof_recorder_page_get_error (page) != NULL ||
+         (recording != NULL && sysprof_recording_get_phase (recording) >= SYSPROF_RECORDING_PHASE_RECORDING);
+}
+
+static int
+cmd_refused (const char *shot_dir)
+{
+  SysprofWindow *window = recorder_window ();
+  const char    *error;
+
+  g_mkdir_with_parents (shot_dir, 0755);
+  gtk_widget_activate (app_test_find_named (GTK_WIDGET (window), "record-button"));
+  if (!app_test_wait_for (refused_or_running, window, 30))
+    {
+      fprintf (stderr, "neither refused nor recording after 30 s\n");
+      return 1;
+    }
+  error = sysprof_recorder_page_get_error (sysprof_window_get_recorder_page (window));
+  if (error == NULL)
+    {
+      fprintf (stderr, "the recording was not refused\n");
+      sysprof_recording_stop (sysprof_recorder_page_get_recording (sysprof_window_get_recorder_page (window)));
+      return 1;
+    }
+  app_test_settle ();
+  shot (GTK_WIDGET (window), shot_dir, "refused");
+  printf ("error %s\n", error);
+  gtk_window_destroy (GTK_WINDOW (window));
+  return 0;
+}
+
+static gboolean
+loaded (gpointer data)
+{
+  const char *page = sysprof_window_get_page (data);
+
+  return g_strcmp0 (page, "capture") == 0 || g_strcmp0 (page, "error") == 0;
+}
+
+static int
+cmd_time (const char *capture)
+{
+  gint64         start = g_get_monotonic_time ();
+  SysprofWindow *window = sysprof_window_new (NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (capture);
+  GtkWidget *view;
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 1400, 860);
+  sysprof_window_open (window, file, FALSE);
+  gtk_window_present (GTK_WINDOW (window));
+  if (!app_test_wait_for (loaded, window, 600) || g_strcmp0 (sysprof_window_get_page (window), "capture") != 0)
+    {
+      fprintf (stderr, "%s: %s\n", capture, sysprof_window_get_error (window) ?: "not loaded within 600 s");
+      return 1;
+    }
+  printf ("loaded_ms %.1f\n", (g_get_monotonic_time () - start) / 1000.0);
+  view = gtk_stack_get_child_by_name (sysprof_window_get_views (window), "callgraph");
+  if (view == NULL || !app_test_wait_for (callgraph_ready, view, 600))
+    {
+      fprintf (stderr, "%s: no callgraph within 600 s\n", capture);
+      return 1;
+    }
+  printf ("callgraph_ms %.1f\n", (g_get_monotonic_time () - start) / 1000.0);
+  printf ("samples %" G_GUINT64_FORMAT "\n", sysprof_callgraph_view_get_total (SYSPROF_CALLGRAPH_VIEW (view)));
+  gtk_window_destroy (GTK_WINDOW (window));
+  return 0;
+}
+
+int
+main (int argc, char **argv)
+{
+  if (argc < 2)
+    return usage ();
+  if (!app_test_init ())
+    return 77;
+  if (strcmp (argv[1], "views") == 0 && argc == 5)
+    return cmd_views (argv[2], argv[3], argv[4], TRUE);
+  if (strcmp (argv[1], "shot") == 0 && argc == 4)
+    return cmd_views (argv[2], NULL, argv[3], FALSE);
+  if (strcmp (argv[1], "selection") == 0 && argc == 5)
+    return cmd_selection (argv[2], g_ascii_strtod (argv[3], NULL), g_ascii_strtod (argv[4], NULL));
+  if (strcmp (argv[1], "record") == 0 && argc >= 4)
+    return cmd_record (argv[2], argv + 3);
+  if (strcmp (argv[1], "time") == 0 && argc == 3)
+    return cmd_time (argv[2]);
+  if (strcmp (argv[1], "refused") == 0 && argc == 3)
+    return cmd_refused (argv[2]);
+  return usage ();
+}

@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/* SysprofDocument: what the app's views are chosen from.  A capture with
+ * known frames of every kind is scanned and every scan result checked; a
+ * damaged capture still loads what precedes the damage and says so; a
+ * file that is no capture is refused with its name; the worker computes and
+ * caches callgraphs under the shared filter.  No GTK here: this runs under
+ * ASan with the other unit tests. */
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "sysprof-document.h"
+
+#define MS 1000000LL
+
+typedef struct
+{
+  char *dir;
+  char *path;
+} Fixture;
+
+static gboolean
+writer_ok (gboolean ok)
+{
+  g_assert_true (ok);
+  return ok;
+}
+
+/* Frames at known times (ms from t0): see the assertions for their sense. */
+static void
+write_capture (const char *path)
+{
+  SysprofCaptureWriter      *writer = sysprof_capture_writer_new (path, 0);
+  int64_t                    t0 = SYSPROF_CAPTURE_CURRENT_TIME;
+  SysprofCaptureAddress      stack[3] = { 0x1000, 0x2000, 0x3000 };
+  SysprofCaptureCounter      counters[2] = { 0 };
+  unsigned int               ids[2] = { 7, 8 };
+  SysprofCaptureCounterValue values[2];
+
+  g_assert_nonnull (writer);
+  writer_ok (sysprof_capture_writer_add_process (writer, t0 + 1 * MS, 0, 100, "/usr/bin/worker --fast"));
+  writer_ok (sysprof_capture_writer_add_fork (writer, t0 + 2 * MS, 0, 100, 101));
+  for (int i = 0; i < 10; i++)
+    writer_ok (sysprof_capture_writer_add_sample (writer, t0 + (10 + i * 10) * MS, i % 3, 100, 100, stack, 3));
+  writer_ok (sysprof_capture_writer_add_sample (writer, t0 + 50 * MS, 1, 101, 102, stack, 2));
+  writer_ok (sysprof_capture_writer_add_exit (writer, t0 + 300 * MS, 0, 101));
+
+  g_strlcpy (counters[0].category, "CPU Percent", sizeof counters[0].category);
+  g_strlcpy (counters[0].name, "Total", sizeof counters[0].name);
+  counters[0].id = 7;
+  counters[0].type = SYSPROF_CAPTURE_COUNTER_DOUBLE;
+  g_strlcpy (counters[1].category, "Disk", sizeof counters[1].category);
+  g_strlcpy (counters[1].name, "Reads", sizeof counters[1].name);
+  counters[1].id = 8;
+  counters[1].type = SYSPROF_CAPTURE_COUNTER_INT64;
+  writer_ok (sysprof_capture_writer_define_counters (writer, t0 + 3 * MS, -1, -1, counters, 2));
+  for (int i = 0; i < 4; i++)
+    {
+      values[0].vdbl = 10.0 * (i + 1);
+      values[1].v64 = 1000 * i;
+      writer_ok (sysprof_capture_writer_set_counters (writer, t0 + (100 + i * 100) * MS, -1, -1, ids, values, 2));
+    }
+
+  writer_ok (sysprof_capture_writer_add_mark (writer, t0 + 200 * MS, 0, 100, 30 * MS, "gtk", "frame", "one"));
+  writer_ok (sysprof_capture_writer_add_mark (writer, t0 + 150 * MS, 0, 100, 10 * MS, "gtk", "frame", "two"));
+  writer_ok (sysprof_capture_writer_add_log (writer, t0 + 120 * MS, 0, 100, G_LOG_LEVEL_WARNING, "Gtk", "careful"));
+  writer_ok (sysprof_capture_writer_add_metadata (writer, t0 + 5 * MS, -1, -1, SYSPROF_LOST_EVENTS_METADATA_ID,
+                                                  "12 allocation records dropped", -1));
+  writer_ok (sysprof_capture_writer_add_metadata (writer, t0 + 5 * MS, -1, -1, "hostname", "buildbox", -1));
+  writer_ok (sysprof_capture_writer_add_file (writer, t0 + 6 * MS, -1, -1, "/proc/mounts", FALSE,
+                                              (const uint8_t *) "proc /proc ", 11));
+  writer_ok (sysprof_capture_writer_add_file (writer, t0 + 6 * MS, -1, -1, "/proc/mounts", TRUE,
+                                              (const uint8_t *) "proc rw 0 0\n", 12));
+  writer_ok (sysprof_capture_writer_add_allocation_copy (writer, t0 + 60 * MS, 0, 100, 100, 0xabc0, 64, stack, 3));
+  writer_ok (sysprof_capture_writer_add_allocation_copy (writer, t0 + 70 * MS, 0, 100, 100, 0xabc0, 0, NULL, 0));
+  writer_ok (sysprof_capture_writer_flush (writer));
+  sysprof_capture_writer_unref (writer);
+}
+
+static void
+fixture_set_up (Fixture *f, gconstpointer data)
+{
+  (void) data;
+  f->dir = g_dir_make_tmp ("test-document-XXXXXX", NULL);
+  f->path = g_build_filename (f->dir, "known.syscap", NULL);
+  write_capture (f->path);
+}
+
+static void
+fixture_tear_down (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GDir) dir = g_dir_open (f->dir, 0, NULL);
+  const char *name;
+
+  (void) data;
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (f->dir, name, NULL);
+
+      g_unlink (path);
+    }
+  g_rmdir (f->dir);
+  g_free (f->dir);
+  g_free (f->path);
+}
+
+static void
+load_cb (GObject *object, GAsyncResult *result, gpointer user_data)
+{
+  GError **error = user_data;
+
+  if (!sysprof_document_load_finish (SYSPROF_DOCUMENT (object), result, error) && *error == NULL)
+    g_assert_not_reached ();
+}
+
+/* Loads @path; NULL with *@error set when it fails. */
+static SysprofDocument *
+load (const char *path, GError **error)
+{
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  g_autoptr (SysprofDocument) document = sysprof_document_new (file);
+
+  sysprof_document_load_async (document, NULL, load_cb, error);
+  while (!sysprof_document_is_loaded (document) && *error == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  return *error ? NULL : g_steal_pointer (&document);
+}
+
+static void
+test_scan (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SysprofDocument) document = load (f->path, &error);
+  GArray                       *samples, *marks, *logs, *processes, *files;
+  GPtrArray                    *counters;
+  const SysprofDocumentProcess *p100 = NULL, *p101 = NULL;
+  const SysprofDocumentCounter *cpu, *disk;
+  g_autoptr (GBytes) mounts = NULL;
+
+  (void) data;
+  g_assert_no_error (error);
+
+  g_assert_cmpuint (sysprof_document_get_n_frames (document, SYSPROF_CAPTURE_FRAME_SAMPLE), ==, 11);
+  g_assert_cmpuint (sysprof_document_get_n_frames (document, SYSPROF_CAPTURE_FRAME_ALLOCATION), ==, 2);
+  g_assert_cmpuint (sysprof_document_get_n_allocations (document), ==, 1);
+  g_assert_cmpuint (sysprof_document_get_n_lost_events (document), ==, 12);
+  g_assert_cmpuint (sysprof_document_get_n_cpus (document), ==, 3);
+  g_assert_cmpstr (sysprof_document_get_host (document), ==, "buildbox");
+  /* To the last frame: the counters at 400 ms (the header's end time is the
+   * writer's last flush, a little later). */
+  g_assert_cmpint (sysprof_document_get_duration (document), >=, 400 * MS);
+  g_assert_cmpint (sysprof_document_get_duration (document), <, 500 * MS);
+
+  samples = sysprof_document_get_samples (document);
+  g_assert_cmpuint (samples->len, ==, 11);
+  for (guint i = 1; i < samples->len; i++)
+    g_assert_cmpint (g_array_index (samples, SysprofDocumentSample, i - 1).time_ns, <=,
+                     g_array_index (samples, SysprofDocumentSample, i).time_ns);
+
+  /* Marks in time order, whatever the capture's order. */
+  marks = sysprof_document_get_marks (document);
+  g_assert_cmpuint (marks->len, ==, 2);
+  g_assert_cmpstr (g_array_index (marks, SysprofDocumentMark, 0).message, ==, "two");
+  g_assert_cmpint (g_array_index (marks, SysprofDocumentMark, 0).duration_ns, ==, 10 * MS);
+  g_assert_cmpstr (g_array_index (marks, SysprofDocumentMark, 1).group, ==, "gtk");
+  g_assert_cmpstr (g_array_index (marks, SysprofDocumentMark, 1).name, ==, "frame");
+
+  logs = sysprof_document_get_logs (document);
+  g_assert_cmpuint (logs->len, ==, 1);
+  g_assert_cmpuint (g_array_index (logs, SysprofDocumentLog, 0).severity, ==, G_LOG_LEVEL_WARNING);
+  g_assert_cmpstr (g_array_index (logs, SysprofDocumentLog, 0).domain, ==, "Gtk");
+  g_assert_cmpstr (g_array_index (logs, SysprofDocumentLog, 0).message, ==, "careful");
+
+  processes = sysprof_document_get_processes (document);
+  for (guint i = 0; i < processes->len; i++)
+    {
+      const SysprofDocumentProcess *p = &g_array_index (processes, SysprofDocumentProcess, i);
+
+      if (p->pid == 100)
+        p100 = p;
+      else if (p->pid == 101)
+        p101 = p;
+    }
+  g_assert_nonnull (p100);
+  g_assert_nonnull (p101);
+  g_assert_cmpstr (p100->cmdline, ==, "/usr/bin/worker --fast");
+  g_assert_cmpuint (p100->n_samples, ==, 10);
+  g_assert_cmpuint (p100->n_allocations, ==, 1);
+  g_assert_false (p100->exited);
+  g_assert_true (p101->exited);
+  g_assert_cmpuint (p101->n_samples, ==, 1);
+  g_assert_cmpint (p101->end_ns - p101->begin_ns, >=, 298 * MS - 2 * MS);
+
+  counters = sysprof_document_get_counters (document);
+  g_assert_cmpuint (counters->len, ==, 2);
+  cpu = g_ptr_array_index (counters, 0);
+  disk = g_ptr_array_index (counters, 1);
+  g_assert_cmpstr (cpu->category, ==, "CPU Percent");
+  g_assert_true (cpu->is_double);
+  g_assert_cmpuint (cpu->values->len, ==, 4);
+  g_assert_cmpfloat (cpu->min, ==, 10.0);
+  g_assert_cmpfloat (cpu->max, ==, 40.0);
+  g_assert_false (disk->is_double);
+  g_assert_cmpfloat (disk->max, ==, 3000.0);
+  g_assert_cmpstrv (sysprof_document_get_counter_categories (document),
+                    ((const char *const[]){ "CPU Percent", "Disk", NULL }));
+
+  files = sysprof_document_get_files (document);
+  g_assert_cmpuint (files->len, ==, 1);
+  g_assert_cmpstr (g_array_index (files, SysprofDocumentFile, 0).path, ==, "/proc/mounts");
+  g_assert_cmpuint (g_array_index (files, SysprofDocumentFile, 0).size, ==, 23);
+  mounts = sysprof_document_read_file (document, "/proc/mounts");
+  g_assert_nonnull (mounts);
+  g_assert_cmpmem (g_bytes_get_data (mounts, NULL), g_bytes_get_size (mounts), "proc /proc proc rw 0 0\n", 23);
+  g_assert_null (sysprof_document_read_file (document, "/etc/passwd"));
+}
+
+static void
+test_damaged (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SysprofDocument) document = NULL;
+  g_autofree char *contents = NULL;
+  g_autofree char *cut = g_build_filename (f->dir, "cut.syscap", NULL);
+  g_autofree char *junk = g_build_filename (f->dir, "junk.syscap", NULL);
+  GArray          *metadata;
+  gboolean         damage_noted = FALSE;
+  gsize            length;
+
+  (void) data;
+  g_assert_true (g_file_get_contents (f->path, &contents, &length, NULL));
+  /* Cut in the middle of the frames: what precedes is kept. */
+  g_assert_true (g_file_set_contents (cut, contents, 256 + (gssize) (length - 256) / 2 + 5, NULL));
+  document = load (cut, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (sysprof_document_get_n_frames_total (document), >, 0);
+  metadata = sysprof_document_get_metadata (document);
+  for (guint i = 0; i < metadata->len; i++)
+    if (strcmp (g_array_index (metadata, SysprofDocumentMetadata, i).id, "sysprof-app.damage") == 0)
+      damage_noted = TRUE;
+  g_assert_true (damage_noted);
+
+  g_assert_true (g_file_set_contents (junk,
+                                      "this is not a capture at all, but it is long enough to have a header? "
+                                      "no: a capture header is 256 bytes",
+                                      -1, NULL));
+  g_clear_object (&document);
+  document = load (junk, &error);
+  g_assert_null (document);
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "junk.syscap"));
+}
+
+static void
+callgraph_cb (GObject *object, GAsyncResult *result, gpointer user_data)
+{
+  SysprofCallgraph **out = user_data;
+  g_autoptr (GError) error = NULL;
+
+  *out = sysprof_document_callgraph_finish (SYSPROF_DOCUMENT (object), result, &error);
+  g_assert_no_error (error);
+}
+
+static SysprofCallgraph *
+callgraph_of (SysprofDocument *document)
+{
+  SysprofCallgraph *callgraph = NULL;
+
+  sysprof_document_callgraph_async (document, SYSPROF_CALLGRAPH_SOURCE_SAMPLES, SYSPROF_CALLGRAPH_WEIGHT_COUNT, NULL,
+                                    callgraph_cb, &callgraph);
+  while (callgraph == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  return callgraph;
+}
+
+static void
+count_signal (SysprofDocument *document, guint *count)
+{
+  (void) document;
+  (*count)++;
+}
+
+static void
+test_filter (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SysprofDocument) document = load (f->path, &error);
+  g_autoptr (SysprofCallgraph) all = NULL;
+  g_autoptr (SysprofCallgraph) again = NULL;
+  g_autoptr (SysprofCallgraph) window = NULL;
+  guint  changes = 0;
+  gint64 begin, end;
+
+  (void) data;
+  g_assert_no_error (error);
+  g_signal_connect (document, "filter-changed", G_CALLBACK (count_signal), &changes);
+
+  /* Two views asking at once share one computation. */
+  {
+    SysprofCallgraph *first = NULL, *second = NULL;
+
+    sysprof_document_callgraph_async (document, SYSPROF_CALLGRAPH_SOURCE_SAMPLES, SYSPROF_CALLGRAPH_WEIGHT_COUNT, NULL,
+                                      callgraph_cb, &first);
+    sysprof_document_callgraph_async (document, SYSPROF_CALLGRAPH_SOURCE_SAMPLES, SYSPROF_CALLGRAPH_WEIGHT_COUNT, NULL,
+                                      callgraph_cb, &second);
+    while (first == NULL || second == NULL)
+      g_main_context_iteration (NULL, TRUE);
+    g_assert_true (first == second);
+    all = first;
+    g_object_unref (second);
+  }
+  g_assert_cmpuint (sysprof_callgraph_get_n_samples (all), ==, 11);
+  /* Asked again with the same filter: the cached one. */
+  again = callgraph_of (document);
+  g_assert_true (again == all);
+
+  /* Samples at 10, 20, ..., 100 ms and 50 ms: [25 ms, 55 ms] holds 30, 40,
+   * 50 (twice). */
+  sysprof_document_set_selection (document, 55 * MS, 25 * MS);
+  g_assert_cmpuint (changes, ==, 1);
+  sysprof_document_get_selection (document, &begin, &end);
+  g_assert_cmpint (begin, ==, 25 * MS);
+  g_assert_true (sysprof_document_has_selection (document));
+  window = callgraph_of (document);
+  g_assert_cmpuint (sysprof_callgraph_get_n_samples (window), ==, 4);
+
+  sysprof_document_hide_function (document, "main");
+  sysprof_document_hide_function (document, "main");
+  g_assert_cmpuint (changes, ==, 2);
+  g_assert_cmpstrv (sysprof_document_get_hidden_functions (document), ((const char *const[]){ "main", NULL }));
+  sysprof_document_focus_function (document, "run");
+  g_assert_cmpstrv (sysprof_document_get_focused_functions (document), ((const char *const[]){ "run", NULL }));
+  sysprof_document_reset_functions (document);
+  g_assert_cmpuint (changes, ==, 4);
+  g_assert_null (sysprof_document_get_hidden_functions (document)[0]);
+
+  sysprof_document_set_visible_range (document, 10 * MS, 20 * MS);
+  sysprof_document_get_visible_range (document, &begin, &end);
+  g_assert_cmpint (begin, ==, 10 * MS);
+  g_assert_cmpint (end, ==, 20 * MS);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add ("/document/scan", Fixture, NULL, fixture_set_up, test_scan, fixture_tear_down);
+  g_test_add ("/document/damaged", Fixture, NULL, fixture_set_up, test_damaged, fixture_tear_down);
+  g_test_add ("/document/filter", Fixture, NULL, fixture_set_up, test_filter, fixture_tear_down);
+  return g_test_run ();
+}
