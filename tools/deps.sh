@@ -11,7 +11,7 @@ SYSPROF_BUILD_PACKAGES=(
 # compatibility tests and its client/daemon are the peers of later tests.
 SYSPROF_TEST_PACKAGES=(libsysprof-4-dev sysprof dbus polkitd bubblewrap libxml2-utils)
 # The app's tests run under Xvfb (x11-utils: xwininfo).
-SYSPROF_APP_TEST_PACKAGES=(xvfb xauth x11-utils libgl1-mesa-dri fonts-cantarell)
+SYSPROF_APP_TEST_PACKAGES=(xvfb xauth x11-utils libgl1-mesa-dri fonts-cantarell desktop-file-utils shared-mime-info libglib2.0-bin)
 # The peers of the benchmarks in bench/ (not part of CI; the scripts install
 # them): perf, heaptrack (zstd compresses its files), GNU time for the timings.
 SYSPROF_BENCH_PACKAGES=(linux-perf heaptrack zstd time sysprof dbus polkitd)

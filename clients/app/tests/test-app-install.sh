@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# The app installs as `sysprof` with a valid .desktop file and the capture
+# MIME type, and that type is recognized: by the .syscap name, and by the
+# capture header's magic for a file without the extension.
+#
+# Usage: test-app-install.sh BUILD_DIR DATA_DIR
+
+set -euo pipefail
+
+BUILD_DIR=$1 DATA_DIR=$2
+work=$(mktemp -d /tmp/test-app-install.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+n=0 failed=0
+ok () { n=$((n + 1)); echo "ok $n - $*"; }
+not_ok () { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
+
+echo "1..4"
+
+prefix=$(meson introspect "$BUILD_DIR" --buildoptions | python3 -c \
+    'import json, sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "prefix"))')
+if ! meson install -C "$BUILD_DIR" --destdir "$work/root" --no-rebuild --quiet >"$work/install.log" 2>&1; then
+    not_ok "meson install failed"
+    sed 's/^/# /' "$work/install.log"
+    exit 1
+fi
+root=$work/root$prefix
+desktop=$root/share/applications/org.sysprof.Sysprof.desktop
+if [ -x "$root/bin/sysprof" ] && [ -f "$desktop" ] && [ -f "$root/share/mime/packages/org.sysprof.Sysprof.xml" ]; then
+    ok "installed: bin/sysprof, the .desktop file, the MIME package"
+else
+    not_ok "missing files under $root: $(cd "$work/root" && find . -path '*sysprof*' | head -20 | tr '\n' ' ')"
+fi
+
+if out=$(desktop-file-validate "$desktop" 2>&1) && [ -z "$out" ]; then
+    ok "desktop-file-validate accepts the .desktop file"
+else
+    not_ok "desktop-file-validate: $out"
+fi
+
+update-mime-database "$root/share/mime" >/dev/null 2>&1
+cp "$DATA_DIR/sysprof-3.46-perf.syscap" "$work/named.syscap"
+cp "$DATA_DIR/sysprof-3.46-perf.syscap" "$work/no-extension"
+type_of () {
+    XDG_DATA_DIRS="$root/share:/usr/share" gio info -a standard::content-type "$1" | sed -n 's/^ *standard::content-type: //p'
+}
+named=$(type_of "$work/named.syscap")
+sniffed=$(type_of "$work/no-extension")
+if [ "$named" = application/x-sysprof-capture ]; then
+    ok "a .syscap file is application/x-sysprof-capture"
+else
+    not_ok "a .syscap file is '$named'"
+fi
+if [ "$sniffed" = application/x-sysprof-capture ]; then
+    ok "a capture without the extension is recognized by its magic"
+else
+    not_ok "a capture without the extension is '$sniffed'"
+fi
+
+[ "$failed" -eq 0 ]
