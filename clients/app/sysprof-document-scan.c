@@ -260,6 +260,20 @@ finish_scan (SysprofDocumentScan *self)
   self->counter_categories = (char **) g_ptr_array_steal (categories, NULL);
 }
 
+static void
+count_allocation (SysprofDocumentScan *self, gint64 time)
+{
+  gint64 ms = time / 1000000;
+
+  /* Frames before the start, or absurdly far after it (a hostile clock),
+   * are not drawn rather than allocating for them. */
+  if (ms < 0 || ms >= 24 * 3600 * 1000)
+    return;
+  if ((guint) ms >= self->allocations_per_ms->len)
+    g_array_set_size (self->allocations_per_ms, (guint) ms + 1);
+  g_array_index (self->allocations_per_ms, guint32, ms)++;
+}
+
 gboolean
 sysprof_document_scan_read (SysprofDocumentScan        *self,
                             SysprofCaptureReader       *reader,
@@ -443,6 +457,7 @@ sysprof_document_scan_read (SysprofDocumentScan        *self,
               {
                 self->n_allocations++;
                 scan_process (&scan, alloc->frame.pid, time)->n_allocations++;
+                count_allocation (self, time);
               }
             break;
           }
@@ -511,6 +526,7 @@ sysprof_document_scan_new (gint64 start_time, gint64 header_duration)
   g_array_set_clear_func (self->files, clear_file);
   self->metadata = g_array_new (FALSE, FALSE, sizeof (SysprofDocumentMetadata));
   g_array_set_clear_func (self->metadata, clear_metadata);
+  self->allocations_per_ms = g_array_new (FALSE, TRUE, sizeof (guint32));
   return self;
 }
 
@@ -528,6 +544,7 @@ sysprof_document_scan_free (SysprofDocumentScan *self)
   g_array_unref (self->files);
   g_array_unref (self->metadata);
   g_free (self->host);
+  g_array_unref (self->allocations_per_ms);
   g_free (self);
 }
 

@@ -99,6 +99,10 @@ typedef struct
   GArray    *files;              /* SysprofDocumentFile, by path */
   GArray    *metadata;           /* SysprofDocumentMetadata, in capture order */
   char      *host;
+  /* Allocations per millisecond from the start (guint32, index = ms): the
+   * timeline's density for captures without samples.  Small even for long
+   * captures (an hour is 14 MB), where a time per allocation would not be. */
+  GArray *allocations_per_ms;
 } SysprofDocumentScan;
 
 /* @fraction of the file read. */

@@ -799,6 +799,13 @@ sysprof_document_get_samples (SysprofDocument *self)
   return self->scan->samples;
 }
 
+GArray *
+sysprof_document_get_allocations_per_ms (SysprofDocument *self)
+{
+  g_return_val_if_fail (SYSPROF_IS_DOCUMENT (self), NULL);
+  return self->scan->allocations_per_ms;
+}
+
 GPtrArray *
 sysprof_document_get_counters (SysprofDocument *self)
 {

@@ -66,6 +66,8 @@ guint sysprof_document_get_n_cpus (SysprofDocument *self);
 
 /* SysprofDocumentSample, in time order. */
 GArray *sysprof_document_get_samples (SysprofDocument *self);
+/* Allocations per millisecond from the start (guint32, index = ms). */
+GArray *sysprof_document_get_allocations_per_ms (SysprofDocument *self);
 /* SysprofDocumentCounter*, in the order of their definitions. */
 GPtrArray *sysprof_document_get_counters (SysprofDocument *self);
 /* The distinct categories of the counters, sorted; NULL-terminated. */

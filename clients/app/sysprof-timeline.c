@@ -81,6 +81,27 @@ update_density (SysprofTimeline *self)
   self->density_end = end;
   self->density_max = 0;
 
+  if (samples->len == 0)
+    {
+      /* No samples: the allocations' density, from their per-millisecond
+       * counts (memory captures). */
+      GArray *per_ms = sysprof_document_get_allocations_per_ms (self->document);
+
+      for (guint ms = (guint) MAX (begin / 1000000, 0); ms < per_ms->len && (gint64) ms * 1000000 <= end; ms++)
+        {
+          guint32 n = g_array_index (per_ms, guint32, ms);
+          double  t = (double) ms * 1e6 + 5e5;
+          guint   column;
+
+          if (n == 0 || t < begin || t > end)
+            continue;
+          column = (guint) ((t - begin) / (double) MAX (end - begin, 1) * (width - 1));
+          self->density[column] += n;
+          self->density_max = MAX (self->density_max, self->density[column]);
+        }
+      return;
+    }
+
   /* Samples are in time order: find the first visible one by bisection. */
   {
     guint lo = 0, hi = samples->len;
@@ -196,7 +217,8 @@ sysprof_timeline_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
 
         if (self->density[c] == 0)
           continue;
-        h = (double) (height - RULER_HEIGHT - 2) * self->density[c] / self->density_max;
+        /* At least 2 px: a lone event among bursts stays visible. */
+        h = MAX (2.0, (double) (height - RULER_HEIGHT - 2) * self->density[c] / self->density_max);
         gtk_snapshot_append_color (
             snapshot, &bar,
             &GRAPHENE_RECT_INIT ((float) (SYSPROF_CHART_GUTTER + c), (float) (height - h), 1, (float) h));

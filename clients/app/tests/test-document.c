@@ -142,6 +142,17 @@ test_scan (Fixture *f, gconstpointer data)
   g_assert_cmpuint (sysprof_document_get_n_frames (document, SYSPROF_CAPTURE_FRAME_SAMPLE), ==, 11);
   g_assert_cmpuint (sysprof_document_get_n_frames (document, SYSPROF_CAPTURE_FRAME_ALLOCATION), ==, 2);
   g_assert_cmpuint (sysprof_document_get_n_allocations (document), ==, 1);
+  /* The allocation at 60 ms (the free at 70 ms is not counted). */
+  {
+    GArray *per_ms = sysprof_document_get_allocations_per_ms (document);
+    guint64 sum = 0;
+
+    for (guint i = 0; i < per_ms->len; i++)
+      sum += g_array_index (per_ms, guint32, i);
+    g_assert_cmpuint (sum, ==, 1);
+    g_assert_cmpuint (per_ms->len, >=, 61);
+    g_assert_true (g_array_index (per_ms, guint32, 60) == 1 || g_array_index (per_ms, guint32, 59) == 1);
+  }
   g_assert_cmpuint (sysprof_document_get_n_lost_events (document), ==, 12);
   g_assert_cmpuint (sysprof_document_get_n_cpus (document), ==, 3);
   g_assert_cmpstr (sysprof_document_get_host (document), ==, "buildbox");
