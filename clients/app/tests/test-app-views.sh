@@ -14,12 +14,15 @@
 # they are also spelled out, so the oracle cannot drift with the app.
 # Screenshots of every view go to SHOT_DIR/<capture>/<view>.png.
 #
-# Usage: test-app-views.sh TEST_APP MAKE_MARKS_LOGS SYSPROF_CLI SYSPROF_DUMP HOT_FUNCTIONS MEMORY_WORKLOAD DATA_DIR SHOT_DIR
+# Captures also open by drag and drop (the window's drop target given a file
+# list) and from the command line of the installed program, `sysprof FILE`.
+#
+# Usage: test-app-views.sh TEST_APP MAKE_MARKS_LOGS SYSPROF_CLI SYSPROF_DUMP HOT_FUNCTIONS MEMORY_WORKLOAD DATA_DIR SHOT_DIR SYSPROF_APP
 
 set -euo pipefail
 
 TEST_APP=$1 MAKE_MARKS_LOGS=$2 SYSPROF_CLI=$3 SYSPROF_DUMP=$4 HOT_FUNCTIONS=$5 MEMORY_WORKLOAD=$6
-DATA_DIR=$7 SHOT_DIR=$8
+DATA_DIR=$7 SHOT_DIR=$8 SYSPROF_APP=$9
 
 work=$(mktemp -d /tmp/test-app-views.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -70,7 +73,7 @@ check_capture () { # NAME CAPTURE [SPELLED-OUT EXPECTATION]
     ok "$name: exactly the views with data ($got); screenshots in $SHOT_DIR/$name"
 }
 
-echo "1..8"
+echo "1..10"
 
 quiet=(--no-cpu --no-memory --no-disk --no-network)
 if [ "$(id -u)" = 0 ]; then
@@ -113,6 +116,37 @@ elif grep -q 'damaged.syscap' <<<"$out"; then
     ok "damaged: refused with a message naming the file: $(head -n1 <<<"$out")"
 else
     not_ok "damaged: unclear error: $out"
+fi
+
+# Drag and drop onto an empty window.
+fixture=$DATA_DIR/sysprof-3.46-marks.syscap
+if out=$("$TEST_APP" drop "$fixture" 2>&1) &&
+    [ "$(sorted "$(sed -n 's/^views //p' <<<"$out")")" = "$(expected_views "$fixture")" ]; then
+    ok "drop: a dropped capture opens with its views ($(sed -n 's/^views //p' <<<"$out"))"
+else
+    not_ok "drop: $out"
+fi
+
+# `sysprof FILE`: a window titled with the file's name appears.
+cp "$fixture" "$work/from-command-line.syscap"
+"$SYSPROF_APP" "$work/from-command-line.syscap" >"$work/app.log" 2>&1 &
+app_pid=$!
+found=no
+for _ in $(seq 1 300); do
+    if xwininfo -root -tree 2>/dev/null | grep -q '"from-command-line.syscap"'; then
+        found=yes
+        break
+    fi
+    kill -0 "$app_pid" 2>/dev/null || break
+    sleep 0.1
+done
+kill "$app_pid" 2>/dev/null || true
+wait "$app_pid" 2>/dev/null || true
+if [ "$found" = yes ]; then
+    ok "sysprof FILE: a window for from-command-line.syscap appears"
+else
+    not_ok "sysprof FILE: no window after 30 s"
+    sed 's/^/# /' "$work/app.log"
 fi
 
 [ "$failed" -eq 0 ]

@@ -17,6 +17,10 @@
  *       On the recorder page, launches COMMAND through the form, presses
  *       Record, Stop after two seconds, and waits for the capture to open
  *       with its callgraph; prints "capture PATH" and "samples N".
+ *   test-app drop CAPTURE
+ *       Drops CAPTURE on an empty window, as a file manager does (the
+ *       window's drop target receives a GdkFileList), and prints the views
+ *       of the window it loads into.
  *   test-app time CAPTURE
  *       Opens CAPTURE in a window and prints "loaded_ms T" (the views are
  *       added) and "callgraph_ms T" (the callgraph view shows its table),
@@ -340,6 +344,60 @@ cmd_refused (const char *shot_dir)
   return 0;
 }
 
+static gboolean loaded (gpointer data);
+
+static int
+cmd_drop (const char *capture)
+{
+  SysprofWindow *window = sysprof_window_new (NULL);
+  g_autoptr (GListModel) controllers = NULL;
+  g_autoptr (GFile) file = g_file_new_for_path (capture);
+  g_auto (GValue) value = G_VALUE_INIT;
+  g_auto (GStrv) ids = NULL;
+  g_autofree char *joined = NULL;
+  GSList          *files = g_slist_prepend (NULL, file);
+  GtkDropTarget   *target = NULL;
+  gboolean         accepted = FALSE;
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 1000, 700);
+  sysprof_window_show_recorder (window);
+  gtk_window_present (GTK_WINDOW (window));
+  app_test_settle ();
+
+  controllers = gtk_widget_observe_controllers (GTK_WIDGET (window));
+  for (guint i = 0; i < g_list_model_get_n_items (controllers) && target == NULL; i++)
+    {
+      g_autoptr (GObject) controller = g_list_model_get_item (controllers, i);
+
+      if (GTK_IS_DROP_TARGET (controller))
+        target = GTK_DROP_TARGET (controller);
+    }
+  if (target == NULL)
+    {
+      fprintf (stderr, "the window has no drop target\n");
+      return 1;
+    }
+  g_value_init (&value, GDK_TYPE_FILE_LIST);
+  g_value_set_boxed (&value, files);
+  g_slist_free (files);
+  g_signal_emit_by_name (target, "drop", &value, 100.0, 100.0, &accepted);
+  if (!accepted)
+    {
+      fprintf (stderr, "the drop was refused\n");
+      return 1;
+    }
+  if (!app_test_wait_for (loaded, window, 120) || g_strcmp0 (sysprof_window_get_page (window), "capture") != 0)
+    {
+      fprintf (stderr, "%s: %s\n", capture, sysprof_window_get_error (window) ?: "not loaded within 120 s");
+      return 1;
+    }
+  ids = app_test_list_views (window);
+  joined = g_strjoinv (",", ids);
+  printf ("views %s\n", joined);
+  gtk_window_destroy (GTK_WINDOW (window));
+  return 0;
+}
+
 static gboolean
 loaded (gpointer data)
 {
@@ -392,6 +450,8 @@ main (int argc, char **argv)
     return cmd_selection (argv[2], g_ascii_strtod (argv[3], NULL), g_ascii_strtod (argv[4], NULL));
   if (strcmp (argv[1], "record") == 0 && argc >= 4)
     return cmd_record (argv[2], argv + 3);
+  if (strcmp (argv[1], "drop") == 0 && argc == 3)
+    return cmd_drop (argv[2]);
   if (strcmp (argv[1], "time") == 0 && argc == 3)
     return cmd_time (argv[2]);
   if (strcmp (argv[1], "refused") == 0 && argc == 3)
