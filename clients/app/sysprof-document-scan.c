@@ -3,6 +3,28 @@
 
 #include "sysprof-document-scan.h"
 
+/* Times come from the file: a hostile one can hold any 64-bit value, and
+ * signed overflow would be undefined. */
+static gint64
+saturated_sub (gint64 a, gint64 b)
+{
+  gint64 r;
+
+  if (__builtin_sub_overflow (a, b, &r))
+    return b < 0 ? G_MAXINT64 : G_MININT64;
+  return r;
+}
+
+static gint64
+saturated_add (gint64 a, gint64 b)
+{
+  gint64 r;
+
+  if (__builtin_add_overflow (a, b, &r))
+    return b > 0 ? G_MAXINT64 : G_MININT64;
+  return r;
+}
+
 static void
 clear_counter (gpointer data)
 {
@@ -297,7 +319,7 @@ sysprof_document_scan_read (SysprofDocumentScan        *self,
 
   while (sysprof_capture_reader_peek_frame (reader, &frame))
     {
-      gint64 time = frame.time - self->start_time;
+      gint64 time = saturated_sub (frame.time, self->start_time);
 
       if (frame.type < SYSPROF_CAPTURE_FRAME_LAST)
         self->n_frames[frame.type]++;
@@ -400,14 +422,15 @@ sysprof_document_scan_read (SysprofDocumentScan        *self,
             if (raw == NULL)
               goto done;
             mark.time_ns = time;
-            mark.duration_ns = MAX (raw->duration, 0);
+            /* The views add the two: keep their sum representable. */
+            mark.duration_ns = MIN (MAX (raw->duration, 0), G_MAXINT64 - MAX (time, 0));
             mark.pid = raw->frame.pid;
             mark.group = fixed_string (raw->group, sizeof raw->group);
             mark.name = fixed_string (raw->name, sizeof raw->name);
             mark.message = tail_string (&raw->frame, raw->message);
             g_array_append_val (self->marks, mark);
-            if (time + mark.duration_ns > scan.last_time)
-              scan.last_time = time + mark.duration_ns;
+            if (saturated_add (time, mark.duration_ns) > scan.last_time)
+              scan.last_time = saturated_add (time, mark.duration_ns);
             break;
           }
 
@@ -508,12 +531,12 @@ done:
 }
 
 SysprofDocumentScan *
-sysprof_document_scan_new (gint64 start_time, gint64 header_duration)
+sysprof_document_scan_new (gint64 start_time, gint64 end_time)
 {
   SysprofDocumentScan *self = g_new0 (SysprofDocumentScan, 1);
 
   self->start_time = start_time;
-  self->duration = MAX (header_duration, 0);
+  self->duration = MAX (saturated_sub (end_time, start_time), 0);
   self->samples = g_array_new (FALSE, FALSE, sizeof (SysprofDocumentSample));
   self->counters = g_ptr_array_new_with_free_func (clear_counter);
   self->marks = g_array_new (FALSE, FALSE, sizeof (SysprofDocumentMark));

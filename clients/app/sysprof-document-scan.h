@@ -108,7 +108,8 @@ typedef struct
 /* @fraction of the file read. */
 typedef void (*SysprofDocumentScanProgress) (double fraction, gpointer user_data);
 
-SysprofDocumentScan *sysprof_document_scan_new (gint64 start_time, gint64 header_duration);
+/* @end_time: the header's end time (0 or before @start_time: unknown). */
+SysprofDocumentScan *sysprof_document_scan_new (gint64 start_time, gint64 end_time);
 void                 sysprof_document_scan_free (SysprofDocumentScan *scan);
 /* Reads @reader (rewound) to its end.  Damage in the middle of the file is
  * not an error: what precedes it is kept, and a "sysprof-app.damage"

@@ -314,8 +314,7 @@ load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
   self->reader = reader;
   self->capture_time = g_strdup (sysprof_capture_reader_get_time (reader));
   scan = sysprof_document_scan_new (sysprof_capture_reader_get_start_time (reader),
-                                    sysprof_capture_reader_get_end_time (reader) -
-                                        sysprof_capture_reader_get_start_time (reader));
+                                    sysprof_capture_reader_get_end_time (reader));
 
   copy = sysprof_capture_reader_copy (reader);
   if (copy == NULL)

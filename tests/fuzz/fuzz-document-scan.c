@@ -32,8 +32,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   if (reader == NULL)
     return 0;
   scan = sysprof_document_scan_new (sysprof_capture_reader_get_start_time (reader),
-                                    sysprof_capture_reader_get_end_time (reader) -
-                                        sysprof_capture_reader_get_start_time (reader));
+                                    sysprof_capture_reader_get_end_time (reader));
   sysprof_document_scan_read (scan, reader, size, NULL, NULL, NULL, NULL);
   sysprof_document_scan_free (scan);
   sysprof_capture_reader_unref (reader);
