@@ -254,7 +254,11 @@ open_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
   (void) parameter;
   dialog =
       gtk_file_chooser_native_new ("Open Capture", GTK_WINDOW (self), GTK_FILE_CHOOSER_ACTION_OPEN, "_Open", "_Cancel");
-  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), capture_filter ());
+  {
+    g_autoptr (GtkFileFilter) filter = capture_filter ();
+
+    gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), filter);
+  }
   g_signal_connect (dialog, "response", G_CALLBACK (open_response_cb), self);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
 }
@@ -326,7 +330,11 @@ save_as_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
     return;
   dialog = gtk_file_chooser_native_new ("Save Capture As", GTK_WINDOW (self), GTK_FILE_CHOOSER_ACTION_SAVE, "_Save",
                                         "_Cancel");
-  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), capture_filter ());
+  {
+    g_autoptr (GtkFileFilter) filter = capture_filter ();
+
+    gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), filter);
+  }
   if (self->temporary_file != NULL)
     gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), name);
   g_signal_connect (dialog, "response", G_CALLBACK (save_response_cb), self);
@@ -595,7 +603,8 @@ sysprof_window_init (SysprofWindow *self)
   gtk_widget_set_vexpand (self->main_stack, TRUE);
 
   self->recorder = sysprof_recorder_page_new ();
-  g_signal_connect (self->recorder, "finished", G_CALLBACK (on_recording_finished), self);
+  /* The page outlives the window while a stopped recording finishes. */
+  g_signal_connect_object (self->recorder, "finished", G_CALLBACK (on_recording_finished), self, 0);
   gtk_stack_add_named (GTK_STACK (self->main_stack), self->recorder, "recorder");
 
   self->loading_page = adw_status_page_new ();
