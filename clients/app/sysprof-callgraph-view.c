@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "sysprof-callgraph-view.h"
+#include "sysprof-function-filter.h"
 
 /* ------------------------------------------------------------------------ */
 /* Rows of the tables */
@@ -109,11 +110,10 @@ struct _SysprofCallgraphView
   gboolean          stale;     /* the filter changed while the page was hidden */
 
   GtkWidget *box;
+  GtkWidget *filter_slot; /* the focus/hide bar, once the document is known */
   GtkWidget *total_label;
   GtkWidget *range_label;
   GtkWidget *search_entry;
-  GtkWidget *filter_bar;
-  GtkWidget *filter_label;
   GtkWidget *stack;
 
   GListStore         *functions;
@@ -132,7 +132,6 @@ struct _SysprofCallgraphView
 
   /* The right-click menu and the function it is about. */
   GtkWidget *menu;
-  char      *menu_function;
 };
 
 G_DEFINE_FINAL_TYPE (SysprofCallgraphView, sysprof_callgraph_view, SYSPROF_TYPE_VIEW)
@@ -446,25 +445,6 @@ on_edge_activate (GtkColumnView *view, guint position, SysprofCallgraphView *sel
 /* Showing a callgraph */
 
 static void
-update_filter_bar (SysprofCallgraphView *self)
-{
-  SysprofDocument   *document = sysprof_view_get_document (SYSPROF_VIEW (self));
-  const char *const *focused = sysprof_document_get_focused_functions (document);
-  const char *const *hidden = sysprof_document_get_hidden_functions (document);
-  g_autoptr (GString) text = g_string_new (NULL);
-  g_autofree char *focused_text = g_strjoinv (", ", (char **) focused);
-  g_autofree char *hidden_text = g_strjoinv (", ", (char **) hidden);
-
-  if (focused[0] != NULL)
-    g_string_append_printf (text, "Focused on %s", focused_text);
-  if (hidden[0] != NULL)
-    g_string_append_printf (text, "%sHidden: %s", text->len > 0 ? " · " : "", hidden_text);
-  gtk_label_set_text (GTK_LABEL (self->filter_label), text->str);
-  gtk_widget_set_visible (self->filter_bar, text->len > 0);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "callgraph.reset", text->len > 0);
-}
-
-static void
 update_header (SysprofCallgraphView *self)
 {
   SysprofDocument *document = sysprof_view_get_document (SYSPROF_VIEW (self));
@@ -570,9 +550,8 @@ on_callgraph_ready (GObject *object, GAsyncResult *result, gpointer user_data)
 /* A page nobody looks at does not compute (unless @now): it asks when it
  * is shown.  Dragging a selection on the timeline then only costs the
  * analyses of the page in view, and the second of the callgraph and flame
- * graph pages to be shown finds the callgraph in the document's cache
- * (unless the first one is still computing it: the document does not join
- * requests in flight). */
+ * graph pages to be shown finds the callgraph in the document's cache (or
+ * joins its computation when the first is still at it). */
 static void
 request_callgraph (SysprofCallgraphView *self, gboolean now)
 {
@@ -583,7 +562,6 @@ request_callgraph (SysprofCallgraphView *self, gboolean now)
   g_clear_object (&self->cancellable);
   g_clear_object (&self->callgraph);
   update_header (self);
-  update_filter_bar (self);
 
   if (!now && !gtk_widget_get_mapped (GTK_WIDGET (self)))
     {
@@ -603,76 +581,13 @@ request_callgraph (SysprofCallgraphView *self, gboolean now)
 /* ------------------------------------------------------------------------ */
 /* Focus and hide */
 
-static void
-focus_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
-{
-  SysprofCallgraphView *self = SYSPROF_CALLGRAPH_VIEW (widget);
-
-  (void) action_name;
-  (void) parameter;
-  if (self->menu_function != NULL)
-    sysprof_document_focus_function (sysprof_view_get_document (SYSPROF_VIEW (self)), self->menu_function);
-}
-
-static void
-hide_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
-{
-  SysprofCallgraphView *self = SYSPROF_CALLGRAPH_VIEW (widget);
-
-  (void) action_name;
-  (void) parameter;
-  if (self->menu_function != NULL)
-    sysprof_document_hide_function (sysprof_view_get_document (SYSPROF_VIEW (self)), self->menu_function);
-}
-
-static void
-reset_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
-{
-  (void) action_name;
-  (void) parameter;
-  sysprof_document_reset_functions (sysprof_view_get_document (SYSPROF_VIEW (widget)));
-}
-
-/* Menu labels treat "_" as a mnemonic marker; function names are full of
- * them. */
-static char *
-escape_underlines (const char *name)
-{
-  g_auto (GStrv) parts = g_strsplit (name, "_", -1);
-
-  return g_strjoinv ("__", parts);
-}
-
 /* Offers to focus on @row's function or hide it, pointing at @rect (in the
  * box's coordinates). */
 static void
 open_menu (SysprofCallgraphView *self, SysprofCallgraphViewRow *row, const GdkRectangle *rect)
 {
-  g_autoptr (GMenu) menu = g_menu_new ();
-  g_autoptr (GMenu) reset_section = g_menu_new ();
-  g_autofree char *focus_label = NULL;
-  g_autofree char *hide_label = NULL;
-  g_autofree char *escaped = NULL;
-  gboolean         is_code;
-
-  /* Only code frames can be focused or hidden (see SysprofCallgraphFilter):
-   * the root, process and context nodes get the items disabled. */
-  is_code = row->function->kind == SYSPROF_CALLGRAPH_FUNCTION_CODE;
-  g_free (self->menu_function);
-  self->menu_function = g_strdup (row_name (row));
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "callgraph.focus", is_code);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "callgraph.hide", is_code);
-
-  escaped = escape_underlines (self->menu_function);
-  focus_label = g_strdup_printf ("Focus on %s", escaped);
-  hide_label = g_strdup_printf ("Hide %s", escaped);
-  g_menu_append (menu, focus_label, "callgraph.focus");
-  g_menu_append (menu, hide_label, "callgraph.hide");
-  g_menu_append (reset_section, "Reset focus and hidden functions", "callgraph.reset");
-  g_menu_append_section (menu, NULL, G_MENU_MODEL (reset_section));
-  gtk_popover_menu_set_menu_model (GTK_POPOVER_MENU (self->menu), G_MENU_MODEL (menu));
-  gtk_popover_set_pointing_to (GTK_POPOVER (self->menu), rect);
-  gtk_popover_popup (GTK_POPOVER (self->menu));
+  sysprof_function_filter_popup (SYSPROF_VIEW (self), GTK_POPOVER_MENU (self->menu), "callgraph", row_name (row),
+                                 row->function->kind == SYSPROF_CALLGRAPH_FUNCTION_CODE, rect);
 }
 
 static void
@@ -733,7 +648,7 @@ sysprof_callgraph_view_has_data (SysprofDocument *document)
 static void
 sysprof_callgraph_view_load (SysprofView *view, SysprofDocument *document)
 {
-  (void) document;
+  gtk_box_append (GTK_BOX (SYSPROF_CALLGRAPH_VIEW (view)->filter_slot), sysprof_function_filter_bar_new (document));
   /* The main result of a capture: computed right away, before the page is
    * shown. */
   request_callgraph (SYSPROF_CALLGRAPH_VIEW (view), TRUE);
@@ -799,7 +714,6 @@ sysprof_callgraph_view_finalize (GObject *object)
   g_clear_object (&self->tree_roots);
   g_clear_object (&self->tree);
   g_free (self->needle);
-  g_free (self->menu_function);
 
   G_OBJECT_CLASS (sysprof_callgraph_view_parent_class)->finalize (object);
 }
@@ -819,9 +733,7 @@ sysprof_callgraph_view_class_init (SysprofCallgraphViewClass *klass)
   widget_class->map = sysprof_callgraph_view_map;
   sysprof_view_class_set_info (view_class, "callgraph", "Callgraph", "text-x-generic-symbolic", 20);
 
-  gtk_widget_class_install_action (widget_class, "callgraph.focus", NULL, focus_action);
-  gtk_widget_class_install_action (widget_class, "callgraph.hide", NULL, hide_action);
-  gtk_widget_class_install_action (widget_class, "callgraph.reset", NULL, reset_action);
+  sysprof_function_filter_install_actions (widget_class, "callgraph");
   gtk_widget_class_add_binding (widget_class, GDK_KEY_F10, GDK_SHIFT_MASK, on_menu_key, NULL);
   gtk_widget_class_add_binding (widget_class, GDK_KEY_Menu, 0, on_menu_key, NULL);
 }
@@ -930,7 +842,6 @@ sysprof_callgraph_view_init (SysprofCallgraphView *self)
 {
   GtkWidget  *header = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
   GtkWidget  *switcher = gtk_stack_switcher_new ();
-  GtkWidget  *reset = gtk_button_new_with_label ("Reset");
   GtkGesture *secondary = gtk_gesture_click_new ();
   g_autoptr (GMenu) empty = g_menu_new ();
 
@@ -957,23 +868,8 @@ sysprof_callgraph_view_init (SysprofCallgraphView *self)
   gtk_box_append (GTK_BOX (header), switcher);
   gtk_box_append (GTK_BOX (self->box), header);
 
-  /* Says that the tables do not show every sample as they are, and how to
-   * undo it. */
-  self->filter_bar = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
-  gtk_widget_add_css_class (self->filter_bar, "toolbar");
-  gtk_widget_add_css_class (self->filter_bar, "card");
-  gtk_widget_set_margin_start (self->filter_bar, 12);
-  gtk_widget_set_margin_end (self->filter_bar, 12);
-  gtk_widget_set_margin_bottom (self->filter_bar, 6);
-  self->filter_label = gtk_label_new (NULL);
-  gtk_label_set_xalign (GTK_LABEL (self->filter_label), 0.0f);
-  gtk_label_set_ellipsize (GTK_LABEL (self->filter_label), PANGO_ELLIPSIZE_END);
-  gtk_widget_set_hexpand (self->filter_label, TRUE);
-  gtk_actionable_set_action_name (GTK_ACTIONABLE (reset), "callgraph.reset");
-  gtk_box_append (GTK_BOX (self->filter_bar), self->filter_label);
-  gtk_box_append (GTK_BOX (self->filter_bar), reset);
-  gtk_widget_set_visible (self->filter_bar, FALSE);
-  gtk_box_append (GTK_BOX (self->box), self->filter_bar);
+  self->filter_slot = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  gtk_box_append (GTK_BOX (self->box), self->filter_slot);
 
   self->stack = gtk_stack_new ();
   gtk_stack_add_titled (GTK_STACK (self->stack), build_functions_page (self), "functions", "Functions");
@@ -993,6 +889,5 @@ sysprof_callgraph_view_init (SysprofCallgraphView *self)
   g_signal_connect (secondary, "pressed", G_CALLBACK (on_secondary_click), self);
   gtk_widget_add_controller (self->box, GTK_EVENT_CONTROLLER (secondary));
 
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "callgraph.reset", FALSE);
   sysprof_view_set_child (SYSPROF_VIEW (self), self->box);
 }

@@ -14,6 +14,7 @@
 
 #include <string.h>
 
+#include "sysprof-function-filter.h"
 #include "sysprof-view.h"
 
 /* Height of a row of frames, in pixels. */
@@ -576,13 +577,12 @@ struct _SysprofFlamegraphView
   gboolean          stale; /* not computed for the current filter: the page was hidden */
 
   GtkWidget *box;
+  GtkWidget *filter_slot; /* the focus/hide bar, once the document is known */
   GtkWidget *total_label;
   GtkWidget *zoom_label;
   GtkWidget *zoom_out;
   GtkWidget *search_entry;
   GtkWidget *match_label;
-  GtkWidget *filter_bar;
-  GtkWidget *filter_label;
   GtkWidget *scrolled;
   GtkWidget *canvas;
 
@@ -592,7 +592,6 @@ struct _SysprofFlamegraphView
   guint    scroll_idle;
 
   GtkWidget *menu;
-  char      *menu_function;
 };
 
 G_DEFINE_FINAL_TYPE (SysprofFlamegraphView, sysprof_flamegraph_view, SYSPROF_TYPE_VIEW)
@@ -674,12 +673,6 @@ on_zoom_out_clicked (GtkButton *button, SysprofFlamegraphView *self)
 static void
 update_header (SysprofFlamegraphView *self)
 {
-  SysprofDocument   *document = sysprof_view_get_document (SYSPROF_VIEW (self));
-  const char *const *focused = sysprof_document_get_focused_functions (document);
-  const char *const *hidden = sysprof_document_get_hidden_functions (document);
-  g_autofree char   *focused_text = g_strjoinv (", ", (char **) focused);
-  g_autofree char   *hidden_text = g_strjoinv (", ", (char **) hidden);
-  g_autoptr (GString) filter = g_string_new (NULL);
   g_autofree char *total = NULL;
 
   if (self->callgraph == NULL)
@@ -689,14 +682,6 @@ update_header (SysprofFlamegraphView *self)
   else
     total = g_strdup_printf ("%" G_GUINT64_FORMAT " samples", sysprof_callgraph_get_root (self->callgraph)->total);
   gtk_label_set_text (GTK_LABEL (self->total_label), total);
-
-  if (focused[0] != NULL)
-    g_string_append_printf (filter, "Focused on %s", focused_text);
-  if (hidden[0] != NULL)
-    g_string_append_printf (filter, "%sHidden: %s", filter->len > 0 ? " · " : "", hidden_text);
-  gtk_label_set_text (GTK_LABEL (self->filter_label), filter->str);
-  gtk_widget_set_visible (self->filter_bar, filter->len > 0);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "flamegraph.reset", filter->len > 0);
 }
 
 static void
@@ -729,9 +714,8 @@ on_callgraph_ready (GObject *object, GAsyncResult *result, gpointer user_data)
 /* A page nobody looks at does not compute (unless @now): it asks when it
  * is shown.  Dragging a selection on the timeline then only costs the
  * analyses of the page in view, and the second of the callgraph and flame
- * graph pages to be shown finds the callgraph in the document's cache
- * (unless the first one is still computing it: the document does not join
- * requests in flight). */
+ * graph pages to be shown finds the callgraph in the document's cache (or
+ * joins its computation when the first is still at it). */
 static void
 request_callgraph (SysprofFlamegraphView *self, gboolean now)
 {
@@ -762,80 +746,19 @@ request_callgraph (SysprofFlamegraphView *self, gboolean now)
 /* Focus and hide */
 
 static void
-focus_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
-{
-  SysprofFlamegraphView *self = SYSPROF_FLAMEGRAPH_VIEW (widget);
-
-  (void) action_name;
-  (void) parameter;
-  if (self->menu_function != NULL)
-    sysprof_document_focus_function (sysprof_view_get_document (SYSPROF_VIEW (self)), self->menu_function);
-}
-
-static void
-hide_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
-{
-  SysprofFlamegraphView *self = SYSPROF_FLAMEGRAPH_VIEW (widget);
-
-  (void) action_name;
-  (void) parameter;
-  if (self->menu_function != NULL)
-    sysprof_document_hide_function (sysprof_view_get_document (SYSPROF_VIEW (self)), self->menu_function);
-}
-
-static void
-reset_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
-{
-  (void) action_name;
-  (void) parameter;
-  sysprof_document_reset_functions (sysprof_view_get_document (SYSPROF_VIEW (widget)));
-}
-
-/* Menu labels treat "_" as a mnemonic marker; function names are full of
- * them. */
-static char *
-escape_underlines (const char *name)
-{
-  g_auto (GStrv) parts = g_strsplit (name, "_", -1);
-
-  return g_strjoinv ("__", parts);
-}
-
-static void
 on_secondary_click (GtkGestureClick *gesture, int n_press, double x, double y, SysprofFlamegraphView *self)
 {
   const Frame    *frame = canvas_frame_at (SYSPROF_FLAMEGRAPH_CANVAS (self->canvas), x, y);
   graphene_rect_t bounds;
-  g_autoptr (GMenu) menu = g_menu_new ();
-  g_autoptr (GMenu) reset_section = g_menu_new ();
-  g_autofree char *escaped = NULL;
-  g_autofree char *focus_label = NULL;
-  g_autofree char *hide_label = NULL;
-  gboolean         is_code;
 
   (void) n_press;
   if (frame == NULL || !gtk_widget_compute_bounds (self->canvas, self->box, &bounds))
     return;
   gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_CLAIMED);
-
-  /* Only code frames can be focused or hidden (see SysprofCallgraphFilter). */
-  is_code = frame->node->function->kind == SYSPROF_CALLGRAPH_FUNCTION_CODE;
-  g_free (self->menu_function);
-  self->menu_function = g_strdup (frame->node->function->symbol->name);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "flamegraph.focus", is_code);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "flamegraph.hide", is_code);
-
-  escaped = escape_underlines (self->menu_function);
-  focus_label = g_strdup_printf ("Focus on %s", escaped);
-  hide_label = g_strdup_printf ("Hide %s", escaped);
-  g_menu_append (menu, focus_label, "flamegraph.focus");
-  g_menu_append (menu, hide_label, "flamegraph.hide");
-  g_menu_append (reset_section, "Reset focus and hidden functions", "flamegraph.reset");
-  g_menu_append_section (menu, NULL, G_MENU_MODEL (reset_section));
-  gtk_popover_menu_set_menu_model (GTK_POPOVER_MENU (self->menu), G_MENU_MODEL (menu));
-  gtk_popover_set_pointing_to (GTK_POPOVER (self->menu),
-                               &(GdkRectangle){ (int) (bounds.origin.x + x), (int) (bounds.origin.y + y), 1, 1 });
-  gtk_popover_popup (GTK_POPOVER (self->menu));
+  sysprof_function_filter_popup (SYSPROF_VIEW (self), GTK_POPOVER_MENU (self->menu), "flamegraph",
+                                 frame->node->function->symbol->name,
+                                 frame->node->function->kind == SYSPROF_CALLGRAPH_FUNCTION_CODE,
+                                 &(GdkRectangle){ (int) (bounds.origin.x + x), (int) (bounds.origin.y + y), 1, 1 });
 }
 
 /* ------------------------------------------------------------------------ */
@@ -849,7 +772,7 @@ sysprof_flamegraph_view_has_data (SysprofDocument *document)
 static void
 sysprof_flamegraph_view_load (SysprofView *view, SysprofDocument *document)
 {
-  (void) document;
+  gtk_box_append (GTK_BOX (SYSPROF_FLAMEGRAPH_VIEW (view)->filter_slot), sysprof_function_filter_bar_new (document));
   /* Waits to be shown: by then the callgraph page has usually put the
    * callgraph in the document's cache. */
   request_callgraph (SYSPROF_FLAMEGRAPH_VIEW (view), FALSE);
@@ -892,7 +815,6 @@ sysprof_flamegraph_view_finalize (GObject *object)
   SysprofFlamegraphView *self = SYSPROF_FLAMEGRAPH_VIEW (object);
 
   g_clear_object (&self->callgraph);
-  g_free (self->menu_function);
 
   G_OBJECT_CLASS (sysprof_flamegraph_view_parent_class)->finalize (object);
 }
@@ -912,16 +834,13 @@ sysprof_flamegraph_view_class_init (SysprofFlamegraphViewClass *klass)
   widget_class->map = sysprof_flamegraph_view_map;
   sysprof_view_class_set_info (view_class, "flamegraph", "Flame Graph", "text-x-generic-symbolic", 30);
 
-  gtk_widget_class_install_action (widget_class, "flamegraph.focus", NULL, focus_action);
-  gtk_widget_class_install_action (widget_class, "flamegraph.hide", NULL, hide_action);
-  gtk_widget_class_install_action (widget_class, "flamegraph.reset", NULL, reset_action);
+  sysprof_function_filter_install_actions (widget_class, "flamegraph");
 }
 
 static void
 sysprof_flamegraph_view_init (SysprofFlamegraphView *self)
 {
   GtkWidget     *header = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
-  GtkWidget     *reset = gtk_button_new_with_label ("Reset");
   GtkGesture    *secondary = gtk_gesture_click_new ();
   GtkAdjustment *vadjustment;
   g_autoptr (GMenu) empty = g_menu_new ();
@@ -959,21 +878,8 @@ sysprof_flamegraph_view_init (SysprofFlamegraphView *self)
   gtk_box_append (GTK_BOX (header), self->zoom_out);
   gtk_box_append (GTK_BOX (self->box), header);
 
-  self->filter_bar = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
-  gtk_widget_add_css_class (self->filter_bar, "toolbar");
-  gtk_widget_add_css_class (self->filter_bar, "card");
-  gtk_widget_set_margin_start (self->filter_bar, 12);
-  gtk_widget_set_margin_end (self->filter_bar, 12);
-  gtk_widget_set_margin_bottom (self->filter_bar, 6);
-  self->filter_label = gtk_label_new (NULL);
-  gtk_label_set_xalign (GTK_LABEL (self->filter_label), 0.0f);
-  gtk_label_set_ellipsize (GTK_LABEL (self->filter_label), PANGO_ELLIPSIZE_END);
-  gtk_widget_set_hexpand (self->filter_label, TRUE);
-  gtk_actionable_set_action_name (GTK_ACTIONABLE (reset), "flamegraph.reset");
-  gtk_box_append (GTK_BOX (self->filter_bar), self->filter_label);
-  gtk_box_append (GTK_BOX (self->filter_bar), reset);
-  gtk_widget_set_visible (self->filter_bar, FALSE);
-  gtk_box_append (GTK_BOX (self->box), self->filter_bar);
+  self->filter_slot = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  gtk_box_append (GTK_BOX (self->box), self->filter_slot);
 
   self->canvas = g_object_new (SYSPROF_TYPE_FLAMEGRAPH_CANVAS, NULL);
   g_signal_connect (self->canvas, "zoom-changed", G_CALLBACK (on_zoom_changed), self);
@@ -997,6 +903,5 @@ sysprof_flamegraph_view_init (SysprofFlamegraphView *self)
   g_signal_connect (secondary, "pressed", G_CALLBACK (on_secondary_click), self);
   gtk_widget_add_controller (self->canvas, GTK_EVENT_CONTROLLER (secondary));
 
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "flamegraph.reset", FALSE);
   sysprof_view_set_child (SYSPROF_VIEW (self), self->box);
 }
