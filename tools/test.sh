@@ -24,7 +24,7 @@ setup () {
 echo "== ASan+UBSan build (libsysprof-capture, libsysprof, clients)"
 setup build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dcompat=enabled -Dbenchmarks=false
 ninja -C build-asan
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+G_SLICE=always-malloc ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   meson test -C build-asan --print-errorlogs --suite capture --suite libsysprof --suite clients --suite fuzz --suite compat
 
 echo "== libFuzzer build (clang), short runs"

@@ -7,7 +7,8 @@
 # CMD sees DISPLAY (the server accepts any local client, so a test user may
 # connect too), GDK_BACKEND=x11, GSK_RENDERER=cairo (the same pixels with or
 # without GL), GSETTINGS_BACKEND=memory, no accessibility bus, and a private
-# XDG_RUNTIME_DIR.  The server and the directories are removed on exit.
+# XDG_RUNTIME_DIR, and G_SLICE=always-malloc (GObjects from malloc, so a
+# use after free of one is an ASan report, not a silent reuse).  The server and the directories are removed on exit.
 #
 # Exit status: CMD's; 77 (meson's "skipped") when Xvfb is not installed
 # (tools/deps.sh installs it); 1 when the server does not start.
@@ -59,6 +60,7 @@ export NO_AT_BRIDGE=1
 export GTK_A11Y=none
 export XDG_RUNTIME_DIR="$work/runtime"
 export SYSPROF_XVFB_WORKDIR="$work"
+export G_SLICE=always-malloc
 
 status=0
 "$@" || status=$?

@@ -84,6 +84,7 @@ typedef struct
   GHashTable          *counters;  /* id -> SysprofDocumentCounter */
   GHashTable          *files;     /* path -> index + 1 in self->files */
   gint64               last_time;
+  GHashTable          *late_allocations; /* ms -> count, see count_allocation() */
 } Scan;
 
 static SysprofDocumentProcess *
@@ -254,6 +255,21 @@ compare_names (gconstpointer a, gconstpointer b)
   return g_strcmp0 (*(const char *const *) a, *(const char *const *) b);
 }
 
+/* A capture's frames are mostly in order already: checking costs one pass,
+ * sorting a million of them costs 20. */
+static void
+sort_if_needed (GArray *array, GCompareFunc compare)
+{
+  gsize size = g_array_get_element_size (array);
+
+  for (guint i = 1; i < array->len; i++)
+    if (compare (array->data + (i - 1) * size, array->data + i * size) > 0)
+      {
+        g_array_sort (array, compare);
+        return;
+      }
+}
+
 static void
 finish_scan (SysprofDocumentScan *self)
 {
@@ -262,11 +278,11 @@ finish_scan (SysprofDocumentScan *self)
 
   /* Frames of different CPUs and threads arrive in the capture a little out
    * of order; the charts and tables want time order. */
-  g_array_sort (self->samples, compare_samples);
-  g_array_sort (self->marks, compare_marks);
-  g_array_sort (self->logs, compare_logs);
-  g_array_sort (self->processes, compare_processes);
-  g_array_sort (self->files, compare_files);
+  sort_if_needed (self->samples, compare_samples);
+  sort_if_needed (self->marks, compare_marks);
+  sort_if_needed (self->logs, compare_logs);
+  sort_if_needed (self->processes, compare_processes);
+  sort_if_needed (self->files, compare_files);
 
   for (guint i = 0; i < self->counters->len; i++)
     {
@@ -282,18 +298,82 @@ finish_scan (SysprofDocumentScan *self)
   self->counter_categories = (char **) g_ptr_array_steal (categories, NULL);
 }
 
-static void
-count_allocation (SysprofDocumentScan *self, gint64 time)
+static gint64
+clamp_time (gint64 time)
 {
-  gint64 ms = time / 1000000;
+  return CLAMP (time, -SYSPROF_DOCUMENT_TIME_LIMIT, SYSPROF_DOCUMENT_TIME_LIMIT);
+}
 
-  /* Frames before the start, or absurdly far after it (a hostile clock),
-   * are not drawn rather than allocating for them. */
-  if (ms < 0 || ms >= 24 * 3600 * 1000)
+static void
+count_allocation (Scan *scan, gint64 time)
+{
+  GArray                          *buckets = scan->self->allocation_buckets;
+  SysprofDocumentAllocationBucket *last;
+  gint64                           ms = time / 1000000;
+
+  /* Frames before the start are not drawn. */
+  if (ms < 0)
     return;
-  if ((guint) ms >= self->allocations_per_ms->len)
-    g_array_set_size (self->allocations_per_ms, (guint) ms + 1);
-  g_array_index (self->allocations_per_ms, guint32, ms)++;
+  last = buckets->len > 0 ? &g_array_index (buckets, SysprofDocumentAllocationBucket, buckets->len - 1) : NULL;
+  if (last != NULL && last->ms == ms)
+    last->count++;
+  else if (last == NULL || ms > last->ms)
+    {
+      SysprofDocumentAllocationBucket bucket = { .ms = ms, .count = 1 };
+
+      g_array_append_val (buckets, bucket);
+    }
+  else
+    {
+      /* Out of order (threads' rings are flushed in turns): counted aside
+       * and merged at the end, so any order costs at most one entry per
+       * millisecond. */
+      gpointer key = GSIZE_TO_POINTER ((gsize) ms);
+
+      g_hash_table_insert (scan->late_allocations, key,
+                           GSIZE_TO_POINTER (GPOINTER_TO_SIZE (g_hash_table_lookup (scan->late_allocations, key)) + 1));
+    }
+}
+
+static int
+compare_buckets (gconstpointer a, gconstpointer b)
+{
+  const SysprofDocumentAllocationBucket *x = a, *y = b;
+
+  return (x->ms > y->ms) - (x->ms < y->ms);
+}
+
+static void
+merge_late_allocations (Scan *scan)
+{
+  GArray        *buckets = scan->self->allocation_buckets;
+  GHashTableIter iter;
+  gpointer       key, value;
+  guint          out = 0;
+
+  if (g_hash_table_size (scan->late_allocations) == 0)
+    return;
+  g_hash_table_iter_init (&iter, scan->late_allocations);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      SysprofDocumentAllocationBucket bucket = {
+        .ms = (gint64) GPOINTER_TO_SIZE (key),
+        .count = GPOINTER_TO_SIZE (value),
+      };
+
+      g_array_append_val (buckets, bucket);
+    }
+  g_array_sort (buckets, compare_buckets);
+  for (guint i = 0; i < buckets->len; i++)
+    {
+      SysprofDocumentAllocationBucket *b = &g_array_index (buckets, SysprofDocumentAllocationBucket, i);
+
+      if (out > 0 && g_array_index (buckets, SysprofDocumentAllocationBucket, out - 1).ms == b->ms)
+        g_array_index (buckets, SysprofDocumentAllocationBucket, out - 1).count += b->count;
+      else
+        g_array_index (buckets, SysprofDocumentAllocationBucket, out++) = *b;
+    }
+  g_array_set_size (buckets, out);
 }
 
 gboolean
@@ -311,6 +391,7 @@ sysprof_document_scan_read (SysprofDocumentScan        *self,
     .counters = g_hash_table_new (NULL, NULL),
     .files = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
     .last_time = 0,
+    .late_allocations = g_hash_table_new (NULL, NULL),
   };
   SysprofCaptureFrame        frame;
   const SysprofCaptureError *capture_error;
@@ -319,7 +400,7 @@ sysprof_document_scan_read (SysprofDocumentScan        *self,
 
   while (sysprof_capture_reader_peek_frame (reader, &frame))
     {
-      gint64 time = saturated_sub (frame.time, self->start_time);
+      gint64 time = clamp_time (saturated_sub (frame.time, self->start_time));
 
       if (frame.type < SYSPROF_CAPTURE_FRAME_LAST)
         self->n_frames[frame.type]++;
@@ -422,8 +503,7 @@ sysprof_document_scan_read (SysprofDocumentScan        *self,
             if (raw == NULL)
               goto done;
             mark.time_ns = time;
-            /* The views add the two: keep their sum representable. */
-            mark.duration_ns = MIN (MAX (raw->duration, 0), G_MAXINT64 - MAX (time, 0));
+            mark.duration_ns = CLAMP (raw->duration, 0, SYSPROF_DOCUMENT_TIME_LIMIT);
             mark.pid = raw->frame.pid;
             mark.group = fixed_string (raw->group, sizeof raw->group);
             mark.name = fixed_string (raw->name, sizeof raw->name);
@@ -480,7 +560,7 @@ sysprof_document_scan_read (SysprofDocumentScan        *self,
               {
                 self->n_allocations++;
                 scan_process (&scan, alloc->frame.pid, time)->n_allocations++;
-                count_allocation (self, time);
+                count_allocation (&scan, time);
               }
             break;
           }
@@ -506,10 +586,8 @@ done:
       g_array_append_val (self->metadata, metadata);
     }
 
-  if (self->duration <= 0)
-    self->duration = scan.last_time;
-  else
-    self->duration = MAX (self->duration, scan.last_time);
+  self->duration = CLAMP (MAX (self->duration, scan.last_time), 0, SYSPROF_DOCUMENT_TIME_LIMIT);
+  merge_late_allocations (&scan);
 
   /* Processes seen only through other frames end with the capture. */
   for (guint i = 0; i < self->processes->len; i++)
@@ -525,6 +603,7 @@ done:
   g_hash_table_unref (scan.processes);
   g_hash_table_unref (scan.counters);
   g_hash_table_unref (scan.files);
+  g_hash_table_unref (scan.late_allocations);
   if (ok)
     finish_scan (self);
   return ok;
@@ -536,7 +615,7 @@ sysprof_document_scan_new (gint64 start_time, gint64 end_time)
   SysprofDocumentScan *self = g_new0 (SysprofDocumentScan, 1);
 
   self->start_time = start_time;
-  self->duration = MAX (saturated_sub (end_time, start_time), 0);
+  self->duration = CLAMP (saturated_sub (end_time, start_time), 0, SYSPROF_DOCUMENT_TIME_LIMIT);
   self->samples = g_array_new (FALSE, FALSE, sizeof (SysprofDocumentSample));
   self->counters = g_ptr_array_new_with_free_func (clear_counter);
   self->marks = g_array_new (FALSE, FALSE, sizeof (SysprofDocumentMark));
@@ -549,7 +628,7 @@ sysprof_document_scan_new (gint64 start_time, gint64 end_time)
   g_array_set_clear_func (self->files, clear_file);
   self->metadata = g_array_new (FALSE, FALSE, sizeof (SysprofDocumentMetadata));
   g_array_set_clear_func (self->metadata, clear_metadata);
-  self->allocations_per_ms = g_array_new (FALSE, TRUE, sizeof (guint32));
+  self->allocation_buckets = g_array_new (FALSE, FALSE, sizeof (SysprofDocumentAllocationBucket));
   return self;
 }
 
@@ -567,7 +646,7 @@ sysprof_document_scan_free (SysprofDocumentScan *self)
   g_array_unref (self->files);
   g_array_unref (self->metadata);
   g_free (self->host);
-  g_array_unref (self->allocations_per_ms);
+  g_array_unref (self->allocation_buckets);
   g_free (self);
 }
 

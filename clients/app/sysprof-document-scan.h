@@ -12,6 +12,12 @@
 
 G_BEGIN_DECLS
 
+/* Every time in a scan is within [-LIMIT, LIMIT] nanoseconds of the capture's
+ * start (73 years) and every duration within [0, LIMIT], whatever the file
+ * says: the sum or difference of any two then fits in a gint64, so the views
+ * can add and subtract them without overflow checks. */
+#define SYSPROF_DOCUMENT_TIME_LIMIT (G_GINT64_CONSTANT (1) << 61)
+
 typedef struct
 {
   gint64 time_ns;
@@ -81,6 +87,13 @@ typedef struct
   char *text;
 } SysprofDocumentMetadata;
 
+/* The allocations of one millisecond of the capture. */
+typedef struct
+{
+  gint64  ms; /* from the start, >= 0 */
+  guint64 count;
+} SysprofDocumentAllocationBucket;
+
 typedef struct
 {
   gint64     start_time; /* the header's: the origin of every time here */
@@ -99,10 +112,12 @@ typedef struct
   GArray    *files;              /* SysprofDocumentFile, by path */
   GArray    *metadata;           /* SysprofDocumentMetadata, in capture order */
   char      *host;
-  /* Allocations per millisecond from the start (guint32, index = ms): the
-   * timeline's density for captures without samples.  Small even for long
-   * captures (an hour is 14 MB), where a time per allocation would not be. */
-  GArray *allocations_per_ms;
+  /* SysprofDocumentAllocationBucket by ms, only the milliseconds with
+   * allocations: the timeline's density for captures without samples.  At
+   * most one per millisecond, where a time per allocation would be too big,
+   * and nothing for the empty ones, so one frame far in the future costs
+   * nothing. */
+  GArray *allocation_buckets;
 } SysprofDocumentScan;
 
 /* @fraction of the file read. */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "sysprof-document.h"
+#include "sysprof-thread-task.h"
 
 /* How many callgraphs stay cached: the callgraph and flamegraph views ask
  * for the same one, the memory view for two more. */
@@ -143,17 +144,16 @@ sysprof_document_get_progress (SysprofDocument *self)
   return progress;
 }
 
-const char *
-sysprof_document_get_progress_text (SysprofDocument *self)
+char *
+sysprof_document_dup_progress_text (SysprofDocument *self)
 {
-  const char *text;
+  char *text;
 
   g_return_val_if_fail (SYSPROF_IS_DOCUMENT (self), NULL);
 
-  /* Only replaced on the main thread (see run_async), so the pointer stays
-   * valid until the next main loop iteration. */
+  /* A copy: the worker replaces the text at any time. */
   g_mutex_lock (&self->progress_mutex);
-  text = self->progress_text;
+  text = g_strdup (self->progress_text);
   g_mutex_unlock (&self->progress_mutex);
   return text;
 }
@@ -181,11 +181,31 @@ work_free (gpointer data)
   g_free (work);
 }
 
-static void
-worker_func (gpointer task_data, gpointer user_data)
+static gboolean
+release_task (gpointer user_data)
 {
-  g_autoptr (GTask) task = task_data;
-  SysprofDocument      *self = user_data;
+  (void) user_data;
+  return G_SOURCE_REMOVE;
+}
+
+/* The worker's reference to its task may be the document's last (when the
+ * main thread already dropped everything else): the document would then be
+ * finalized in the worker, which would wait for itself in
+ * g_thread_pool_free().  So the task is released on its own main context. */
+static void
+release_task_on_main_context (GTask *task)
+{
+  GSource *source = g_idle_source_new ();
+
+  g_source_set_callback (source, release_task, task, g_object_unref);
+  g_source_set_static_name (source, "[sysprof] release worker task");
+  g_source_attach (source, g_task_get_context (task));
+  g_source_unref (source);
+}
+
+static void
+run_work (GTask *task, SysprofDocument *self)
+{
   Work                 *work = g_task_get_task_data (task);
   SysprofCaptureReader *reader;
   GError               *error = NULL;
@@ -209,6 +229,15 @@ worker_func (gpointer task_data, gpointer user_data)
     g_task_return_error (task, error);
   else
     g_task_return_pointer (task, result, work->result_free);
+}
+
+static void
+worker_func (gpointer task_data, gpointer user_data)
+{
+  GTask *task = task_data;
+
+  run_work (task, user_data);
+  release_task_on_main_context (task);
 }
 
 /* The worker's task completes on the main thread; it hands its result to
@@ -280,9 +309,25 @@ sysprof_document_run_finish (SysprofDocument *self, GAsyncResult *result, GError
 static void
 scan_progress (double fraction, gpointer user_data)
 {
-  /* Reading the frames is the first half of loading, the symbols the
-   * second. */
-  set_progress (user_data, 0.5 * fraction, NULL);
+  /* The symbols load meanwhile and usually finish first: the scan is most
+   * of the wait. */
+  set_progress (user_data, 0.9 * fraction, NULL);
+}
+
+typedef struct
+{
+  SysprofSymbolizer    *symbolizer;
+  SysprofCaptureReader *reader;
+  GError               *error;
+} SymbolLoad;
+
+static gpointer
+load_symbols_thread (gpointer data)
+{
+  SymbolLoad *load = data;
+
+  sysprof_symbolizer_load (load->symbolizer, load->reader, &load->error);
+  return NULL;
 }
 
 static void
@@ -294,7 +339,10 @@ load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
   SysprofCaptureReader *copy;
   g_autoptr (GFileInfo) info = NULL;
   g_autoptr (SysprofDocumentScan) scan = NULL;
-  GError *error = NULL;
+  g_autoptr (GThread) symbols_thread = NULL;
+  SymbolLoad symbols = { 0 };
+  GError    *error = NULL;
+  gboolean   scanned;
 
   (void) task_data;
   set_progress (self, 0.0, "Reading the capture");
@@ -316,36 +364,50 @@ load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
   scan = sysprof_document_scan_new (sysprof_capture_reader_get_start_time (reader),
                                     sysprof_capture_reader_get_end_time (reader));
 
+  /* The symbolizer reads its own copy of the capture (the maps, kallsyms
+   * and embedded symbols) and the ELF files they name, in a second thread
+   * while this one scans: on two cores the load takes the longer of the
+   * two rather than their sum. */
+  self->symbolizer = sysprof_symbolizer_new ();
+  symbols.symbolizer = self->symbolizer;
+  symbols.reader = sysprof_capture_reader_copy (reader);
   copy = sysprof_capture_reader_copy (reader);
-  if (copy == NULL)
+  if (symbols.reader == NULL || copy == NULL)
     {
+      g_clear_pointer (&symbols.reader, sysprof_capture_reader_unref);
+      g_clear_pointer (&copy, sysprof_capture_reader_unref);
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: cannot open the capture again: %s", self->path,
                                g_strerror (errno));
       return;
     }
+  sysprof_capture_reader_reset (symbols.reader);
+  symbols_thread = g_thread_try_new ("sysprof-symbols", load_symbols_thread, &symbols, NULL);
+  if (symbols_thread == NULL)
+    load_symbols_thread (&symbols);
+
   sysprof_capture_reader_reset (copy);
-  if (!sysprof_document_scan_read (scan, copy, self->file_size, scan_progress, self, cancellable, &error))
+  scanned = sysprof_document_scan_read (scan, copy, self->file_size, scan_progress, self, cancellable, &error);
+  sysprof_capture_reader_unref (copy);
+
+  set_progress (self, 0.9, "Loading symbols");
+  if (symbols_thread != NULL)
+    g_thread_join (g_steal_pointer (&symbols_thread));
+  sysprof_capture_reader_unref (symbols.reader);
+  if (!scanned)
     {
-      sysprof_capture_reader_unref (copy);
+      g_clear_error (&symbols.error);
       g_task_return_error (task, error);
       return;
     }
-  sysprof_capture_reader_unref (copy);
-
-  set_progress (self, 0.5, "Loading symbols");
-  self->symbolizer = sysprof_symbolizer_new ();
-  copy = sysprof_capture_reader_copy (reader);
-  sysprof_capture_reader_reset (copy);
-  if (!sysprof_symbolizer_load (self->symbolizer, copy, &error))
+  if (symbols.error != NULL)
     {
       /* Without symbols the views still show addresses: keep going, and
        * tell the user why names are missing. */
-      sysprof_document_scan_add_metadata (scan, "sysprof-app.symbols", error->message);
-      g_clear_error (&error);
+      sysprof_document_scan_add_metadata (scan, "sysprof-app.symbols", symbols.error->message);
+      g_clear_error (&symbols.error);
     }
-  sysprof_capture_reader_unref (copy);
   self->scan = g_steal_pointer (&scan);
-  g_task_return_boolean (task, TRUE);
+  g_task_return_pointer (task, GINT_TO_POINTER (TRUE), NULL);
 }
 
 void
@@ -361,7 +423,7 @@ sysprof_document_load_async (SysprofDocument    *self,
 
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, sysprof_document_load_async);
-  g_task_run_in_thread (task, load_thread);
+  sysprof_thread_task_run (g_steal_pointer (&task), load_thread, NULL);
 }
 
 gboolean
@@ -370,7 +432,7 @@ sysprof_document_load_finish (SysprofDocument *self, GAsyncResult *result, GErro
   g_return_val_if_fail (SYSPROF_IS_DOCUMENT (self), FALSE);
   g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
 
-  if (!g_task_propagate_boolean (G_TASK (result), error))
+  if (g_task_propagate_pointer (G_TASK (result), error) == NULL)
     return FALSE;
   self->loaded = TRUE;
   self->visible_begin = 0;
@@ -581,6 +643,15 @@ sysprof_document_set_selection (SysprofDocument *self, gint64 begin_ns, gint64 e
       begin_ns = end_ns;
       end_ns = tmp;
     }
+  /* Scan times are within +-LIMIT (marks end within 2 LIMIT): a selection
+   * within [-LIMIT, 2 LIMIT] covers them all, and the views can subtract
+   * its ends without overflow.  The whole capture stays G_MININT64 /
+   * G_MAXINT64, which the views test for. */
+  if (begin_ns != G_MININT64 || end_ns != G_MAXINT64)
+    {
+      begin_ns = CLAMP (begin_ns, -SYSPROF_DOCUMENT_TIME_LIMIT, 2 * SYSPROF_DOCUMENT_TIME_LIMIT);
+      end_ns = CLAMP (end_ns, -SYSPROF_DOCUMENT_TIME_LIMIT, 2 * SYSPROF_DOCUMENT_TIME_LIMIT);
+    }
   if (begin_ns == self->selection_begin && end_ns == self->selection_end)
     return;
   self->selection_begin = begin_ns;
@@ -602,13 +673,16 @@ sysprof_document_get_visible_range (SysprofDocument *self, gint64 *begin_ns, gin
 void
 sysprof_document_set_visible_range (SysprofDocument *self, gint64 begin_ns, gint64 end_ns)
 {
+  gint64 duration;
+
   g_return_if_fail (SYSPROF_IS_DOCUMENT (self));
 
-  /* At least a microsecond, within the capture. */
-  begin_ns = CLAMP (begin_ns, 0, MAX (self->scan->duration, 1) - 1);
-  end_ns = CLAMP (end_ns, begin_ns + 1, MAX (self->scan->duration, 1));
-  if (end_ns - begin_ns < 1000)
-    end_ns = MIN (begin_ns + 1000, MAX (self->scan->duration, begin_ns + 1000));
+  /* At least a microsecond, within the capture (whose duration is at most
+   * SYSPROF_DOCUMENT_TIME_LIMIT, so this cannot overflow). */
+  duration = MAX (self->scan->duration, 1000);
+
+  begin_ns = CLAMP (begin_ns, 0, duration - 1000);
+  end_ns = CLAMP (end_ns, begin_ns + 1000, duration);
   if (begin_ns == self->visible_begin && end_ns == self->visible_end)
     return;
   self->visible_begin = begin_ns;
@@ -799,10 +873,10 @@ sysprof_document_get_samples (SysprofDocument *self)
 }
 
 GArray *
-sysprof_document_get_allocations_per_ms (SysprofDocument *self)
+sysprof_document_get_allocation_buckets (SysprofDocument *self)
 {
   g_return_val_if_fail (SYSPROF_IS_DOCUMENT (self), NULL);
-  return self->scan->allocations_per_ms;
+  return self->scan->allocation_buckets;
 }
 
 GPtrArray *
@@ -964,7 +1038,7 @@ sysprof_document_get_property (GObject *object, guint prop_id, GValue *value, GP
     {
     case PROP_FILE: g_value_set_object (value, self->file); break;
     case PROP_PROGRESS: g_value_set_double (value, sysprof_document_get_progress (self)); break;
-    case PROP_PROGRESS_TEXT: g_value_set_string (value, sysprof_document_get_progress_text (self)); break;
+    case PROP_PROGRESS_TEXT: g_value_take_string (value, sysprof_document_dup_progress_text (self)); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }

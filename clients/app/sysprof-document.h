@@ -43,8 +43,9 @@ GFile      *sysprof_document_get_file (SysprofDocument *self);
 const char *sysprof_document_get_title (SysprofDocument *self);
 gboolean    sysprof_document_is_loaded (SysprofDocument *self);
 /* What the worker is doing, for a progress bar: 0 to 1, or -1 when idle. */
-double      sysprof_document_get_progress (SysprofDocument *self);
-const char *sysprof_document_get_progress_text (SysprofDocument *self);
+double sysprof_document_get_progress (SysprofDocument *self);
+/* What it is doing ("Loading symbols"), a copy: free it. */
+char *sysprof_document_dup_progress_text (SysprofDocument *self);
 
 /* The capture's header: its time as written ("2026-12-02T10:00:00+0000"), its
  * start (the origin of every time here, in the capture's clock) and its
@@ -66,8 +67,9 @@ guint sysprof_document_get_n_cpus (SysprofDocument *self);
 
 /* SysprofDocumentSample, in time order. */
 GArray *sysprof_document_get_samples (SysprofDocument *self);
-/* Allocations per millisecond from the start (guint32, index = ms). */
-GArray *sysprof_document_get_allocations_per_ms (SysprofDocument *self);
+/* SysprofDocumentAllocationBucket, by ms: only the milliseconds with
+ * allocations. */
+GArray *sysprof_document_get_allocation_buckets (SysprofDocument *self);
 /* SysprofDocumentCounter*, in the order of their definitions. */
 GPtrArray *sysprof_document_get_counters (SysprofDocument *self);
 /* The distinct categories of the counters, sorted; NULL-terminated. */

@@ -84,19 +84,29 @@ update_density (SysprofTimeline *self)
   if (samples->len == 0)
     {
       /* No samples: the allocations' density, from their per-millisecond
-       * counts (memory captures). */
-      GArray *per_ms = sysprof_document_get_allocations_per_ms (self->document);
+       * counts (memory captures), the first visible one found by bisection. */
+      GArray *buckets = sysprof_document_get_allocation_buckets (self->document);
+      guint   lo = 0, hi = buckets->len;
 
-      for (guint ms = (guint) MAX (begin / 1000000, 0); ms < per_ms->len && (gint64) ms * 1000000 <= end; ms++)
+      while (lo < hi)
         {
-          guint32 n = g_array_index (per_ms, guint32, ms);
-          double  t = (double) ms * 1e6 + 5e5;
-          guint   column;
+          guint mid = lo + (hi - lo) / 2;
 
-          if (n == 0 || t < begin || t > end)
-            continue;
-          column = (guint) ((t - begin) / (double) MAX (end - begin, 1) * (width - 1));
-          self->density[column] += n;
+          if (g_array_index (buckets, SysprofDocumentAllocationBucket, mid).ms * 1000000 + 500000 < begin)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+      for (guint i = lo; i < buckets->len; i++)
+        {
+          const SysprofDocumentAllocationBucket *b = &g_array_index (buckets, SysprofDocumentAllocationBucket, i);
+          gint64                                 t = b->ms * 1000000 + 500000;
+          guint                                  column;
+
+          if (t > end)
+            break;
+          column = (guint) ((double) (t - begin) / (double) MAX (end - begin, 1) * (width - 1));
+          self->density[column] = (guint) MIN ((guint64) self->density[column] + b->count, G_MAXUINT);
           self->density_max = MAX (self->density_max, self->density[column]);
         }
       return;

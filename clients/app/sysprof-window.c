@@ -50,8 +50,8 @@ show_error (SysprofWindow *self, const char *title, const char *message)
 static void
 on_progress (SysprofDocument *document, GParamSpec *pspec, SysprofWindow *self)
 {
-  double      progress = sysprof_document_get_progress (document);
-  const char *text = sysprof_document_get_progress_text (document);
+  double           progress = sysprof_document_get_progress (document);
+  g_autofree char *text = sysprof_document_dup_progress_text (document);
 
   (void) pspec;
   if (!sysprof_document_is_loaded (document))

@@ -3,7 +3,10 @@
  * sysprof-document-scan.c), which turns every frame kind into the tables the
  * views draw from (strings bounded by their frames, counters, process
  * lifetimes, embedded files, per-millisecond allocation counts).  Inputs are
- * served through a memfd because the reader works on file descriptors. */
+ * served through a memfd because the reader works on file descriptors.
+ * Beyond not crashing, the scan's promises to the views are checked: times
+ * within SYSPROF_DOCUMENT_TIME_LIMIT, tables in time order, one allocation
+ * bucket per millisecond. */
 
 #include <stdint.h>
 #include <sys/mman.h>
@@ -12,6 +15,43 @@
 #include "sysprof-document-scan.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
+
+#define LIMIT SYSPROF_DOCUMENT_TIME_LIMIT
+
+static void
+check_promises (const SysprofDocumentScan *scan)
+{
+  g_assert (scan->duration >= 0 && scan->duration <= LIMIT);
+  for (guint i = 0; i < scan->samples->len; i++)
+    {
+      gint64 t = g_array_index (scan->samples, SysprofDocumentSample, i).time_ns;
+
+      g_assert (t >= -LIMIT && t <= LIMIT);
+      g_assert (i == 0 || g_array_index (scan->samples, SysprofDocumentSample, i - 1).time_ns <= t);
+    }
+  for (guint i = 0; i < scan->marks->len; i++)
+    {
+      const SysprofDocumentMark *mark = &g_array_index (scan->marks, SysprofDocumentMark, i);
+
+      g_assert (mark->time_ns >= -LIMIT && mark->time_ns <= LIMIT);
+      g_assert (mark->duration_ns >= 0 && mark->duration_ns <= LIMIT);
+    }
+  for (guint i = 0; i < scan->processes->len; i++)
+    {
+      const SysprofDocumentProcess *p = &g_array_index (scan->processes, SysprofDocumentProcess, i);
+
+      g_assert (p->begin_ns >= -LIMIT && p->begin_ns <= LIMIT);
+      g_assert (p->end_ns >= -LIMIT && p->end_ns <= LIMIT);
+    }
+  for (guint i = 0; i < scan->allocation_buckets->len; i++)
+    {
+      const SysprofDocumentAllocationBucket *b =
+          &g_array_index (scan->allocation_buckets, SysprofDocumentAllocationBucket, i);
+
+      g_assert (b->ms >= 0 && b->count > 0);
+      g_assert (i == 0 || (b - 1)->ms < b->ms);
+    }
+}
 
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
@@ -33,7 +73,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     return 0;
   scan = sysprof_document_scan_new (sysprof_capture_reader_get_start_time (reader),
                                     sysprof_capture_reader_get_end_time (reader));
-  sysprof_document_scan_read (scan, reader, size, NULL, NULL, NULL, NULL);
+  if (sysprof_document_scan_read (scan, reader, size, NULL, NULL, NULL, NULL))
+    check_promises (scan);
   sysprof_document_scan_free (scan);
   sysprof_capture_reader_unref (reader);
   return 0;

@@ -144,14 +144,13 @@ test_scan (Fixture *f, gconstpointer data)
   g_assert_cmpuint (sysprof_document_get_n_allocations (document), ==, 1);
   /* The allocation at 60 ms (the free at 70 ms is not counted). */
   {
-    GArray *per_ms = sysprof_document_get_allocations_per_ms (document);
-    guint64 sum = 0;
+    GArray                                *buckets = sysprof_document_get_allocation_buckets (document);
+    const SysprofDocumentAllocationBucket *b;
 
-    for (guint i = 0; i < per_ms->len; i++)
-      sum += g_array_index (per_ms, guint32, i);
-    g_assert_cmpuint (sum, ==, 1);
-    g_assert_cmpuint (per_ms->len, >=, 61);
-    g_assert_true (g_array_index (per_ms, guint32, 60) == 1 || g_array_index (per_ms, guint32, 59) == 1);
+    g_assert_cmpuint (buckets->len, ==, 1);
+    b = &g_array_index (buckets, SysprofDocumentAllocationBucket, 0);
+    g_assert_true (b->ms == 60 || b->ms == 59);
+    g_assert_cmpuint (b->count, ==, 1);
   }
   g_assert_cmpuint (sysprof_document_get_n_lost_events (document), ==, 12);
   g_assert_cmpuint (sysprof_document_get_n_cpus (document), ==, 3);
@@ -350,6 +349,194 @@ test_filter (Fixture *f, gconstpointer data)
   g_assert_cmpint (end, ==, 20 * MS);
 }
 
+/* A hostile clock: frames at the extremes of int64, allocations out of
+ * order and one far in the future, a mark lasting INT64_MAX.  Every time is
+ * kept within SYSPROF_DOCUMENT_TIME_LIMIT, and the allocations' density
+ * costs one bucket per millisecond that has any. */
+static void
+test_hostile_times (Fixture *f, gconstpointer data)
+{
+  g_autofree char *path = g_build_filename (f->dir, "hostile.syscap", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SysprofDocument) document = NULL;
+  SysprofCaptureWriter                  *writer = sysprof_capture_writer_new (path, 0);
+  int64_t                                t0 = SYSPROF_CAPTURE_CURRENT_TIME;
+  SysprofCaptureAddress                  stack[1] = { 0x1000 };
+  const int64_t                          alloc_ms[] = { 5, 3, 5, 1, 5, 40, 3 };
+  const gint64                           expect_ms[] = { 1, 3, 5, 40, 1000000000000, SYSPROF_DOCUMENT_TIME_LIMIT / MS };
+  const guint64                          expect_count[] = { 1, 2, 3, 1, 1, 1 };
+  GArray                                *buckets, *samples, *marks;
+  const SysprofDocumentAllocationBucket *b;
+
+  (void) data;
+  g_assert_nonnull (writer);
+  for (guint i = 0; i < G_N_ELEMENTS (alloc_ms); i++)
+    writer_ok (sysprof_capture_writer_add_allocation_copy (writer, t0 + alloc_ms[i] * MS, 0, 100, 100, 0x100 + i, 16,
+                                                           stack, 1));
+  /* 31 years after the start: a dense array would need 4 TB. */
+  writer_ok (
+      sysprof_capture_writer_add_allocation_copy (writer, t0 + 1000000000000 * MS, 0, 100, 100, 0x200, 16, stack, 1));
+  writer_ok (sysprof_capture_writer_add_allocation_copy (writer, G_MAXINT64, 0, 100, 100, 0x300, 16, stack, 1));
+  writer_ok (sysprof_capture_writer_add_sample (writer, G_MININT64, 0, 100, 100, stack, 1));
+  writer_ok (sysprof_capture_writer_add_mark (writer, t0 + 10 * MS, 0, 100, G_MAXINT64, "g", "forever", ""));
+  writer_ok (sysprof_capture_writer_add_mark (writer, G_MAXINT64, 0, 100, G_MAXINT64, "g", "late", ""));
+  writer_ok (sysprof_capture_writer_flush (writer));
+  sysprof_capture_writer_unref (writer);
+
+  document = load (path, &error);
+  g_assert_no_error (error);
+
+  buckets = sysprof_document_get_allocation_buckets (document);
+  g_assert_cmpuint (buckets->len, ==, G_N_ELEMENTS (expect_ms));
+  for (guint i = 0; i < buckets->len; i++)
+    {
+      b = &g_array_index (buckets, SysprofDocumentAllocationBucket, i);
+      g_assert_cmpint (b->ms, ==, expect_ms[i]);
+      g_assert_cmpuint (b->count, ==, expect_count[i]);
+    }
+
+  g_assert_cmpint (sysprof_document_get_duration (document), ==, SYSPROF_DOCUMENT_TIME_LIMIT);
+  samples = sysprof_document_get_samples (document);
+  g_assert_cmpuint (samples->len, ==, 1);
+  g_assert_cmpint (g_array_index (samples, SysprofDocumentSample, 0).time_ns, ==, -SYSPROF_DOCUMENT_TIME_LIMIT);
+  marks = sysprof_document_get_marks (document);
+  g_assert_cmpuint (marks->len, ==, 2);
+  for (guint i = 0; i < marks->len; i++)
+    {
+      const SysprofDocumentMark *mark = &g_array_index (marks, SysprofDocumentMark, i);
+
+      g_assert_cmpint (mark->time_ns, <=, SYSPROF_DOCUMENT_TIME_LIMIT);
+      g_assert_cmpint (mark->duration_ns, ==, SYSPROF_DOCUMENT_TIME_LIMIT);
+    }
+  g_assert_cmpint (g_array_index (marks, SysprofDocumentMark, 1).time_ns, ==, SYSPROF_DOCUMENT_TIME_LIMIT);
+
+  /* A selection past the limits is clamped so its ends can be subtracted;
+   * the visible range stays within the capture. */
+  {
+    gint64 begin, end;
+
+    sysprof_document_set_selection (document, G_MININT64 + 1, G_MAXINT64);
+    sysprof_document_get_selection (document, &begin, &end);
+    g_assert_cmpint (begin, ==, -SYSPROF_DOCUMENT_TIME_LIMIT);
+    g_assert_cmpint (end, ==, 2 * SYSPROF_DOCUMENT_TIME_LIMIT);
+    sysprof_document_set_selection (document, G_MININT64, G_MAXINT64);
+    g_assert_false (sysprof_document_has_selection (document));
+    sysprof_document_set_visible_range (document, G_MAXINT64 - 10, G_MAXINT64);
+    sysprof_document_get_visible_range (document, &begin, &end);
+    g_assert_cmpint (end, <=, SYSPROF_DOCUMENT_TIME_LIMIT);
+    g_assert_cmpint (begin, <, end);
+  }
+}
+
+static gpointer
+quick_work (SysprofDocument      *document,
+            SysprofCaptureReader *reader,
+            SysprofSymbolizer    *symbolizer,
+            gpointer              data,
+            GCancellable         *cancellable,
+            GError              **error)
+{
+  (void) document;
+  (void) reader;
+  (void) symbolizer;
+  (void) cancellable;
+  (void) error;
+  return data;
+}
+
+static void
+work_done_cb (GObject *object, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (GError) error = NULL;
+
+  sysprof_document_run_finish (SYSPROF_DOCUMENT (object), result, &error);
+  g_assert_no_error (error);
+  (*(guint *) user_data)++;
+}
+
+static GThread *main_thread;
+static gint     finalized_off_main;
+
+static void
+note_finalize_thread (gpointer data, GObject *where)
+{
+  (void) data;
+  (void) where;
+  if (g_thread_self () != main_thread)
+    g_atomic_int_inc (&finalized_off_main);
+}
+
+/* The main thread drops its document while the worker (or the loading
+ * thread) may still hold a task: the document must still be finalized on
+ * the main thread
+ * (in the worker, g_thread_pool_free() would wait for itself and every
+ * such document would leave a thread stuck). */
+static void
+test_released_on_main_thread (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GFile) file = g_file_new_for_path (f->path);
+
+  (void) data;
+  main_thread = g_thread_self ();
+  for (guint i = 0; i < 200; i++)
+    {
+      g_autoptr (GError) error = NULL;
+      SysprofDocument *document = load (f->path, &error);
+      guint            done = 0;
+      gint64           deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+
+      g_assert_no_error (error);
+      while (g_main_context_iteration (NULL, FALSE))
+        ;
+      g_object_weak_ref (G_OBJECT (document), note_finalize_thread, NULL);
+      g_object_add_weak_pointer (G_OBJECT (document), (gpointer *) &document);
+      sysprof_document_run_async (document, "quick", quick_work, NULL, NULL, NULL, NULL, work_done_cb, &done);
+      g_object_unref (document);
+      /* Polled: a finalize in another thread would not wake the loop. */
+      while ((done == 0 || document != NULL) && g_get_monotonic_time () < deadline)
+        if (!g_main_context_iteration (NULL, FALSE))
+          g_usleep (100);
+      g_assert_cmpuint (done, ==, 1);
+      g_assert_null (document);
+    }
+  g_assert_cmpint (g_atomic_int_get (&finalized_off_main), ==, 0);
+}
+
+/* The worker replaces the progress text at every work while the main
+ * thread reads it: a copy each time (under ASan a shared pointer would be
+ * a use after free). */
+static void
+test_progress_text (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SysprofDocument) document = load (f->path, &error);
+  const guint n = 3000;
+  guint       done = 0;
+  gsize       seen = 0;
+
+  (void) data;
+  g_assert_no_error (error);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *what = g_strdup_printf ("work %u%s", i, i % 2 ? " with a longer text than the others" : "");
+
+      sysprof_document_run_async (document, what, quick_work, NULL, NULL, NULL, NULL, work_done_cb, &done);
+    }
+  while (done < n)
+    {
+      g_autofree char *text = sysprof_document_dup_progress_text (document);
+
+      if (text != NULL && g_str_has_prefix (text, "work "))
+        seen++;
+      g_main_context_iteration (NULL, FALSE);
+    }
+  g_assert_cmpuint (seen, >, 0);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  /* Idle again: no work, no text. */
+  g_assert_cmpfloat (sysprof_document_get_progress (document), <, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -357,5 +544,9 @@ main (int argc, char **argv)
   g_test_add ("/document/scan", Fixture, NULL, fixture_set_up, test_scan, fixture_tear_down);
   g_test_add ("/document/damaged", Fixture, NULL, fixture_set_up, test_damaged, fixture_tear_down);
   g_test_add ("/document/filter", Fixture, NULL, fixture_set_up, test_filter, fixture_tear_down);
+  g_test_add ("/document/hostile-times", Fixture, NULL, fixture_set_up, test_hostile_times, fixture_tear_down);
+  g_test_add ("/document/released-on-main-thread", Fixture, NULL, fixture_set_up, test_released_on_main_thread,
+              fixture_tear_down);
+  g_test_add ("/document/progress-text", Fixture, NULL, fixture_set_up, test_progress_text, fixture_tear_down);
   return g_test_run ();
 }
