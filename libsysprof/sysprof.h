@@ -23,6 +23,7 @@
 
 #include "sysprof-callgraph.h"
 #include "sysprof-counter-recorder.h"
+#include "sysprof-embedded-file.h"
 #include "sysprof-kallsyms.h"
 #include "sysprof-memory-analysis.h"
 #include "sysprof-perf-recorder.h"
