@@ -26,6 +26,12 @@ setup build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dcompat=enable
 ninja -C build-asan
 G_SLICE=always-malloc ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   meson test -C build-asan --print-errorlogs --suite capture --suite libsysprof --suite clients --suite fuzz --suite compat
+# The app's widgets on hostile captures and its charts, under ASan and UBSan
+# too (leaks off: GTK keeps caches for the life of the process).
+if [ -x build-asan/clients/app/tests/test-app-hostile ]; then
+  G_SLICE=always-malloc ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    meson test -C build-asan --print-errorlogs test-app-hostile test-chart
+fi
 
 echo "== libFuzzer build (clang), short runs"
 CC=clang setup build-fuzz -Dfuzzing=true -Dcompat=disabled -Dbenchmarks=false -Dapp=disabled \

@@ -3,12 +3,10 @@
 #include <string.h>
 
 #include "sysprof-chart.h"
+#include "sysprof-time-axis.h"
 
 #define DEFAULT_ROW_HEIGHT 32
 #define LABEL_PADDING      8
-/* A press that moves less than this many pixels is a click: it clears the
- * selection instead of selecting a sliver. */
-#define DRAG_THRESHOLD 3.0
 
 typedef struct
 {
@@ -32,12 +30,17 @@ typedef struct
   SysprofChartValueFormat format;
   GdkRGBA                 color;
   gboolean                has_color;
-  gboolean                fill;
-  double                  min;
-  double                  max;
+  /* Its place among the rows since the last heading: its palette color. */
+  guint    color_index;
+  gboolean fill;
+  double   min;
+  double   max;
   /* In time order.  LINE: SysprofDocumentCounterValue; TICKS: gint64;
-   * SPANS: Span, by begin. */
+   * SPANS: Span, by begin; HEADING: nothing. */
   GArray *data;
+  /* SPANS: the longest span, so that the first span reaching a time is
+   * found by bisection.  Unsigned: a span may cover every gint64. */
+  guint64 max_span;
 
   /* What the row draws for the visible range [cache_begin, cache_end] over
    * cache_width pixels, so that redraws (a drag, a selection) do not walk a
@@ -67,10 +70,7 @@ struct _SysprofChart
   guint          hscroll_policy : 1;
   guint          vscroll_policy : 1;
 
-  gboolean dragging;
-  gboolean drag_moved;
-  double   drag_start_x;
-  double   drag_x;
+  SysprofTimeDrag drag;
 };
 
 enum
@@ -125,30 +125,25 @@ scroll_offset (SysprofChart *self)
 static int
 content_height (SysprofChart *self)
 {
-  return (int) self->rows->len * self->row_height;
+  return (int) MIN ((gint64) self->rows->len * self->row_height, G_MAXINT / 2);
+}
+
+/* The visible range over the plot, in widget coordinates. */
+static void
+get_axis (SysprofChart *self, SysprofTimeAxis *axis)
+{
+  sysprof_time_axis_init_for_widget (axis, self->document, GTK_WIDGET (self));
 }
 
 gint64
 sysprof_chart_get_time_at_x (SysprofChart *self, double x)
 {
-  gint64 begin, end;
-  double fraction;
+  SysprofTimeAxis axis;
 
   g_return_val_if_fail (SYSPROF_IS_CHART (self), 0);
 
-  sysprof_document_get_visible_range (self->document, &begin, &end);
-  fraction = CLAMP ((x - SYSPROF_CHART_GUTTER) / plot_width (self), 0.0, 1.0);
-  return begin + (gint64) llround (fraction * (double) (end - begin));
-}
-
-/* Widget x of @time, unclamped. */
-static double
-x_of_time (SysprofChart *self, gint64 time)
-{
-  gint64 begin, end;
-
-  sysprof_document_get_visible_range (self->document, &begin, &end);
-  return SYSPROF_CHART_GUTTER + plot_width (self) * (double) (time - begin) / (double) MAX (end - begin, 1);
+  get_axis (self, &axis);
+  return sysprof_time_axis_time_at_x (&axis, x);
 }
 
 int
@@ -160,7 +155,7 @@ sysprof_chart_get_row_at_y (SysprofChart *self, double y)
   g_return_val_if_fail (SYSPROF_IS_CHART (self), -1);
 
   content_y = y + scroll_offset (self);
-  if (content_y < 0 || self->row_height <= 0)
+  if (!(content_y >= 0) || self->row_height <= 0 || content_y >= (double) self->rows->len * self->row_height)
     return -1;
   index = (gint64) (content_y / self->row_height);
   return index < self->rows->len ? (int) index : -1;
@@ -203,6 +198,27 @@ points_lower_bound (GArray *points, gint64 t)
       guint mid = lo + (hi - lo) / 2;
 
       if (g_array_index (points, SysprofDocumentCounterValue, mid).time_ns < t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+/* The first span that may reach @t or later. */
+static guint
+spans_lower_bound (Row *row, gint64 t)
+{
+  /* @t minus the longest span, or G_MININT64 when that is below it. */
+  gint64 from =
+      row->max_span >= (guint64) t - (guint64) G_MININT64 ? G_MININT64 : (gint64) ((guint64) t - row->max_span);
+  guint lo = 0, hi = row->data->len;
+
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if (g_array_index (row->data, Span, mid).begin < from)
         lo = mid + 1;
       else
         hi = mid;
@@ -272,11 +288,14 @@ flush_column (GArray *vertices, Column *bin)
   bin->count = 0;
 }
 
+/* @axis: the visible range over the plot, x 0 at the gutter's edge. */
 static void
-cache_line (Row *row, gint64 begin, gint64 end, int width)
+cache_line (Row *row, const SysprofTimeAxis *axis)
 {
   GArray *points = row->data;
-  double  scale = width / (double) MAX (end - begin, 1);
+  gint64  begin = axis->begin;
+  gint64  end = axis->end;
+  double  width = axis->width;
   guint   lo = points_lower_bound (points, begin);
   guint   hi = points_upper_bound (points, end);
   gint64  column = G_MININT64;
@@ -294,7 +313,7 @@ cache_line (Row *row, gint64 begin, gint64 end, int width)
   for (guint i = lo; i < hi; i++)
     {
       const SysprofDocumentCounterValue *p = &g_array_index (points, SysprofDocumentCounterValue, i);
-      double                             x = (double) (p->time_ns - begin) * scale;
+      double                             x = sysprof_time_axis_x_of_time (axis, p->time_ns);
       double                             value = p->value;
       gint64                             c;
 
@@ -303,7 +322,7 @@ cache_line (Row *row, gint64 begin, gint64 end, int width)
       if (x < -1 && i + 1 < hi)
         {
           const SysprofDocumentCounterValue *q = &g_array_index (points, SysprofDocumentCounterValue, i + 1);
-          double                             qx = (double) (q->time_ns - begin) * scale;
+          double                             qx = sysprof_time_axis_x_of_time (axis, q->time_ns);
 
           value = p->value + (q->value - p->value) * (-1 - x) / MAX (qx - x, 1e-9);
           x = -1;
@@ -311,12 +330,15 @@ cache_line (Row *row, gint64 begin, gint64 end, int width)
       else if (x > width + 1 && i > lo)
         {
           const SysprofDocumentCounterValue *o = &g_array_index (points, SysprofDocumentCounterValue, i - 1);
-          double                             ox = (double) (o->time_ns - begin) * scale;
+          double                             ox = sysprof_time_axis_x_of_time (axis, o->time_ns);
 
           value = o->value + (p->value - o->value) * (width + 1 - ox) / MAX (x - ox, 1e-9);
           x = width + 1;
         }
       else if (x < -1 || x > width + 1)
+        continue;
+      /* Counters may hold NaN: no point, the line joins its neighbours. */
+      if (isnan (value))
         continue;
 
       c = (gint64) floor (x);
@@ -340,47 +362,46 @@ cache_line (Row *row, gint64 begin, gint64 end, int width)
 }
 
 static void
-cache_ticks (Row *row, gint64 begin, gint64 end, int width)
+cache_ticks (Row *row, const SysprofTimeAxis *axis)
 {
   GArray *times = row->data;
-  double  scale = width / (double) MAX (end - begin, 1);
+  guint   width = (guint) axis->width;
   guint  *counts;
 
   g_array_set_size (row->cache, width);
   counts = (guint *) (gpointer) row->cache->data;
   memset (counts, 0, sizeof (guint) * width);
-  for (guint i = ticks_lower_bound (times, begin); i < times->len; i++)
+  for (guint i = ticks_lower_bound (times, axis->begin); i < times->len; i++)
     {
       gint64 t = g_array_index (times, gint64, i);
       gint64 c;
 
-      if (t > end)
+      if (t > axis->end)
         break;
-      c = CLAMP ((gint64) ((double) (t - begin) * scale), 0, width - 1);
+      c = CLAMP ((gint64) sysprof_time_axis_x_of_time (axis, t), 0, (gint64) width - 1);
       if (++counts[c] > row->cache_max)
         row->cache_max = counts[c];
     }
 }
 
 static void
-cache_spans (Row *row, gint64 begin, gint64 end, int width)
+cache_spans (Row *row, const SysprofTimeAxis *axis)
 {
-  double scale = width / (double) MAX (end - begin, 1);
+  double width = axis->width;
 
-  /* Spans are sorted by begin, not end, so a long one that started before
-   * the range can hide anywhere before it: walk them all (rows of spans are
-   * short: lifetimes, marks of one name). */
-  for (guint i = 0; i < row->data->len; i++)
+  /* Spans are sorted by begin, not end: a long one that started before the
+   * range may reach into it, but none longer than the longest. */
+  for (guint i = spans_lower_bound (row, axis->begin); i < row->data->len; i++)
     {
       const Span *span = &g_array_index (row->data, Span, i);
       float       x0, x1;
 
-      if (span->begin > end)
+      if (span->begin > axis->end)
         break;
-      if (span->end < begin)
+      if (span->end < axis->begin)
         continue;
-      x0 = (float) MAX ((double) (span->begin - begin) * scale, -1.0);
-      x1 = (float) MIN ((double) (span->end - begin) * scale, width + 1.0);
+      x0 = (float) MAX (sysprof_time_axis_x_of_time (axis, span->begin), -1.0);
+      x1 = (float) MIN (sysprof_time_axis_x_of_time (axis, span->end), width + 1.0);
       /* Short spans stay visible. */
       if (x1 - x0 < 1)
         x1 = x0 + 1;
@@ -399,6 +420,8 @@ cache_spans (Row *row, gint64 begin, gint64 end, int width)
 static void
 row_update_cache (Row *row, gint64 begin, gint64 end, int width)
 {
+  SysprofTimeAxis axis;
+
   if (row->cache_width == width && row->cache_begin == begin && row->cache_end == end)
     return;
 
@@ -407,11 +430,13 @@ row_update_cache (Row *row, gint64 begin, gint64 end, int width)
   row->cache_end = end;
   row->cache_max = 0;
   g_array_set_size (row->cache, 0);
+  sysprof_time_axis_init (&axis, begin, end, 0, width);
   switch (row->kind)
     {
-    case SYSPROF_CHART_ROW_LINE: cache_line (row, begin, end, width); break;
-    case SYSPROF_CHART_ROW_TICKS: cache_ticks (row, begin, end, width); break;
-    case SYSPROF_CHART_ROW_SPANS: cache_spans (row, begin, end, width); break;
+    case SYSPROF_CHART_ROW_LINE: cache_line (row, &axis); break;
+    case SYSPROF_CHART_ROW_TICKS: cache_ticks (row, &axis); break;
+    case SYSPROF_CHART_ROW_SPANS: cache_spans (row, &axis); break;
+    case SYSPROF_CHART_ROW_HEADING: break;
     default: g_assert_not_reached ();
     }
 }
@@ -427,13 +452,34 @@ row_color (SysprofChart *self, guint index, GdkRGBA *color)
   if (row->has_color)
     *color = row->color;
   else
-    gdk_rgba_parse (color, palette[index % G_N_ELEMENTS (palette)]);
+    gdk_rgba_parse (color, palette[row->color_index % G_N_ELEMENTS (palette)]);
+}
+
+/* Where @value is between the row's min and max, from 0 to 1: infinite
+ * values at the edges, and no overflow when the range is wider than the
+ * largest double. */
+static double
+normalize (const Row *row, double value)
+{
+  double range = row->max - row->min;
+  double fraction;
+
+  if (!(row->max > row->min))
+    fraction = value - row->min;
+  else if (value <= row->min)
+    fraction = 0;
+  else if (value >= row->max)
+    fraction = 1;
+  else if (isfinite (range))
+    fraction = (value - row->min) / range;
+  else
+    fraction = (value / 2 - row->min / 2) / (row->max / 2 - row->min / 2);
+  return isnan (fraction) ? 0 : CLAMP (fraction, 0.0, 1.0);
 }
 
 static void
 draw_line (Row *row, cairo_t *cr, double x, double y, double height, const GdkRGBA *color)
 {
-  double range = row->max > row->min ? row->max - row->min : 1;
   double top = y + 3;
   double h = height - 6;
   double bottom = top + h;
@@ -444,7 +490,7 @@ draw_line (Row *row, cairo_t *cr, double x, double y, double height, const GdkRG
   for (guint i = 0; i < row->cache->len; i++)
     {
       const Vertex *v = &g_array_index (row->cache, Vertex, i);
-      double        vy = bottom - CLAMP ((v->value - row->min) / range, 0.0, 1.0) * h;
+      double        vy = bottom - normalize (row, v->value) * h;
 
       if (i == 0)
         cairo_move_to (cr, x + v->x, vy);
@@ -515,30 +561,23 @@ row_cache_empty (Row *row)
   return row->kind == SYSPROF_CHART_ROW_TICKS ? row->cache_max == 0 : row->cache->len == 0;
 }
 
-/* A grid step of 1, 2 or 5 times a power of ten seconds, about every 100
- * pixels: the timeline ruler's, so that the grid continues its ticks. */
-static double
-grid_step (double seconds, double pixels)
-{
-  double raw = seconds * 100.0 / MAX (pixels, 1.0);
-  double power = pow (10.0, floor (log10 (MAX (raw, 1e-9))));
-
-  if (raw <= power)
-    return power;
-  if (raw <= 2 * power)
-    return 2 * power;
-  if (raw <= 5 * power)
-    return 5 * power;
-  return 10 * power;
-}
-
 static void
 draw_label (SysprofChart *self, GtkSnapshot *snapshot, Row *row, double y, const GdkRGBA *fg)
 {
   PangoLayout *layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), row->label);
   int          text_height = 0;
+  /* Headings span the whole row, in bold; the others fit the gutter. */
+  int width = row->kind == SYSPROF_CHART_ROW_HEADING ? gtk_widget_get_width (GTK_WIDGET (self)) : SYSPROF_CHART_GUTTER;
 
-  pango_layout_set_width (layout, (SYSPROF_CHART_GUTTER - 2 * LABEL_PADDING) * PANGO_SCALE);
+  if (row->kind == SYSPROF_CHART_ROW_HEADING)
+    {
+      PangoAttrList *attributes = pango_attr_list_new ();
+
+      pango_attr_list_insert (attributes, pango_attr_weight_new (PANGO_WEIGHT_BOLD));
+      pango_layout_set_attributes (layout, attributes);
+      pango_attr_list_unref (attributes);
+    }
+  pango_layout_set_width (layout, MAX (width - 2 * LABEL_PADDING, 1) * PANGO_SCALE);
   pango_layout_set_ellipsize (layout, PANGO_ELLIPSIZE_MIDDLE);
   pango_layout_set_single_paragraph_mode (layout, TRUE);
   pango_layout_get_pixel_size (layout, NULL, &text_height);
@@ -553,15 +592,20 @@ draw_label (SysprofChart *self, GtkSnapshot *snapshot, Row *row, double y, const
 static void
 sysprof_chart_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
 {
-  SysprofChart *self = SYSPROF_CHART (widget);
-  int           width = gtk_widget_get_width (widget);
-  int           height = gtk_widget_get_height (widget);
-  int           pw = (int) plot_width (self);
-  double        offset = scroll_offset (self);
-  guint         first, last;
-  gint64        begin, end, sel_begin, sel_end;
-  GdkRGBA       fg, faint, stripe, shade, edge;
-  double        step;
+  SysprofChart      *self = SYSPROF_CHART (widget);
+  int                width = gtk_widget_get_width (widget);
+  int                height = gtk_widget_get_height (widget);
+  int                pw = (int) plot_width (self);
+  double             offset = scroll_offset (self);
+  guint              first, last;
+  gint64             begin, end, sel_begin, sel_end;
+  GdkRGBA            fg, faint, stripe, shade, edge;
+  SysprofTimeAxis    axis;
+  gint64             step;
+  guint              max_ticks = SYSPROF_TIME_AXIS_MAX_TICKS (pw);
+  g_autofree gint64 *ticks = NULL;
+  guint              n_ticks;
+  double             x1, x2;
 
   if (width <= SYSPROF_CHART_GUTTER || self->row_height <= 0)
     return;
@@ -579,12 +623,15 @@ sysprof_chart_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
   edge.alpha = 0.7f;
 
   sysprof_document_get_visible_range (self->document, &begin, &end);
+  get_axis (self, &axis);
 
   /* Grid lines continuing the ruler's ticks. */
-  step = grid_step ((double) (end - begin) / 1e9, pw);
-  for (double t = ceil (begin / 1e9 / step) * step; t <= end / 1e9 + 1e-12; t += step)
+  step = sysprof_time_axis_tick_step (&axis, 100);
+  ticks = g_new (gint64, max_ticks);
+  n_ticks = sysprof_time_axis_ticks (&axis, step, ticks, max_ticks);
+  for (guint i = 0; i < n_ticks; i++)
     {
-      double x = x_of_time (self, (gint64) llround (t * 1e9));
+      double x = sysprof_time_axis_x_of_time (&axis, ticks[i]);
 
       gtk_snapshot_append_color (snapshot, &stripe, &GRAPHENE_RECT_INIT ((float) floor (x), 0, 1, (float) height));
     }
@@ -599,7 +646,7 @@ sysprof_chart_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
       double  y = (double) i * self->row_height - offset;
       GdkRGBA color;
 
-      if (i % 2 == 1)
+      if (row->color_index % 2 == 1)
         gtk_snapshot_append_color (snapshot, &stripe,
                                    &GRAPHENE_RECT_INIT (0, (float) y, (float) width, (float) self->row_height));
       gtk_snapshot_append_color (snapshot, &faint,
@@ -619,6 +666,7 @@ sysprof_chart_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
           case SYSPROF_CHART_ROW_LINE: draw_line (row, cr, SYSPROF_CHART_GUTTER, y, self->row_height, &color); break;
           case SYSPROF_CHART_ROW_TICKS: draw_ticks (row, cr, SYSPROF_CHART_GUTTER, y, self->row_height, &color); break;
           case SYSPROF_CHART_ROW_SPANS: draw_spans (row, cr, SYSPROF_CHART_GUTTER, y, self->row_height, &color); break;
+          case SYSPROF_CHART_ROW_HEADING:
           default: g_assert_not_reached ();
           }
         cairo_destroy (cr);
@@ -627,21 +675,14 @@ sysprof_chart_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
 
   /* The selection, or the range being dragged. */
   sysprof_document_get_selection (self->document, &sel_begin, &sel_end);
-  if (self->dragging && self->drag_moved)
+  if (sysprof_time_drag_get_range (&self->drag, &x1, &x2))
+    gtk_snapshot_append_color (snapshot, &shade,
+                               &GRAPHENE_RECT_INIT ((float) x1, 0, (float) (x2 - x1), (float) height));
+  else if (sysprof_document_has_selection (self->document) &&
+           sysprof_time_axis_range_x (&axis, sel_begin, sel_end, &x1, &x2))
     {
-      double x1 = MIN (self->drag_start_x, self->drag_x);
-      double x2 = MAX (self->drag_start_x, self->drag_x);
-
       gtk_snapshot_append_color (snapshot, &shade,
                                  &GRAPHENE_RECT_INIT ((float) x1, 0, (float) (x2 - x1), (float) height));
-    }
-  else if (sysprof_document_has_selection (self->document) && sel_end >= begin && sel_begin <= end)
-    {
-      double x1 = CLAMP (x_of_time (self, MAX (sel_begin, begin)), SYSPROF_CHART_GUTTER, width);
-      double x2 = CLAMP (x_of_time (self, MIN (sel_end, end)), SYSPROF_CHART_GUTTER, width);
-
-      gtk_snapshot_append_color (snapshot, &shade,
-                                 &GRAPHENE_RECT_INIT ((float) x1, 0, (float) MAX (x2 - x1, 1), (float) height));
       if (sel_begin >= begin)
         gtk_snapshot_append_color (snapshot, &edge, &GRAPHENE_RECT_INIT ((float) x1, 0, 1, (float) height));
       if (sel_end <= end)
@@ -670,23 +711,38 @@ format_time (gint64 ns)
   return g_strdup_printf ("%.3f s", ns / 1e9);
 }
 
+/* A size in bytes of |@value|, saturated: casting a double beyond the
+ * range of a guint64 is undefined. */
+static guint64
+bytes_of (double value)
+{
+  double magnitude = fabs (value);
+
+  /* The largest double below 2^64. */
+  return magnitude < 18446744073709549568.0 ? (guint64) magnitude : G_MAXUINT64;
+}
+
 static char *
 format_value (Row *row, double value)
 {
   const char *unit = row->unit != NULL ? row->unit : "";
   const char *space = row->unit != NULL ? " " : "";
 
+  if (isnan (value))
+    return g_strdup ("not a number");
+  if (isinf (value))
+    return g_strdup (value > 0 ? "∞" : "−∞");
   switch (row->format)
     {
     case SYSPROF_CHART_VALUE_PERCENT: return g_strdup_printf ("%.1f %%", value);
     case SYSPROF_CHART_VALUE_BYTES:
       if (value < 0)
         {
-          g_autofree char *size = g_format_size ((guint64) -value);
+          g_autofree char *size = g_format_size (bytes_of (value));
 
           return g_strdup_printf ("−%s", size);
         }
-      return g_format_size ((guint64) value);
+      return g_format_size (bytes_of (value));
     case SYSPROF_CHART_VALUE_NUMBER:
     default:
       if (value == floor (value) && fabs (value) < 1e15)
@@ -715,12 +771,12 @@ describe_line (Row *row, gint64 t)
 static char *
 describe_ticks (SysprofChart *self, Row *row, double x)
 {
-  double           column = floor (x - SYSPROF_CHART_GUTTER) + SYSPROF_CHART_GUTTER;
-  gint64           t0 = sysprof_chart_get_time_at_x (self, column);
-  gint64           t1 = sysprof_chart_get_time_at_x (self, column + 1);
-  guint            n = ticks_lower_bound (row->data, t1 + (t1 == t0)) - ticks_lower_bound (row->data, t0);
+  double column = floor (x - SYSPROF_CHART_GUTTER) + SYSPROF_CHART_GUTTER;
+  gint64 t0 = sysprof_chart_get_time_at_x (self, column);
+  gint64 t1 = sysprof_chart_get_time_at_x (self, column + 1);
+  guint  n = ticks_lower_bound (row->data, sysprof_time_add (t1, t1 == t0)) - ticks_lower_bound (row->data, t0);
   g_autofree char *when = format_time (t0);
-  g_autofree char *width = format_time (MAX (t1 - t0, 1));
+  g_autofree char *width = format_time (MAX (sysprof_time_sub (t1, t0), 1));
 
   return g_strdup_printf ("%s: %u %s in %s", when, n, row->unit != NULL ? row->unit : "events", width);
 }
@@ -737,7 +793,7 @@ describe_spans (SysprofChart *self, Row *row, double x)
   g_autofree char *end = NULL;
   g_autofree char *duration = NULL;
 
-  for (guint i = 0; i < row->data->len; i++)
+  for (guint i = spans_lower_bound (row, t0); i < row->data->len; i++)
     {
       const Span *span = &g_array_index (row->data, Span, i);
 
@@ -757,7 +813,7 @@ describe_spans (SysprofChart *self, Row *row, double x)
     }
   begin = format_time (found->begin);
   end = format_time (found->end);
-  duration = format_time (found->end - found->begin);
+  duration = format_time (sysprof_time_sub (found->end, found->begin));
   if (n > 1)
     return g_strdup_printf ("%s to %s (%s), and %u more here", begin, end, duration, n - 1);
   return g_strdup_printf ("%s to %s (%s)", begin, end, duration);
@@ -783,6 +839,7 @@ sysprof_chart_describe_point (SysprofChart *self, double x, double y)
       case SYSPROF_CHART_ROW_LINE: value = describe_line (row, sysprof_chart_get_time_at_x (self, x)); break;
       case SYSPROF_CHART_ROW_TICKS: value = describe_ticks (self, row, x); break;
       case SYSPROF_CHART_ROW_SPANS: value = describe_spans (self, row, x); break;
+      case SYSPROF_CHART_ROW_HEADING: break;
       default: g_assert_not_reached ();
       }
   text = g_string_new (row->label);
@@ -821,10 +878,7 @@ drag_begin_cb (GtkGestureDrag *gesture, double x, double y, SysprofChart *self)
       gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_DENIED);
       return;
     }
-  self->dragging = TRUE;
-  self->drag_moved = FALSE;
-  self->drag_start_x = x;
-  self->drag_x = x;
+  sysprof_time_drag_begin (&self->drag, x, SYSPROF_CHART_GUTTER);
 }
 
 static void
@@ -832,11 +886,9 @@ drag_update_cb (GtkGestureDrag *gesture, double dx, double dy, SysprofChart *sel
 {
   (void) gesture;
   (void) dy;
-  if (!self->dragging)
+  if (!self->drag.active)
     return;
-  self->drag_x = CLAMP (self->drag_start_x + dx, SYSPROF_CHART_GUTTER, gtk_widget_get_width (GTK_WIDGET (self)));
-  if (fabs (dx) >= DRAG_THRESHOLD)
-    self->drag_moved = TRUE;
+  sysprof_time_drag_update (&self->drag, dx, SYSPROF_CHART_GUTTER, gtk_widget_get_width (GTK_WIDGET (self)));
   /* Only the chart redraws while dragging; the document (and every view's
    * analysis) hears of the range when the button is released. */
   gtk_widget_queue_draw (GTK_WIDGET (self));
@@ -845,20 +897,16 @@ drag_update_cb (GtkGestureDrag *gesture, double dx, double dy, SysprofChart *sel
 static void
 drag_end_cb (GtkGestureDrag *gesture, double dx, double dy, SysprofChart *self)
 {
-  gint64 t1, t2;
+  SysprofTimeAxis axis;
 
   (void) gesture;
-  (void) dx;
   (void) dy;
-  if (!self->dragging)
+  if (!self->drag.active)
     return;
-  self->dragging = FALSE;
-  t1 = sysprof_chart_get_time_at_x (self, MIN (self->drag_start_x, self->drag_x));
-  t2 = sysprof_chart_get_time_at_x (self, MAX (self->drag_start_x, self->drag_x));
-  if (!self->drag_moved || t2 <= t1)
+  get_axis (self, &axis);
+  /* A click clears the selection. */
+  if (!sysprof_time_drag_end (&self->drag, dx, &axis, self->document))
     sysprof_document_set_selection (self->document, G_MININT64, G_MAXINT64);
-  else
-    sysprof_document_set_selection (self->document, t1, t2);
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
@@ -867,7 +915,7 @@ drag_cancel_cb (GtkGesture *gesture, GdkEventSequence *sequence, SysprofChart *s
 {
   (void) gesture;
   (void) sequence;
-  self->dragging = FALSE;
+  sysprof_time_drag_cancel (&self->drag);
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
@@ -1111,8 +1159,13 @@ static guint
 add_row (SysprofChart *self, SysprofChartRowKind kind, const char *label, GArray *data)
 {
   Row *row = g_new0 (Row, 1);
+  Row *previous = self->rows->len > 0 ? g_ptr_array_index (self->rows, self->rows->len - 1) : NULL;
 
   row->kind = kind;
+  /* Colors start again after a heading, so that a group of rows looks the
+   * same wherever it is. */
+  if (kind != SYSPROF_CHART_ROW_HEADING && previous != NULL && previous->kind != SYSPROF_CHART_ROW_HEADING)
+    row->color_index = previous->color_index + 1;
   row->label = g_strdup (label != NULL ? label : "");
   row->data = data;
   row->cache = g_array_new (FALSE, FALSE,
@@ -1180,6 +1233,21 @@ sysprof_chart_add_line (SysprofChart                      *self,
         g_array_sort (data, compare_points);
         break;
       }
+  /* Counters may hold NaN and infinities, and so their bounds: the range
+   * of the finite values then. */
+  if (!isfinite (min) || !isfinite (max))
+    {
+      double low = INFINITY, high = -INFINITY;
+
+      for (guint i = 0; i < n_points; i++)
+        if (isfinite (points[i].value))
+          {
+            low = MIN (low, points[i].value);
+            high = MAX (high, points[i].value);
+          }
+      min = isfinite (min) ? min : isfinite (low) ? low : 0;
+      max = isfinite (max) ? max : isfinite (high) ? high : 1;
+    }
   index = add_row (self, SYSPROF_CHART_ROW_LINE, label, data);
   row = g_ptr_array_index (self->rows, index);
   row->min = min;
@@ -1212,6 +1280,8 @@ sysprof_chart_add_spans (
     SysprofChart *self, const char *label, const gint64 *begins_ns, const gint64 *ends_ns, guint n_spans)
 {
   GArray *data;
+  guint64 max_span = 0;
+  guint   index;
 
   g_return_val_if_fail (SYSPROF_IS_CHART (self), 0);
   g_return_val_if_fail ((begins_ns != NULL && ends_ns != NULL) || n_spans == 0, 0);
@@ -1222,9 +1292,20 @@ sysprof_chart_add_spans (
       Span span = { MIN (begins_ns[i], ends_ns[i]), MAX (begins_ns[i], ends_ns[i]) };
 
       g_array_append_val (data, span);
+      max_span = MAX (max_span, (guint64) span.end - (guint64) span.begin);
     }
   g_array_sort (data, compare_spans);
-  return add_row (self, SYSPROF_CHART_ROW_SPANS, label, data);
+  index = add_row (self, SYSPROF_CHART_ROW_SPANS, label, data);
+  get_row (self, index)->max_span = max_span;
+  return index;
+}
+
+guint
+sysprof_chart_add_heading (SysprofChart *self, const char *label)
+{
+  g_return_val_if_fail (SYSPROF_IS_CHART (self), 0);
+
+  return add_row (self, SYSPROF_CHART_ROW_HEADING, label, g_array_new (FALSE, FALSE, 1));
 }
 
 void

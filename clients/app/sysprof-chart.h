@@ -36,6 +36,8 @@ typedef enum
   SYSPROF_CHART_ROW_TICKS,
   /* Spans [begin, end]: process lifetimes, marks. */
   SYSPROF_CHART_ROW_SPANS,
+  /* No data: the title of the rows below it, across the row. */
+  SYSPROF_CHART_ROW_HEADING,
 } SysprofChartRowKind;
 
 /* How a line's values read in tooltips. */
@@ -61,6 +63,10 @@ guint sysprof_chart_add_line (SysprofChart                      *self,
 guint sysprof_chart_add_ticks (SysprofChart *self, const char *label, const gint64 *times_ns, guint n_times);
 guint sysprof_chart_add_spans (
     SysprofChart *self, const char *label, const gint64 *begins_ns, const gint64 *ends_ns, guint n_spans);
+/* A row that titles the rows after it (their category); colors start
+ * again after it.  Many groups of rows are one scrolled chart this way,
+ * which draws only the rows in view. */
+guint sysprof_chart_add_heading (SysprofChart *self, const char *label);
 /* A tooltip-friendly description of the row's values ("12.5 MiB peak"). */
 void  sysprof_chart_set_row_description (SysprofChart *self, guint row, const char *description);
 guint sysprof_chart_get_n_rows (SysprofChart *self);

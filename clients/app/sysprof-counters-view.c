@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* The counters of a capture (CPU usage and frequency, memory, disk,
- * network...): one chart per category, one line per counter. */
+ * network...): one line per counter, under a heading per category, in one
+ * scrolled chart that draws only the rows in view (captures may hold tens
+ * of thousands of counters). */
 #include <math.h>
 #include <string.h>
 
@@ -44,10 +46,18 @@ counter_format (const SysprofDocumentCounter *counter)
 static char *
 format_value (SysprofChartValueFormat format, double value)
 {
+  /* Counters are doubles from the file: NaN, infinities and values past
+   * a guint64 (whose cast would be undefined) happen. */
+  if (isnan (value))
+    return g_strdup ("not a number");
+  if (isinf (value))
+    return g_strdup (value > 0 ? "∞" : "−∞");
   switch (format)
     {
     case SYSPROF_CHART_VALUE_PERCENT: return g_strdup_printf ("%.1f %%", value);
-    case SYSPROF_CHART_VALUE_BYTES: return g_format_size ((guint64) MAX (value, 0));
+    case SYSPROF_CHART_VALUE_BYTES:
+      /* 18446744073709549568: the largest double below 2^64. */
+      return g_format_size (value <= 0 ? 0 : value < 18446744073709549568.0 ? (guint64) value : G_MAXUINT64);
     case SYSPROF_CHART_VALUE_NUMBER:
     default:
       if (value == floor (value) && fabs (value) < 1e15)
@@ -98,16 +108,10 @@ describe_counter (const SysprofDocumentCounter *counter, SysprofChartValueFormat
   return g_string_free (text, FALSE);
 }
 
-static GtkWidget *
-category_chart (SysprofDocument *document, const char *category)
+/* The rows of @counters (of one category, in definition order). */
+static void
+add_counters (SysprofChart *chart, GPtrArray *counters)
 {
-  GPtrArray       *counters = sysprof_document_get_counters (document);
-  GtkWidget       *chart = sysprof_chart_new (document);
-  g_autofree char *label = g_strdup_printf ("%s counters", category);
-
-  sysprof_chart_set_row_height (SYSPROF_CHART (chart), COUNTER_ROW_HEIGHT);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (chart), GTK_ACCESSIBLE_PROPERTY_LABEL, label, -1);
-
   for (guint i = 0; i < counters->len; i++)
     {
       const SysprofDocumentCounter *counter = g_ptr_array_index (counters, i);
@@ -116,8 +120,6 @@ category_chart (SysprofDocument *document, const char *category)
       double                        min, max;
       guint                         row;
 
-      if (strcmp (counter->category, category) != 0 || counter->values->len == 0)
-        continue;
       format = counter_format (counter);
       min = counter->min;
       max = counter->max;
@@ -133,48 +135,58 @@ category_chart (SysprofDocument *document, const char *category)
           min -= 1;
           max += 1;
         }
-      row = sysprof_chart_add_line (SYSPROF_CHART (chart), counter->name,
+      row = sysprof_chart_add_line (chart, counter->name,
                                     (const SysprofDocumentCounterValue *) (gpointer) counter->values->data,
                                     counter->values->len, min, max, TRUE);
       description = describe_counter (counter, format);
-      sysprof_chart_set_row_description (SYSPROF_CHART (chart), row, description);
-      sysprof_chart_set_row_value_format (SYSPROF_CHART (chart), row, format);
+      sysprof_chart_set_row_description (chart, row, description);
+      sysprof_chart_set_row_value_format (chart, row, format);
     }
-  return chart;
 }
 
 static void
 sysprof_counters_view_load (SysprofView *view, SysprofDocument *document)
 {
   const char *const *categories = sysprof_document_get_counter_categories (document);
+  GPtrArray         *counters = sysprof_document_get_counters (document);
   GtkWidget         *scroller = gtk_scrolled_window_new ();
-  GtkWidget         *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  GtkWidget         *chart = sysprof_chart_new (document);
+  /* Category -> its counters with values, in definition order: one pass
+   * over the counters, whatever the number of categories. */
+  g_autoptr (GHashTable) by_category =
+      g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) g_ptr_array_unref);
+
+  for (guint i = 0; i < counters->len; i++)
+    {
+      const SysprofDocumentCounter *counter = g_ptr_array_index (counters, i);
+      GPtrArray                    *members;
+
+      if (counter->values->len == 0)
+        continue;
+      if ((members = g_hash_table_lookup (by_category, counter->category)) == NULL)
+        {
+          members = g_ptr_array_new ();
+          g_hash_table_insert (by_category, counter->category, members);
+        }
+      g_ptr_array_add (members, (gpointer) counter);
+    }
 
   /* Counters are sampled a few times a second: even hours of them are a
    * few thousand points per counter, charted here without a worker. */
+  sysprof_chart_set_row_height (SYSPROF_CHART (chart), COUNTER_ROW_HEIGHT);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (chart), GTK_ACCESSIBLE_PROPERTY_LABEL, "Counters", -1);
   for (guint i = 0; categories != NULL && categories[i] != NULL; i++)
     {
-      GtkWidget *chart = category_chart (document, categories[i]);
-      GtkWidget *title;
+      GPtrArray *members = g_hash_table_lookup (by_category, categories[i]);
 
-      if (sysprof_chart_get_n_rows (SYSPROF_CHART (chart)) == 0)
-        {
-          g_object_ref_sink (chart);
-          g_object_unref (chart);
-          continue;
-        }
-      title = gtk_label_new (categories[i]);
-      gtk_widget_add_css_class (title, "heading");
-      gtk_label_set_xalign (GTK_LABEL (title), 0);
-      gtk_widget_set_margin_start (title, 8);
-      gtk_widget_set_margin_top (title, 12);
-      gtk_widget_set_margin_bottom (title, 4);
-      gtk_box_append (GTK_BOX (box), title);
-      gtk_box_append (GTK_BOX (box), chart);
+      if (members == NULL)
+        continue;
+      sysprof_chart_add_heading (SYSPROF_CHART (chart), categories[i]);
+      add_counters (SYSPROF_CHART (chart), members);
     }
 
   gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), box);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), chart);
   sysprof_view_set_child (view, scroller);
 }
 

@@ -5,6 +5,7 @@
  *
  * Everything here comes from the document's scan, so the page is built at
  * once on the main thread.  Values are selectable and have a copy button. */
+#include "sysprof-time-axis.h"
 #include "sysprof-view.h"
 
 #define SYSPROF_TYPE_DETAILS_VIEW (sysprof_details_view_get_type ())
@@ -26,6 +27,11 @@ G_DEFINE_FINAL_TYPE (SysprofDetailsView, sysprof_details_view, SYSPROF_TYPE_VIEW
 /* Metadata longer than this, or of several lines, folds into an expander
  * row instead of a one-line value. */
 #define SHORT_TEXT 60
+
+/* A row is a few widgets: a capture of ten thousand metadata frames would
+ * take a minute to show as rows.  The first ones are rows, all of them are
+ * in a table that only makes the rows in view. */
+#define MAX_ROWS 20
 
 static const char *const frame_type_names[SYSPROF_CAPTURE_FRAME_LAST] = {
   [SYSPROF_CAPTURE_FRAME_TIMESTAMP] = "Timestamps",
@@ -52,6 +58,130 @@ sysprof_details_view_has_data (SysprofDocument *document)
 {
   (void) document;
   return TRUE;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Every metadata entry, as a list model that makes its items on demand */
+
+#define SYSPROF_TYPE_METADATA_ITEM (sysprof_metadata_item_get_type ())
+G_DECLARE_FINAL_TYPE (SysprofMetadataItem, sysprof_metadata_item, SYSPROF, METADATA_ITEM, GObject)
+
+struct _SysprofMetadataItem
+{
+  GObject parent_instance;
+
+  /* Keeps @metadata alive: the document's metadata never changes after
+   * loading. */
+  SysprofDocument               *document;
+  const SysprofDocumentMetadata *metadata;
+};
+
+G_DEFINE_FINAL_TYPE (SysprofMetadataItem, sysprof_metadata_item, G_TYPE_OBJECT)
+
+static void
+sysprof_metadata_item_finalize (GObject *object)
+{
+  g_clear_object (&SYSPROF_METADATA_ITEM (object)->document);
+
+  G_OBJECT_CLASS (sysprof_metadata_item_parent_class)->finalize (object);
+}
+
+static void
+sysprof_metadata_item_class_init (SysprofMetadataItemClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = sysprof_metadata_item_finalize;
+}
+
+static void
+sysprof_metadata_item_init (SysprofMetadataItem *self)
+{
+  (void) self;
+}
+
+#define SYSPROF_TYPE_METADATA_LIST (sysprof_metadata_list_get_type ())
+G_DECLARE_FINAL_TYPE (SysprofMetadataList, sysprof_metadata_list, SYSPROF, METADATA_LIST, GObject)
+
+struct _SysprofMetadataList
+{
+  GObject parent_instance;
+
+  SysprofDocument *document;
+  GArray          *indices; /* guint, in the document's metadata */
+};
+
+static GType
+sysprof_metadata_list_get_item_type (GListModel *model)
+{
+  (void) model;
+  return SYSPROF_TYPE_METADATA_ITEM;
+}
+
+static guint
+sysprof_metadata_list_get_n_items (GListModel *model)
+{
+  return SYSPROF_METADATA_LIST (model)->indices->len;
+}
+
+static gpointer
+sysprof_metadata_list_get_item (GListModel *model, guint position)
+{
+  SysprofMetadataList *self = SYSPROF_METADATA_LIST (model);
+  SysprofMetadataItem *item;
+
+  if (position >= self->indices->len)
+    return NULL;
+  item = g_object_new (SYSPROF_TYPE_METADATA_ITEM, NULL);
+  item->document = g_object_ref (self->document);
+  item->metadata = &g_array_index (sysprof_document_get_metadata (self->document), SysprofDocumentMetadata,
+                                   g_array_index (self->indices, guint, position));
+  return item;
+}
+
+static void
+sysprof_metadata_list_model_init (GListModelInterface *iface)
+{
+  iface->get_item_type = sysprof_metadata_list_get_item_type;
+  iface->get_n_items = sysprof_metadata_list_get_n_items;
+  iface->get_item = sysprof_metadata_list_get_item;
+}
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (SysprofMetadataList,
+                               sysprof_metadata_list,
+                               G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (G_TYPE_LIST_MODEL, sysprof_metadata_list_model_init))
+
+static void
+sysprof_metadata_list_finalize (GObject *object)
+{
+  SysprofMetadataList *self = SYSPROF_METADATA_LIST (object);
+
+  g_clear_object (&self->document);
+  g_clear_pointer (&self->indices, g_array_unref);
+
+  G_OBJECT_CLASS (sysprof_metadata_list_parent_class)->finalize (object);
+}
+
+static void
+sysprof_metadata_list_class_init (SysprofMetadataListClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = sysprof_metadata_list_finalize;
+}
+
+static void
+sysprof_metadata_list_init (SysprofMetadataList *self)
+{
+  (void) self;
+}
+
+/* Takes @indices. */
+static GListModel *
+sysprof_metadata_list_new (SysprofDocument *document, GArray *indices)
+{
+  SysprofMetadataList *self = g_object_new (SYSPROF_TYPE_METADATA_LIST, NULL);
+
+  self->document = g_object_ref (document);
+  self->indices = indices;
+  return G_LIST_MODEL (self);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -273,6 +403,7 @@ add_problems (AdwPreferencesPage *page, SysprofDocument *document)
   GArray              *metadata = sysprof_document_get_metadata (document);
   guint64              lost = sysprof_document_get_n_lost_events (document);
   AdwPreferencesGroup *group;
+  guint                n_problems = 0;
 
   if (!has_problems (metadata, lost))
     return;
@@ -281,12 +412,21 @@ add_problems (AdwPreferencesPage *page, SysprofDocument *document)
     {
       const SysprofDocumentMetadata *m = &g_array_index (metadata, SysprofDocumentMetadata, i);
 
+      if (g_str_has_prefix (m->id, APP_METADATA_PREFIX) && ++n_problems > MAX_ROWS)
+        continue;
       if (strcmp (m->id, DAMAGE_METADATA_ID) == 0)
         add_problem_row (group, "The capture is damaged; the views show what comes before the damage", m->text);
       else if (strcmp (m->id, SYMBOLS_METADATA_ID) == 0)
         add_problem_row (group, "Symbols could not be loaded; functions show as addresses", m->text);
       else if (g_str_has_prefix (m->id, APP_METADATA_PREFIX))
         add_problem_row (group, m->id, m->text);
+    }
+  if (n_problems > MAX_ROWS)
+    {
+      g_autofree char *count = format_count (n_problems - MAX_ROWS);
+      g_autofree char *title = g_strdup_printf ("… and %s more problems", count);
+
+      add_row (group, title, NULL, "");
     }
   if (lost > 0)
     {
@@ -308,10 +448,12 @@ add_capture (AdwPreferencesPage *page, SysprofDocument *document)
   g_autofree char     *time = format_capture_time (sysprof_document_get_capture_time (document));
   g_autofree char     *duration = format_duration (sysprof_document_get_duration (document));
   gint64               start = sysprof_document_get_start_time (document);
-  gint64               end = start + sysprof_document_get_duration (document);
-  g_autofree char     *start_text = g_strdup_printf ("%.9f s", start / 1e9);
-  g_autofree char     *end_text = g_strdup_printf ("%.9f s", end / 1e9);
-  GtkWidget           *row;
+  /* The header's start time is whatever the file says: the end may be past
+   * the largest time. */
+  gint64           end = sysprof_time_add (start, sysprof_document_get_duration (document));
+  g_autofree char *start_text = sysprof_time_axis_format_tick (start, 1);
+  g_autofree char *end_text = sysprof_time_axis_format_tick (end, 1);
+  GtkWidget       *row;
 
   if (path == NULL)
     path = g_file_get_uri (file);
@@ -383,11 +525,69 @@ add_frames (AdwPreferencesPage *page, SysprofDocument *document)
 }
 
 static void
+metadata_cell_setup (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpointer user_data)
+{
+  GtkWidget *label = gtk_label_new (NULL);
+
+  (void) factory;
+  (void) user_data;
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_single_line_mode (GTK_LABEL (label), TRUE);
+  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+  gtk_list_item_set_child (list_item, label);
+}
+
+static void
+metadata_cell_bind (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpointer user_data)
+{
+  SysprofMetadataItem *item = gtk_list_item_get_item (list_item);
+  GtkWidget           *label = gtk_list_item_get_child (list_item);
+  const char          *text = GPOINTER_TO_INT (user_data) == 0 ? item->metadata->id : item->metadata->text;
+
+  (void) factory;
+  gtk_label_set_text (GTK_LABEL (label), text);
+  gtk_widget_set_tooltip_text (label, text);
+}
+
+/* A table of every entry of @model, in a scrolled window of its own: it
+ * makes the rows in view only, however many entries there are. */
+static GtkWidget *
+metadata_table (GListModel *model)
+{
+  static const char *const titles[] = { "Key", "Value" };
+  GtkNoSelection          *selection = gtk_no_selection_new (g_object_ref (model));
+  GtkWidget               *view = gtk_column_view_new (GTK_SELECTION_MODEL (selection));
+  GtkWidget               *scrolled = gtk_scrolled_window_new ();
+
+  for (guint i = 0; i < G_N_ELEMENTS (titles); i++)
+    {
+      GtkListItemFactory  *factory = gtk_signal_list_item_factory_new ();
+      GtkColumnViewColumn *column;
+
+      g_signal_connect (factory, "setup", G_CALLBACK (metadata_cell_setup), NULL);
+      g_signal_connect (factory, "bind", G_CALLBACK (metadata_cell_bind), GINT_TO_POINTER (i));
+      column = gtk_column_view_column_new (titles[i], factory);
+      gtk_column_view_column_set_resizable (column, TRUE);
+      gtk_column_view_column_set_expand (column, i == 1);
+      if (i == 0)
+        gtk_column_view_column_set_fixed_width (column, 200);
+      gtk_column_view_append_column (GTK_COLUMN_VIEW (view), column);
+      g_object_unref (column);
+    }
+  gtk_accessible_update_property (GTK_ACCESSIBLE (view), GTK_ACCESSIBLE_PROPERTY_LABEL, "All metadata", -1);
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scrolled), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_min_content_height (GTK_SCROLLED_WINDOW (scrolled), 320);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), view);
+  return scrolled;
+}
+
+static void
 add_metadata (AdwPreferencesPage *page, SysprofDocument *document)
 {
   GArray              *metadata = sysprof_document_get_metadata (document);
   AdwPreferencesGroup *group = new_group (page, "Metadata", "What the recorder wrote about the recording");
-  guint                n_shown = 0;
+  g_autoptr (GArray) listed = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr (GListModel) model = NULL;
 
   for (guint i = 0; i < metadata->len; i++)
     {
@@ -396,14 +596,30 @@ add_metadata (AdwPreferencesPage *page, SysprofDocument *document)
       /* The app's own entries are problems, shown above. */
       if (g_str_has_prefix (m->id, APP_METADATA_PREFIX))
         continue;
+      g_array_append_val (listed, i);
+      if (listed->len > MAX_ROWS)
+        continue;
       if (strchr (m->text, '\n') != NULL || g_utf8_strlen (m->text, -1) > SHORT_TEXT)
         add_text_row (group, m->id, m->text);
       else
         add_row (group, m->id, m->text, NULL);
-      n_shown++;
     }
-  if (n_shown == 0)
+  if (listed->len == 0)
     add_row (group, "None", NULL, "the capture holds no metadata");
+  if (listed->len > MAX_ROWS)
+    {
+      GtkWidget       *row = adw_expander_row_new ();
+      g_autofree char *more = format_count (listed->len - MAX_ROWS);
+      g_autofree char *all = format_count (listed->len);
+      g_autofree char *title = g_strdup_printf ("… and %s more", more);
+      g_autofree char *subtitle = g_strdup_printf ("All %s entries", all);
+
+      model = sysprof_metadata_list_new (document, g_steal_pointer (&listed));
+      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
+      adw_expander_row_set_subtitle (ADW_EXPANDER_ROW (row), subtitle);
+      adw_expander_row_add_row (ADW_EXPANDER_ROW (row), metadata_table (model));
+      adw_preferences_group_add (group, row);
+    }
 }
 
 static void

@@ -17,6 +17,7 @@
 #include <math.h>
 
 #include "sysprof-chart.h"
+#include "sysprof-time-axis.h"
 #include "sysprof-view.h"
 
 #ifndef SYSPROF_CHART_GUTTER
@@ -93,10 +94,11 @@ struct _SysprofMarksStat
 {
   GObject parent_instance;
 
-  char  *group;
-  char  *name;
-  guint  count;
-  gint64 total_ns;
+  char *group;
+  char *name;
+  guint count;
+  /* A double: the sum of many long marks does not fit in a gint64. */
+  double total_ns;
   gint64 min_ns;
   gint64 max_ns;
   double mean_ns;
@@ -525,6 +527,9 @@ build_rows (GArray *marks)
 #define SYSPROF_TYPE_MARKS_WATERFALL (sysprof_marks_waterfall_get_type ())
 G_DECLARE_FINAL_TYPE (SysprofMarksWaterfall, sysprof_marks_waterfall, SYSPROF, MARKS_WATERFALL, GtkWidget)
 
+/* A GtkScrollable, like SysprofChart: in a GtkScrolledWindow it draws only
+ * the rows in view, so that fifty thousand kinds of marks cost a screenful
+ * of rows per frame, not fifty thousand labels. */
 struct _SysprofMarksWaterfall
 {
   GtkWidget parent_instance;
@@ -534,39 +539,50 @@ struct _SysprofMarksWaterfall
   gulong           range_handler;
   GPtrArray       *rows; /* MarksRow */
 
-  gboolean dragging;
-  double   drag_start_x;
-  double   drag_x;
+  GtkAdjustment *hadjustment;
+  GtkAdjustment *vadjustment;
+  gulong         vadjustment_handler;
+  guint          hscroll_policy : 1;
+  guint          vscroll_policy : 1;
+
+  SysprofTimeDrag drag;
 };
 
-G_DEFINE_FINAL_TYPE (SysprofMarksWaterfall, sysprof_marks_waterfall, GTK_TYPE_WIDGET)
+enum
+{
+  PROP_0,
+  PROP_HADJUSTMENT,
+  PROP_VADJUSTMENT,
+  PROP_HSCROLL_POLICY,
+  PROP_VSCROLL_POLICY,
+};
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (SysprofMarksWaterfall,
+                               sysprof_marks_waterfall,
+                               GTK_TYPE_WIDGET,
+                               G_IMPLEMENT_INTERFACE (GTK_TYPE_SCROLLABLE, NULL))
 
 /* Dark enough for white text on the bars. */
 static const char *const palette[] = {
   "#1c71d8", "#26a269", "#c64600", "#813d9c", "#c01c28", "#865e3c", "#0b7285", "#9c6f00",
 };
 
-static double
-plot_width (SysprofMarksWaterfall *self)
+static void
+get_axis (SysprofMarksWaterfall *self, SysprofTimeAxis *axis)
 {
-  return MAX (1, gtk_widget_get_width (GTK_WIDGET (self)) - SYSPROF_CHART_GUTTER);
+  sysprof_time_axis_init_for_widget (axis, self->document, GTK_WIDGET (self));
 }
 
 static double
-x_of_time (SysprofMarksWaterfall *self, gint64 time, gint64 begin, gint64 end)
+scroll_offset (SysprofMarksWaterfall *self)
 {
-  return SYSPROF_CHART_GUTTER + plot_width (self) * (double) (time - begin) / (double) MAX (end - begin, 1);
+  return self->vadjustment != NULL ? floor (gtk_adjustment_get_value (self->vadjustment)) : 0;
 }
 
-static gint64
-time_at_x (SysprofMarksWaterfall *self, double x)
+static int
+content_height (SysprofMarksWaterfall *self)
 {
-  gint64 begin, end;
-  double fraction;
-
-  sysprof_document_get_visible_range (self->document, &begin, &end);
-  fraction = CLAMP ((x - SYSPROF_CHART_GUTTER) / plot_width (self), 0.0, 1.0);
-  return begin + (gint64) llround (fraction * (double) (end - begin));
+  return (int) MIN ((gint64) (self->rows != NULL ? self->rows->len : 0) * ROW_HEIGHT, G_MAXINT / 2);
 }
 
 static const SysprofDocumentMark *
@@ -581,7 +597,7 @@ mark_of_row (SysprofMarksWaterfall *self, const MarksRow *row, guint i)
 static guint
 first_mark_reaching (SysprofMarksWaterfall *self, const MarksRow *row, gint64 time)
 {
-  gint64 from = time - row->max_duration_ns;
+  gint64 from = sysprof_time_sub (time, row->max_duration_ns);
   guint  lo = 0, hi = row->indices->len;
 
   while (lo < hi)
@@ -596,27 +612,31 @@ first_mark_reaching (SysprofMarksWaterfall *self, const MarksRow *row, gint64 ti
   return lo;
 }
 
-/* The mark under (@x, @y), within two pixels, or NULL. */
+/* The mark under (@x, @y) (widget coordinates), within two pixels, or
+ * NULL. */
 static const SysprofDocumentMark *
 mark_at (SysprofMarksWaterfall *self, double x, double y)
 {
   const MarksRow *row;
-  gint64          begin, end, tolerance, time;
-  int             index = (int) floor (y / ROW_HEIGHT);
+  SysprofTimeAxis axis;
+  gint64          tolerance, time, from, to;
+  double          index = floor ((y + scroll_offset (self)) / ROW_HEIGHT);
 
-  if (self->rows == NULL || index < 0 || (guint) index >= self->rows->len || x < SYSPROF_CHART_GUTTER)
+  if (self->rows == NULL || !(index >= 0) || index >= self->rows->len || x < SYSPROF_CHART_GUTTER)
     return NULL;
-  row = g_ptr_array_index (self->rows, index);
-  sysprof_document_get_visible_range (self->document, &begin, &end);
-  tolerance = (gint64) (2.0 * (double) (end - begin) / plot_width (self));
-  time = time_at_x (self, x);
-  for (guint i = first_mark_reaching (self, row, time - tolerance); i < row->indices->len; i++)
+  row = g_ptr_array_index (self->rows, (guint) index);
+  get_axis (self, &axis);
+  tolerance = sysprof_time_from_double (2.0 * sysprof_time_axis_ns_per_pixel (&axis));
+  time = sysprof_time_axis_time_at_x (&axis, x);
+  from = sysprof_time_sub (time, tolerance);
+  to = sysprof_time_add (time, tolerance);
+  for (guint i = first_mark_reaching (self, row, from); i < row->indices->len; i++)
     {
       const SysprofDocumentMark *mark = mark_of_row (self, row, i);
 
-      if (mark->time_ns > time + tolerance)
+      if (mark->time_ns > to)
         break;
-      if (mark->time_ns + mark->duration_ns >= time - tolerance)
+      if (sysprof_time_add (mark->time_ns, mark->duration_ns) >= from)
         return mark;
     }
   return NULL;
@@ -635,7 +655,7 @@ append_text (GtkWidget     *widget,
   int          text_height;
 
   pango_layout_set_markup (layout, markup, -1);
-  pango_layout_set_width (layout, (int) (MAX (width, 1) * PANGO_SCALE));
+  pango_layout_set_width (layout, (int) (CLAMP (width, 1, 100000) * PANGO_SCALE));
   pango_layout_set_ellipsize (layout, PANGO_ELLIPSIZE_END);
   pango_layout_get_pixel_size (layout, NULL, &text_height);
   gtk_snapshot_save (snapshot);
@@ -675,25 +695,21 @@ draw_row (SysprofMarksWaterfall *self,
           GtkSnapshot           *snapshot,
           const MarksRow        *row,
           double                 y,
-          gint64                 begin,
-          gint64                 end,
+          const SysprofTimeAxis *axis,
           const GdkRGBA         *color)
 {
-  double width = gtk_widget_get_width (GTK_WIDGET (self));
   double run_x1 = -1, run_x2 = -1;
 
-  for (guint i = first_mark_reaching (self, row, begin); i < row->indices->len; i++)
+  for (guint i = first_mark_reaching (self, row, axis->begin); i < row->indices->len; i++)
     {
       const SysprofDocumentMark *mark = mark_of_row (self, row, i);
       double                     x1, x2;
 
-      if (mark->time_ns > end)
+      if (mark->time_ns > axis->end)
         break;
-      if (mark->time_ns + mark->duration_ns < begin)
+      if (!sysprof_time_axis_range_x (axis, mark->time_ns, sysprof_time_add (mark->time_ns, mark->duration_ns), &x1,
+                                      &x2))
         continue;
-      x1 = MAX (x_of_time (self, mark->time_ns, begin, end), SYSPROF_CHART_GUTTER);
-      x2 = MIN (x_of_time (self, mark->time_ns + mark->duration_ns, begin, end), width);
-      x2 = MAX (x2, x1 + 1);
 
       /* Marks narrower than two pixels merge with their neighbours into one
        * run: a million marks then cost a node per pixel, not per mark. */
@@ -726,8 +742,12 @@ sysprof_marks_waterfall_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
   SysprofMarksWaterfall *self = SYSPROF_MARKS_WATERFALL (widget);
   int                    width = gtk_widget_get_width (widget);
   int                    height = gtk_widget_get_height (widget);
+  double                 offset = scroll_offset (self);
+  SysprofTimeAxis        axis;
   GdkRGBA                fg, faint, stripe, shade;
-  gint64                 begin, end, sel_begin, sel_end;
+  gint64                 sel_begin, sel_end;
+  double                 x1, x2;
+  guint                  first, last;
 
   if (self->rows == NULL)
     return;
@@ -739,12 +759,15 @@ sysprof_marks_waterfall_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
   stripe.alpha = 0.04f;
   gdk_rgba_parse (&shade, "#3584e4");
   shade.alpha = 0.25f;
-  sysprof_document_get_visible_range (self->document, &begin, &end);
+  get_axis (self, &axis);
 
-  for (guint r = 0; r < self->rows->len; r++)
+  /* Only the rows in view. */
+  first = (guint) MIN (offset / ROW_HEIGHT, (double) self->rows->len);
+  last = (guint) MIN (ceil ((offset + height) / ROW_HEIGHT), (double) self->rows->len);
+  for (guint r = first; r < last; r++)
     {
       const MarksRow  *row = g_ptr_array_index (self->rows, r);
-      double           y = (double) r * ROW_HEIGHT;
+      double           y = (double) r * ROW_HEIGHT - offset;
       GdkRGBA          color;
       g_autofree char *label = NULL;
 
@@ -757,27 +780,16 @@ sysprof_marks_waterfall_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
       append_text (widget, snapshot, label, 8, y, SYSPROF_CHART_GUTTER - 14, &fg);
 
       gdk_rgba_parse (&color, palette[r % G_N_ELEMENTS (palette)]);
-      draw_row (self, snapshot, row, y, begin, end, &color);
+      draw_row (self, snapshot, row, y, &axis, &color);
     }
 
   /* The selection, or the range being dragged, as on the timeline. */
   sysprof_document_get_selection (self->document, &sel_begin, &sel_end);
-  if (self->dragging)
-    {
-      double x1 = MIN (self->drag_start_x, self->drag_x);
-      double x2 = MAX (self->drag_start_x, self->drag_x);
-
-      gtk_snapshot_append_color (snapshot, &shade, &GRAPHENE_RECT_INIT ((float) x1, 0, (float) (x2 - x1), height));
-    }
-  else if (sysprof_document_has_selection (self->document))
-    {
-      double x1 = CLAMP (x_of_time (self, MAX (sel_begin, begin), begin, end), SYSPROF_CHART_GUTTER, width);
-      double x2 = CLAMP (x_of_time (self, MIN (sel_end, end), begin, end), SYSPROF_CHART_GUTTER, width);
-
-      if (x2 > x1 || (sel_begin >= begin && sel_begin <= end))
-        gtk_snapshot_append_color (snapshot, &shade,
-                                   &GRAPHENE_RECT_INIT ((float) x1, 0, (float) MAX (x2 - x1, 1), height));
-    }
+  if (sysprof_time_drag_get_range (&self->drag, &x1, &x2))
+    gtk_snapshot_append_color (snapshot, &shade, &GRAPHENE_RECT_INIT ((float) x1, 0, (float) (x2 - x1), height));
+  else if (!self->drag.active && sysprof_document_has_selection (self->document) &&
+           sysprof_time_axis_range_x (&axis, sel_begin, sel_end, &x1, &x2))
+    gtk_snapshot_append_color (snapshot, &shade, &GRAPHENE_RECT_INIT ((float) x1, 0, (float) (x2 - x1), height));
 
   gtk_snapshot_append_color (snapshot, &faint, &GRAPHENE_RECT_INIT (SYSPROF_CHART_GUTTER - 1, 0, 1, height));
 }
@@ -798,7 +810,100 @@ sysprof_marks_waterfall_measure (GtkWidget     *widget,
   if (orientation == GTK_ORIENTATION_HORIZONTAL)
     *minimum = *natural = SYSPROF_CHART_GUTTER + 200;
   else
-    *minimum = *natural = (self->rows != NULL ? (int) self->rows->len : 0) * ROW_HEIGHT;
+    /* Like SysprofChart: a scrolled window compares this to its height
+     * to decide on a scrollbar, then gives the waterfall its own height. */
+    *minimum = *natural = content_height (self);
+}
+
+static void
+sysprof_marks_waterfall_size_allocate (GtkWidget *widget, int width, int height, int baseline)
+{
+  SysprofMarksWaterfall *self = SYSPROF_MARKS_WATERFALL (widget);
+
+  (void) baseline;
+  if (self->vadjustment != NULL)
+    {
+      double upper = MAX (content_height (self), height);
+
+      gtk_adjustment_configure (self->vadjustment,
+                                CLAMP (gtk_adjustment_get_value (self->vadjustment), 0, upper - height), 0, upper,
+                                ROW_HEIGHT, height * 0.9, height);
+    }
+  if (self->hadjustment != NULL)
+    gtk_adjustment_configure (self->hadjustment, 0, 0, width, 1, width, width);
+}
+
+static void
+vadjustment_changed_cb (GtkAdjustment *adjustment, SysprofMarksWaterfall *self)
+{
+  (void) adjustment;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+static void
+set_hadjustment (SysprofMarksWaterfall *self, GtkAdjustment *adjustment)
+{
+  if (adjustment == self->hadjustment)
+    return;
+  g_clear_object (&self->hadjustment);
+  if (adjustment != NULL)
+    self->hadjustment = g_object_ref_sink (adjustment);
+  gtk_widget_queue_allocate (GTK_WIDGET (self));
+  g_object_notify (G_OBJECT (self), "hadjustment");
+}
+
+static void
+set_vadjustment (SysprofMarksWaterfall *self, GtkAdjustment *adjustment)
+{
+  if (adjustment == self->vadjustment)
+    return;
+  if (self->vadjustment != NULL)
+    g_clear_signal_handler (&self->vadjustment_handler, self->vadjustment);
+  g_clear_object (&self->vadjustment);
+  if (adjustment != NULL)
+    {
+      self->vadjustment = g_object_ref_sink (adjustment);
+      self->vadjustment_handler =
+          g_signal_connect (adjustment, "value-changed", G_CALLBACK (vadjustment_changed_cb), self);
+    }
+  gtk_widget_queue_allocate (GTK_WIDGET (self));
+  g_object_notify (G_OBJECT (self), "vadjustment");
+}
+
+static void
+sysprof_marks_waterfall_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  SysprofMarksWaterfall *self = SYSPROF_MARKS_WATERFALL (object);
+
+  switch (prop_id)
+    {
+    case PROP_HADJUSTMENT: g_value_set_object (value, self->hadjustment); break;
+    case PROP_VADJUSTMENT: g_value_set_object (value, self->vadjustment); break;
+    case PROP_HSCROLL_POLICY: g_value_set_enum (value, self->hscroll_policy); break;
+    case PROP_VSCROLL_POLICY: g_value_set_enum (value, self->vscroll_policy); break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+sysprof_marks_waterfall_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  SysprofMarksWaterfall *self = SYSPROF_MARKS_WATERFALL (object);
+
+  switch (prop_id)
+    {
+    case PROP_HADJUSTMENT: set_hadjustment (self, g_value_get_object (value)); break;
+    case PROP_VADJUSTMENT: set_vadjustment (self, g_value_get_object (value)); break;
+    case PROP_HSCROLL_POLICY:
+      self->hscroll_policy = g_value_get_enum (value) == GTK_SCROLL_NATURAL;
+      gtk_widget_queue_resize (GTK_WIDGET (self));
+      break;
+    case PROP_VSCROLL_POLICY:
+      self->vscroll_policy = g_value_get_enum (value) == GTK_SCROLL_NATURAL;
+      gtk_widget_queue_resize (GTK_WIDGET (self));
+      break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
 }
 
 static gboolean
@@ -823,9 +928,7 @@ drag_begin_cb (GtkGestureDrag *gesture, double x, double y, SysprofMarksWaterfal
 {
   (void) gesture;
   (void) y;
-  self->dragging = TRUE;
-  self->drag_start_x = MAX (x, SYSPROF_CHART_GUTTER);
-  self->drag_x = self->drag_start_x;
+  sysprof_time_drag_begin (&self->drag, x, SYSPROF_CHART_GUTTER);
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
@@ -834,37 +937,31 @@ drag_update_cb (GtkGestureDrag *gesture, double dx, double dy, SysprofMarksWater
 {
   (void) gesture;
   (void) dy;
-  self->drag_x = CLAMP (self->drag_start_x + dx, SYSPROF_CHART_GUTTER, gtk_widget_get_width (GTK_WIDGET (self)));
+  sysprof_time_drag_update (&self->drag, dx, SYSPROF_CHART_GUTTER, gtk_widget_get_width (GTK_WIDGET (self)));
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
 static void
 drag_end_cb (GtkGestureDrag *gesture, double dx, double dy, SysprofMarksWaterfall *self)
 {
-  double x, y;
+  SysprofTimeAxis            axis;
+  const SysprofDocumentMark *mark;
+  double                     x, y;
 
-  self->dragging = FALSE;
+  if (!self->drag.active)
+    return;
   gtk_widget_queue_draw (GTK_WIDGET (self));
-  if (fabs (dx) >= 3)
-    {
-      gint64 t1 = time_at_x (self, MIN (self->drag_start_x, self->drag_x));
-      gint64 t2 = time_at_x (self, MAX (self->drag_start_x, self->drag_x));
-
-      if (t2 > t1)
-        sysprof_document_set_selection (self->document, t1, t2);
-      return;
-    }
+  get_axis (self, &axis);
+  if (sysprof_time_drag_end (&self->drag, dx, &axis, self->document))
+    return;
   /* A click selects the span of the mark under it, or clears the
    * selection. */
   gtk_gesture_drag_get_start_point (gesture, &x, &y);
-  {
-    const SysprofDocumentMark *mark = mark_at (self, x, y + dy);
-
-    if (mark != NULL)
-      sysprof_document_set_selection (self->document, mark->time_ns, mark->time_ns + mark->duration_ns);
-    else if (x >= SYSPROF_CHART_GUTTER)
-      sysprof_document_set_selection (self->document, G_MININT64, G_MAXINT64);
-  }
+  mark = mark_at (self, x, y + dy);
+  if (mark != NULL)
+    sysprof_document_set_selection (self->document, mark->time_ns, sysprof_time_add (mark->time_ns, mark->duration_ns));
+  else if (x >= SYSPROF_CHART_GUTTER)
+    sysprof_document_set_selection (self->document, G_MININT64, G_MAXINT64);
 }
 
 static void
@@ -917,6 +1014,8 @@ sysprof_marks_waterfall_dispose (GObject *object)
     }
   g_clear_object (&self->document);
   g_clear_pointer (&self->rows, g_ptr_array_unref);
+  set_hadjustment (self, NULL);
+  set_vadjustment (self, NULL);
 
   G_OBJECT_CLASS (sysprof_marks_waterfall_parent_class)->dispose (object);
 }
@@ -928,8 +1027,17 @@ sysprof_marks_waterfall_class_init (SysprofMarksWaterfallClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = sysprof_marks_waterfall_dispose;
+  object_class->get_property = sysprof_marks_waterfall_get_property;
+  object_class->set_property = sysprof_marks_waterfall_set_property;
   widget_class->snapshot = sysprof_marks_waterfall_snapshot;
   widget_class->measure = sysprof_marks_waterfall_measure;
+  widget_class->size_allocate = sysprof_marks_waterfall_size_allocate;
+
+  g_object_class_override_property (object_class, PROP_HADJUSTMENT, "hadjustment");
+  g_object_class_override_property (object_class, PROP_VADJUSTMENT, "vadjustment");
+  g_object_class_override_property (object_class, PROP_HSCROLL_POLICY, "hscroll-policy");
+  g_object_class_override_property (object_class, PROP_VSCROLL_POLICY, "vscroll-policy");
+
   gtk_widget_class_set_css_name (widget_class, "waterfall");
   gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_IMG);
 }
@@ -944,6 +1052,7 @@ sysprof_marks_waterfall_init (SysprofMarksWaterfall *self)
   g_signal_connect (drag, "drag-end", G_CALLBACK (drag_end_cb), self);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drag));
   gtk_widget_set_has_tooltip (GTK_WIDGET (self), TRUE);
+  gtk_widget_set_overflow (GTK_WIDGET (self), GTK_OVERFLOW_HIDDEN);
   g_signal_connect (self, "query-tooltip", G_CALLBACK (query_tooltip_cb), self);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL, "Marks waterfall", -1);
 }
@@ -992,7 +1101,7 @@ typedef struct
 {
   MarkKey key;       /* the document's strings */
   GArray *durations; /* gint64 */
-  gint64  total_ns;
+  double  total_ns;
 } Accumulator;
 
 static void
@@ -1027,7 +1136,7 @@ stat_of (const Accumulator *acc)
   stat->total_ns = acc->total_ns;
   stat->min_ns = g_array_index (d, gint64, 0);
   stat->max_ns = g_array_index (d, gint64, n - 1);
-  stat->mean_ns = (double) acc->total_ns / n;
+  stat->mean_ns = acc->total_ns / n;
   stat->median_ns = n % 2 == 1 ? (double) g_array_index (d, gint64, n / 2)
                                : ((double) g_array_index (d, gint64, n / 2 - 1) + g_array_index (d, gint64, n / 2)) / 2;
   return stat;
@@ -1059,7 +1168,7 @@ summarize_thread (GTask *task, gpointer source, gpointer task_data, GCancellable
       /* Marks are in time order: none after this one starts in time. */
       if (mark->time_ns > request->end_ns)
         break;
-      if (mark->time_ns + mark->duration_ns < request->begin_ns)
+      if (sysprof_time_add (mark->time_ns, mark->duration_ns) < request->begin_ns)
         continue;
 
       summary->n_marks++;
@@ -1081,7 +1190,7 @@ summarize_thread (GTask *task, gpointer source, gpointer task_data, GCancellable
           g_ptr_array_add (accumulators, acc);
         }
       g_array_append_val (acc->durations, mark->duration_ns);
-      acc->total_ns += mark->duration_ns;
+      acc->total_ns += (double) mark->duration_ns;
     }
 
   for (guint i = 0; i < accumulators->len; i++)
@@ -1151,7 +1260,7 @@ summarize_done (GObject *object, GAsyncResult *result, gpointer user_data)
       sysprof_marks_waterfall_set_rows (SYSPROF_MARKS_WATERFALL (self->waterfall), g_steal_pointer (&summary->rows));
       /* Show every row when there are few, a scrollable part of them
        * otherwise; the tables get the rest. */
-      gtk_paned_set_position (GTK_PANED (self->paned), (int) MIN (n_rows * ROW_HEIGHT + 2, 10 * ROW_HEIGHT + 2));
+      gtk_paned_set_position (GTK_PANED (self->paned), (int) MIN (n_rows, 10) * ROW_HEIGHT + 2);
       self->have_rows = TRUE;
     }
   gtk_sort_list_model_set_model (self->stats_model, G_LIST_MODEL (summary->stats));

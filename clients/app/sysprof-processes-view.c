@@ -156,6 +156,23 @@ compare_items (gconstpointer a, gconstpointer b, gpointer user_data)
   return result != 0 ? result : COMPARE (pa->pid, pb->pid);
 }
 
+/* The whole command line, asked when the pointer rests on the cell: setting
+ * a tooltip text in every bind costs GTK a round trip to the X server. */
+static gboolean
+query_label_tooltip (GtkWidget *label, int x, int y, gboolean keyboard_tooltip, GtkTooltip *tooltip, gpointer user_data)
+{
+  const char *text = gtk_label_get_text (GTK_LABEL (label));
+
+  (void) x;
+  (void) y;
+  (void) keyboard_tooltip;
+  (void) user_data;
+  if (text[0] == '\0')
+    return FALSE;
+  gtk_tooltip_set_text (tooltip, text);
+  return TRUE;
+}
+
 static void
 setup_cell (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpointer user_data)
 {
@@ -182,6 +199,11 @@ setup_cell (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpointer 
       gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
       break;
     }
+  if (column == COLUMN_CMDLINE)
+    {
+      gtk_widget_set_has_tooltip (label, TRUE);
+      g_signal_connect (label, "query-tooltip", G_CALLBACK (query_label_tooltip), NULL);
+    }
   gtk_list_item_set_child (list_item, label);
 }
 
@@ -194,8 +216,6 @@ bind_cell (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpointer u
 
   (void) factory;
   gtk_label_set_text (GTK_LABEL (label), text);
-  if (GPOINTER_TO_INT (user_data) == COLUMN_CMDLINE)
-    gtk_widget_set_tooltip_text (label, text);
 }
 
 /* Picking a process in the table brings its lifetime into view. */
@@ -319,7 +339,7 @@ sysprof_processes_view_load (SysprofView *view, SysprofDocument *document)
   gtk_widget_set_size_request (table_scroller, -1, 96);
   /* The chart takes what its rows need, up to half of a usual window;
    * the table gets the rest. */
-  gtk_paned_set_position (GTK_PANED (paned), MIN ((int) processes->len * PROCESS_ROW_HEIGHT + 2, 360));
+  gtk_paned_set_position (GTK_PANED (paned), MIN ((int) MIN (processes->len, 16) * PROCESS_ROW_HEIGHT + 2, 360));
   sysprof_view_set_child (view, paned);
 }
 

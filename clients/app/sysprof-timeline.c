@@ -2,6 +2,7 @@
 #include <math.h>
 
 #include "sysprof-chart.h"
+#include "sysprof-time-axis.h"
 #include "sysprof-timeline.h"
 
 #ifndef SYSPROF_CHART_GUTTER
@@ -27,9 +28,7 @@ struct _SysprofTimeline
   gint64 density_end;
   guint  density_max;
 
-  double   drag_start_x;
-  gboolean dragging;
-  double   drag_x;
+  SysprofTimeDrag drag;
 };
 
 G_DEFINE_FINAL_TYPE (SysprofTimeline, sysprof_timeline, GTK_TYPE_WIDGET)
@@ -40,26 +39,21 @@ plot_width (SysprofTimeline *self)
   return MAX (1, gtk_widget_get_width (GTK_WIDGET (self)) - SYSPROF_CHART_GUTTER);
 }
 
+static void
+get_axis (SysprofTimeline *self, SysprofTimeAxis *axis)
+{
+  sysprof_time_axis_init_for_widget (axis, self->document, GTK_WIDGET (self));
+}
+
 gint64
 sysprof_timeline_time_at (SysprofTimeline *self, double x)
 {
-  gint64 begin, end;
-  double fraction;
+  SysprofTimeAxis axis;
 
   g_return_val_if_fail (SYSPROF_IS_TIMELINE (self), 0);
 
-  sysprof_document_get_visible_range (self->document, &begin, &end);
-  fraction = CLAMP ((x - SYSPROF_CHART_GUTTER) / plot_width (self), 0.0, 1.0);
-  return begin + (gint64) llround (fraction * (double) (end - begin));
-}
-
-static double
-x_of_time (SysprofTimeline *self, gint64 time)
-{
-  gint64 begin, end;
-
-  sysprof_document_get_visible_range (self->document, &begin, &end);
-  return SYSPROF_CHART_GUTTER + plot_width (self) * (double) (time - begin) / (double) MAX (end - begin, 1);
+  get_axis (self, &axis);
+  return sysprof_time_axis_time_at_x (&axis, x);
 }
 
 static void
@@ -140,31 +134,6 @@ update_density (SysprofTimeline *self)
     }
 }
 
-/* A tick step of 1, 2 or 5 times a power of ten seconds, about every
- * 100 pixels. */
-static double
-tick_step (double seconds, double pixels)
-{
-  double raw = seconds * 100.0 / MAX (pixels, 1.0);
-  double power = pow (10.0, floor (log10 (MAX (raw, 1e-9))));
-
-  if (raw <= power)
-    return power;
-  if (raw <= 2 * power)
-    return 2 * power;
-  if (raw <= 5 * power)
-    return 5 * power;
-  return 10 * power;
-}
-
-static char *
-format_seconds (double seconds, double step)
-{
-  int decimals = step >= 1 ? 0 : (int) ceil (-log10 (step));
-
-  return g_strdup_printf ("%.*f s", MIN (decimals, 9), seconds);
-}
-
 static void
 append_text (GtkWidget *widget, GtkSnapshot *snapshot, const char *text, double x, double y, const GdkRGBA *color)
 {
@@ -177,17 +146,52 @@ append_text (GtkWidget *widget, GtkSnapshot *snapshot, const char *text, double 
   g_object_unref (layout);
 }
 
+static int
+text_width (GtkWidget *widget, const char *text)
+{
+  PangoLayout *layout = gtk_widget_create_pango_layout (widget, text);
+  int          width = 0;
+
+  pango_layout_get_pixel_size (layout, &width, NULL);
+  g_object_unref (layout);
+  return width;
+}
+
+/* Every tick has its label, unless labels are wider than the space between
+ * ticks (times far from the capture's start: "2305843009.2136939 s"); then
+ * every other one has, or every fifth...: the multiples of @step times the
+ * stride returned, so that they stay put while panning. */
+static gint64
+label_stride (GtkWidget *widget, const SysprofTimeAxis *axis, const gint64 *ticks, guint n_ticks, gint64 step)
+{
+  g_autofree char *first = NULL;
+  g_autofree char *last = NULL;
+  double           spacing = (double) step / sysprof_time_axis_ns_per_pixel (axis);
+  double           widest;
+
+  if (n_ticks == 0)
+    return 1;
+  first = sysprof_time_axis_format_tick (ticks[0], step);
+  last = sysprof_time_axis_format_tick (ticks[n_ticks - 1], step);
+  widest = MAX (text_width (widget, first), text_width (widget, last)) + 6;
+  return (gint64) CLAMP (ceil (widest / MAX (spacing, 1)), 1, 1000);
+}
+
 static void
 sysprof_timeline_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
 {
-  SysprofTimeline *self = SYSPROF_TIMELINE (widget);
-  int              width = gtk_widget_get_width (widget);
-  int              height = gtk_widget_get_height (widget);
-  double           pw = plot_width (self);
-  GdkRGBA          fg, faint, bar, shade;
-  gint64           begin, end, sel_begin, sel_end;
-  double           step;
-  g_autofree char *range_text = NULL;
+  SysprofTimeline   *self = SYSPROF_TIMELINE (widget);
+  int                width = gtk_widget_get_width (widget);
+  int                height = gtk_widget_get_height (widget);
+  SysprofTimeAxis    axis;
+  GdkRGBA            fg, faint, bar, shade;
+  gint64             begin, end, sel_begin, sel_end;
+  gint64             step, stride;
+  guint              max_ticks = SYSPROF_TIME_AXIS_MAX_TICKS (width);
+  g_autofree gint64 *ticks = g_new (gint64, max_ticks);
+  guint              n_ticks;
+  double             x1, x2;
+  g_autofree char   *range_text = NULL;
 
   if (!sysprof_document_is_loaded (self->document))
     return;
@@ -200,22 +204,29 @@ sysprof_timeline_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
   shade.alpha = 0.25f;
 
   sysprof_document_get_visible_range (self->document, &begin, &end);
+  get_axis (self, &axis);
 
   /* Gutter: what is shown, and the selection. */
   range_text = g_strdup_printf ("%.3f – %.3f s", begin / 1e9, end / 1e9);
   append_text (widget, snapshot, "Timeline", 8, 2, &fg);
   append_text (widget, snapshot, range_text, 8, 22, &faint);
 
-  /* Ticks and their labels. */
-  step = tick_step ((end - begin) / 1e9, pw);
-  for (double t = ceil (begin / 1e9 / step) * step; t <= end / 1e9 + 1e-12; t += step)
+  /* Ticks and their labels, about every 100 pixels; in whole nanoseconds
+   * and bounded in number, whatever the times. */
+  step = sysprof_time_axis_tick_step (&axis, 100);
+  n_ticks = sysprof_time_axis_ticks (&axis, step, ticks, max_ticks);
+  stride = label_stride (widget, &axis, ticks, n_ticks, step);
+  for (guint i = 0; i < n_ticks; i++)
     {
-      double           x = x_of_time (self, (gint64) llround (t * 1e9));
-      g_autofree char *label = format_seconds (t, step);
+      double x = sysprof_time_axis_x_of_time (&axis, ticks[i]);
 
       gtk_snapshot_append_color (snapshot, &faint, &GRAPHENE_RECT_INIT ((float) x, 0, 1, (float) height));
-      if (x + 4 < width - 40)
-        append_text (widget, snapshot, label, x + 3, 0, &fg);
+      if (x + 4 < width - 40 && (ticks[i] / step) % stride == 0)
+        {
+          g_autofree char *label = sysprof_time_axis_format_tick (ticks[i], step);
+
+          append_text (widget, snapshot, label, x + 3, 0, &fg);
+        }
     }
 
   /* Sample density. */
@@ -236,22 +247,11 @@ sysprof_timeline_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
 
   /* The selection, or the range being dragged. */
   sysprof_document_get_selection (self->document, &sel_begin, &sel_end);
-  if (self->dragging)
-    {
-      double x1 = MIN (self->drag_start_x, self->drag_x);
-      double x2 = MAX (self->drag_start_x, self->drag_x);
-
-      gtk_snapshot_append_color (snapshot, &shade, &GRAPHENE_RECT_INIT ((float) x1, 0, (float) (x2 - x1), height));
-    }
-  else if (sysprof_document_has_selection (self->document))
-    {
-      double x1 = CLAMP (x_of_time (self, MAX (sel_begin, begin)), SYSPROF_CHART_GUTTER, width);
-      double x2 = CLAMP (x_of_time (self, MIN (sel_end, end)), SYSPROF_CHART_GUTTER, width);
-
-      if (x2 > x1)
-        gtk_snapshot_append_color (snapshot, &shade,
-                                   &GRAPHENE_RECT_INIT ((float) x1, 0, (float) MAX (x2 - x1, 1), height));
-    }
+  if (sysprof_time_drag_get_range (&self->drag, &x1, &x2))
+    gtk_snapshot_append_color (snapshot, &shade, &GRAPHENE_RECT_INIT ((float) x1, 0, (float) (x2 - x1), height));
+  else if (!self->drag.active && sysprof_document_has_selection (self->document) &&
+           sysprof_time_axis_range_x (&axis, sel_begin, sel_end, &x1, &x2))
+    gtk_snapshot_append_color (snapshot, &shade, &GRAPHENE_RECT_INIT ((float) x1, 0, (float) (x2 - x1), height));
 
   /* Gutter separator. */
   gtk_snapshot_append_color (snapshot, &faint, &GRAPHENE_RECT_INIT (SYSPROF_CHART_GUTTER - 1, 0, 1, height));
@@ -294,16 +294,12 @@ update_accessible (SysprofTimeline *self)
 void
 sysprof_timeline_select_pixels (SysprofTimeline *self, double x1, double x2)
 {
-  gint64 t1, t2;
+  SysprofTimeAxis axis;
 
   g_return_if_fail (SYSPROF_IS_TIMELINE (self));
 
-  t1 = sysprof_timeline_time_at (self, MIN (x1, x2));
-  t2 = sysprof_timeline_time_at (self, MAX (x1, x2));
-  if (t2 <= t1)
-    sysprof_document_set_selection (self->document, G_MININT64, G_MAXINT64);
-  else
-    sysprof_document_set_selection (self->document, t1, t2);
+  get_axis (self, &axis);
+  sysprof_time_axis_select (&axis, self->document, x1, x2);
 }
 
 static void
@@ -311,9 +307,7 @@ drag_begin_cb (GtkGestureDrag *gesture, double x, double y, SysprofTimeline *sel
 {
   (void) gesture;
   (void) y;
-  self->dragging = TRUE;
-  self->drag_start_x = MAX (x, SYSPROF_CHART_GUTTER);
-  self->drag_x = self->drag_start_x;
+  sysprof_time_drag_begin (&self->drag, x, SYSPROF_CHART_GUTTER);
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
@@ -322,21 +316,23 @@ drag_update_cb (GtkGestureDrag *gesture, double dx, double dy, SysprofTimeline *
 {
   (void) gesture;
   (void) dy;
-  self->drag_x = CLAMP (self->drag_start_x + dx, SYSPROF_CHART_GUTTER, gtk_widget_get_width (GTK_WIDGET (self)));
+  sysprof_time_drag_update (&self->drag, dx, SYSPROF_CHART_GUTTER, gtk_widget_get_width (GTK_WIDGET (self)));
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
 static void
 drag_end_cb (GtkGestureDrag *gesture, double dx, double dy, SysprofTimeline *self)
 {
+  SysprofTimeAxis axis;
+
   (void) gesture;
   (void) dy;
-  self->dragging = FALSE;
+  if (!self->drag.active)
+    return;
+  get_axis (self, &axis);
   /* A click (no real drag) clears the selection. */
-  if (fabs (dx) < 3)
+  if (!sysprof_time_drag_end (&self->drag, dx, &axis, self->document))
     sysprof_document_set_selection (self->document, G_MININT64, G_MAXINT64);
-  else
-    sysprof_timeline_select_pixels (self, self->drag_start_x, self->drag_x);
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
@@ -346,10 +342,12 @@ zoom_around (SysprofTimeline *self, double factor, gint64 center)
   gint64 begin, end;
   double span;
 
+  /* In doubles, saturated back: zooming out of a range near the limits of
+   * a gint64 goes past them, and the document clamps to the capture. */
   sysprof_document_get_visible_range (self->document, &begin, &end);
-  span = (double) (end - begin) * factor;
-  begin = center - (gint64) ((double) (center - begin) * factor);
-  sysprof_document_set_visible_range (self->document, begin, begin + (gint64) span);
+  span = trunc (sysprof_time_diff (end, begin) * factor);
+  begin = sysprof_time_sub (center, sysprof_time_from_double (trunc (sysprof_time_diff (center, begin) * factor)));
+  sysprof_document_set_visible_range (self->document, begin, sysprof_time_add (begin, sysprof_time_from_double (span)));
 }
 
 void
@@ -367,7 +365,7 @@ sysprof_timeline_zoom (SysprofTimeline *self, double factor)
       return;
     }
   sysprof_document_get_visible_range (self->document, &begin, &end);
-  zoom_around (self, factor, begin + (end - begin) / 2);
+  zoom_around (self, factor, sysprof_time_add (begin, sysprof_time_sub (end, begin) / 2));
 }
 
 void
@@ -397,12 +395,12 @@ scroll_cb (GtkEventControllerScroll *controller, double dx, double dy, SysprofTi
     }
   /* Pan by a tenth of the visible range. */
   sysprof_document_get_visible_range (self->document, &begin, &end);
-  if (end - begin >= sysprof_document_get_duration (self->document))
+  if (sysprof_time_sub (end, begin) >= sysprof_document_get_duration (self->document))
     return FALSE;
   {
-    gint64 shift = (gint64) ((end - begin) / 10 * (dy > 0 ? 1 : -1));
+    gint64 shift = sysprof_time_sub (end, begin) / 10 * (dy > 0 ? 1 : -1);
 
-    sysprof_document_set_visible_range (self->document, begin + shift, end + shift);
+    sysprof_document_set_visible_range (self->document, sysprof_time_add (begin, shift), sysprof_time_add (end, shift));
   }
   return TRUE;
 }

@@ -3,7 +3,12 @@
  * in a real window under Xvfb: the time axis follows the document's
  * visible range, tooltips read the values under the pointer, dragging
  * selects through the document and a click clears, and a scrolled chart
- * maps rows through its adjustment.
+ * maps rows through its adjustment.  Rows of extreme times and values
+ * (what hostile captures hold) read and draw without overflow.
+ *
+ * And SysprofTimeAxis, which the chart, the timeline and the marks
+ * waterfall share: its mapping and ticks at the ends of the gint64 range,
+ * where they once overflowed or never ended, and its drag.
  *
  *   test-chart CAPTURE
  */
@@ -13,6 +18,7 @@
 
 #include "app-test-util.h"
 #include "sysprof-chart.h"
+#include "sysprof-time-axis.h"
 
 static SysprofDocument *document;
 static gint64           duration;
@@ -278,6 +284,301 @@ test_scrolled (Fixture *f, gconstpointer data)
   g_assert_cmpint (sysprof_chart_get_row_at_y (chart, gtk_widget_get_height (f->chart) - 1), ==, 2999);
 }
 
+/* Rows of what hostile captures hold: times at both ends of a gint64,
+ * spans across all of it, NaN, infinities and 1e300. */
+static void
+test_extreme_rows (Fixture *f, gconstpointer data)
+{
+  SysprofChart *chart = SYSPROF_CHART (f->chart);
+  const gint64  times[] = { G_MININT64, G_MININT64 + 1, 0, duration / 2, G_MAXINT64 - 1, G_MAXINT64 };
+  const gint64  begins[] = { G_MININT64, duration / 2 };
+  const gint64  ends[] = { G_MAXINT64, duration / 2 };
+  const SysprofDocumentCounterValue points[] = {
+    { G_MININT64, 1e300 }, { 0, NAN }, { duration / 4, 1e300 }, { duration / 2, -INFINITY }, { G_MAXINT64, 5 },
+  };
+  const SysprofDocumentCounterValue nans[] = { { 0, NAN }, { duration, NAN } };
+  g_autofree char                  *span = NULL;
+  g_autofree char                  *huge = NULL;
+  g_autofree char                  *nan = NULL;
+  g_autofree char                  *heading = NULL;
+  guint                             row;
+
+  (void) data;
+  g_assert_cmpuint (sysprof_chart_add_heading (chart, "Extremes"), ==, 0);
+  sysprof_chart_add_ticks (chart, "Ticks", times, G_N_ELEMENTS (times));
+  sysprof_chart_add_spans (chart, "Spans", begins, ends, G_N_ELEMENTS (begins));
+  row = sysprof_chart_add_line (chart, "Bytes", points, G_N_ELEMENTS (points), -INFINITY, NAN, TRUE);
+  sysprof_chart_set_row_value_format (chart, row, SYSPROF_CHART_VALUE_BYTES);
+  sysprof_chart_add_line (chart, "NaN", nans, G_N_ELEMENTS (nans), NAN, NAN, FALSE);
+  sysprof_chart_set_row_height (chart, 20);
+  fixture_show (f);
+
+  /* A heading is only its title. */
+  heading = sysprof_chart_describe_point (chart, x_of (duration / 2), 5);
+  g_assert_cmpstr (heading, ==, "Extremes");
+  /* The span of the whole gint64: its length saturates, it does not wrap
+   * around to -1 ns. */
+  span = sysprof_chart_describe_point (chart, x_of (duration / 4), 45);
+  g_assert_true (g_str_has_suffix (span, "(9223372036.855 s)"));
+  /* 1e300 bytes: as many as a guint64 holds (18.4 EB, a no-break space
+   * before the unit), not an undefined cast. */
+  huge = sysprof_chart_describe_point (chart, x_of (duration / 4 + duration / 100), 65);
+  g_assert_nonnull (strstr (huge, ": 18.4"));
+  g_assert_true (g_str_has_suffix (huge, "EB"));
+  nan = sysprof_chart_describe_point (chart, x_of (duration / 2), 85);
+  g_assert_true (g_str_has_suffix (nan, ": not a number"));
+  for (int x = 0; x <= WIDTH; x += 7)
+    for (int y = 0; y < 100; y += 10)
+      g_free (sysprof_chart_describe_point (chart, x, y));
+
+  /* Drawn at every zoom, down to the last microsecond. */
+  sysprof_document_set_visible_range (document, duration - 1000, duration);
+  app_test_settle ();
+  sysprof_document_set_visible_range (document, G_MININT64, G_MAXINT64);
+  app_test_settle ();
+  sysprof_document_set_selection (document, G_MININT64 + 1, G_MAXINT64 - 1);
+  app_test_settle ();
+}
+
+/* ------------------------------------------------------------------------ */
+/* SysprofTimeAxis */
+
+static void
+test_axis_arithmetic (void)
+{
+  g_assert_cmpint (sysprof_time_add (G_MAXINT64, 1), ==, G_MAXINT64);
+  g_assert_cmpint (sysprof_time_add (G_MININT64, -1), ==, G_MININT64);
+  g_assert_cmpint (sysprof_time_add (G_MAXINT64, G_MININT64), ==, -1);
+  g_assert_cmpint (sysprof_time_sub (G_MININT64, 1), ==, G_MININT64);
+  g_assert_cmpint (sysprof_time_sub (G_MAXINT64, G_MININT64), ==, G_MAXINT64);
+  g_assert_cmpint (sysprof_time_sub (0, G_MININT64), ==, G_MAXINT64);
+  g_assert_cmpint (sysprof_time_sub (5, 7), ==, -2);
+  g_assert_cmpfloat (sysprof_time_diff (G_MAXINT64, G_MININT64), ==, 18446744073709551615.0);
+  g_assert_cmpfloat (sysprof_time_diff (G_MININT64, G_MAXINT64), ==, -18446744073709551615.0);
+  g_assert_cmpfloat (sysprof_time_diff (7, 5), ==, 2);
+  g_assert_cmpint (sysprof_time_from_double (NAN), ==, 0);
+  g_assert_cmpint (sysprof_time_from_double (INFINITY), ==, G_MAXINT64);
+  g_assert_cmpint (sysprof_time_from_double (-1e300), ==, G_MININT64);
+  g_assert_cmpint (sysprof_time_from_double (9223372036854775808.0), ==, G_MAXINT64);
+  g_assert_cmpint (sysprof_time_from_double (-9223372036854775808.0), ==, G_MININT64);
+  g_assert_cmpint (sysprof_time_from_double (-2.5), ==, -3);
+  g_assert_cmpint (sysprof_time_from_double (1e15 + 0.4), ==, 1000000000000000);
+}
+
+static void
+test_axis_mapping (void)
+{
+  const struct
+  {
+    gint64 begin, end;
+  } ranges[] = {
+    { G_MININT64, G_MAXINT64 },       { G_MAXINT64 - 1000, G_MAXINT64 }, { G_MININT64, G_MININT64 + 1000 }, { 0, 1 },
+    { 1000000000000, 1000001000000 },
+  };
+  SysprofTimeAxis axis;
+  double          x1, x2;
+
+  for (guint r = 0; r < G_N_ELEMENTS (ranges); r++)
+    {
+      gint64 begin = ranges[r].begin;
+      gint64 end = ranges[r].end;
+      double ns_per_pixel;
+
+      sysprof_time_axis_init (&axis, begin, end, 160, 1000);
+      ns_per_pixel = sysprof_time_axis_ns_per_pixel (&axis);
+      g_assert_cmpint (sysprof_time_axis_time_at_x (&axis, 160), ==, begin);
+      g_assert_cmpint (sysprof_time_axis_time_at_x (&axis, 1160), ==, end);
+      /* Outside the plot, and NaN: clamped. */
+      g_assert_cmpint (sysprof_time_axis_time_at_x (&axis, -1e300), ==, begin);
+      g_assert_cmpint (sysprof_time_axis_time_at_x (&axis, INFINITY), ==, end);
+      g_assert_cmpint (sysprof_time_axis_time_at_x (&axis, NAN), ==, begin);
+      g_assert_cmpfloat (sysprof_time_axis_x_of_time (&axis, begin), ==, 160);
+      g_assert_cmpfloat (sysprof_time_axis_x_of_time (&axis, end), ==, 1160);
+      /* Times far outside map far outside, finite. */
+      g_assert_true (isfinite (sysprof_time_axis_x_of_time (&axis, G_MININT64)));
+      g_assert_true (isfinite (sysprof_time_axis_x_of_time (&axis, G_MAXINT64)));
+      g_assert_cmpfloat (sysprof_time_axis_x_of_time (&axis, G_MININT64), <=, 160);
+      g_assert_cmpfloat (sysprof_time_axis_x_of_time (&axis, G_MAXINT64), >=, 1160);
+      /* There and back, to within a pixel (or a nanosecond, when it is
+       * wider). */
+      for (double x = 160; x <= 1160; x += 12.5)
+        {
+          gint64 t = sysprof_time_axis_time_at_x (&axis, x);
+
+          g_assert_cmpint (t, >=, begin);
+          g_assert_cmpint (t, <=, end);
+          g_assert_cmpfloat (fabs (sysprof_time_axis_x_of_time (&axis, t) - x), <=, MAX (1.0, 1.0 / ns_per_pixel));
+          g_assert_cmpfloat (fabs (sysprof_time_diff (sysprof_time_axis_time_at_x (&axis, x), t)), <=,
+                             MAX (ns_per_pixel, 1));
+        }
+      /* Ranges clamp to the plot, and are at least a pixel wide. */
+      g_assert_true (sysprof_time_axis_range_x (&axis, G_MININT64, G_MAXINT64, &x1, &x2));
+      g_assert_cmpfloat (x1, ==, 160);
+      g_assert_cmpfloat (x2, ==, 1160);
+      g_assert_true (sysprof_time_axis_range_x (&axis, begin, begin, &x1, &x2));
+      g_assert_cmpfloat (x2 - x1, ==, 1);
+    }
+
+  /* The middle of everything is 0, give or take a pixel's time. */
+  sysprof_time_axis_init (&axis, G_MININT64, G_MAXINT64, 0, 1000);
+  g_assert_cmpint (llabs (sysprof_time_axis_time_at_x (&axis, 500)), <=, G_MAXINT64 / 500);
+  g_assert_false (sysprof_time_axis_range_x (&axis, G_MININT64, G_MININT64, &x1, &x2) &&
+                  sysprof_time_axis_range_x (&axis, G_MAXINT64, G_MININT64, &x1, &x2));
+
+  /* Empty ranges and widths become the smallest there is. */
+  sysprof_time_axis_init (&axis, G_MAXINT64, G_MAXINT64, 0, 0);
+  g_assert_cmpint (axis.begin, ==, G_MAXINT64 - 1);
+  g_assert_cmpint (axis.end, ==, G_MAXINT64);
+  g_assert_cmpfloat (axis.width, ==, 1);
+  sysprof_time_axis_init (&axis, 10, 5, 0, NAN);
+  g_assert_cmpint (axis.begin, ==, 10);
+  g_assert_cmpint (axis.end, ==, 11);
+  g_assert_cmpfloat (axis.width, ==, 1);
+  g_assert_false (sysprof_time_axis_range_x (&axis, 0, 9, &x1, &x2));
+  g_assert_false (sysprof_time_axis_range_x (&axis, 12, 20, &x1, &x2));
+}
+
+static void
+test_axis_ticks (void)
+{
+  const struct
+  {
+    gint64 begin, end;
+    double width;
+  } ranges[] = {
+    /* Where a double loop of t += step never advanced. */
+    { G_MAXINT64 - 1000, G_MAXINT64, 1000 },
+    { G_MAXINT64 - 5000, G_MAXINT64, 1240 },
+    { (G_GINT64_CONSTANT (1) << 61) - 1000, G_GINT64_CONSTANT (1) << 61, 1240 },
+    { G_MININT64, G_MININT64 + 1000, 1000 },
+    { G_MININT64, G_MAXINT64, 1000 },
+    { G_MININT64, G_MAXINT64, 1 },
+    { G_MININT64, G_MAXINT64, 1e6 },
+    { 0, 1, 1e6 },
+    { -7, 3, 1000 },
+  };
+  gint64           ticks[64];
+  gint64           step;
+  guint            n;
+  SysprofTimeAxis  axis;
+  g_autofree char *a = NULL;
+  g_autofree char *b = NULL;
+  g_autofree char *c = NULL;
+  g_autofree char *d = NULL;
+  g_autofree char *e = NULL;
+  g_autofree char *f = NULL;
+
+  for (guint r = 0; r < G_N_ELEMENTS (ranges); r++)
+    {
+      guint              max = SYSPROF_TIME_AXIS_MAX_TICKS (ranges[r].width);
+      g_autofree gint64 *all = g_new (gint64, max);
+
+      sysprof_time_axis_init (&axis, ranges[r].begin, ranges[r].end, 0, ranges[r].width);
+      step = sysprof_time_axis_tick_step (&axis, 100);
+      g_assert_cmpint (step, >=, 1);
+      g_assert_cmpint (step, <=, G_GINT64_CONSTANT (5000000000000000000));
+      n = sysprof_time_axis_ticks (&axis, step, all, max);
+      g_assert_cmpuint (n, <=, max);
+      g_assert_cmpuint (n, <=, ranges[r].width / 40 + 2);
+      for (guint i = 0; i < n; i++)
+        {
+          g_assert_cmpint (all[i], >=, axis.begin);
+          g_assert_cmpint (all[i], <=, axis.end);
+          g_assert_cmpint (all[i] % step, ==, 0);
+          if (i > 0)
+            g_assert_cmpint (sysprof_time_sub (all[i], all[i - 1]), ==, step);
+        }
+      /* About every 100 pixels: a range of more than two steps has ticks. */
+      if (sysprof_time_diff (axis.end, axis.begin) >= 2.0 * (double) step)
+        g_assert_cmpuint (n, >=, 2);
+    }
+
+  /* Exactly: one second over 1000 pixels, a tick every 100 ms. */
+  sysprof_time_axis_init (&axis, 0, 1000000000, 160, 1000);
+  step = sysprof_time_axis_tick_step (&axis, 100);
+  g_assert_cmpint (step, ==, 100000000);
+  g_assert_cmpuint (sysprof_time_axis_ticks (&axis, step, ticks, G_N_ELEMENTS (ticks)), ==, 11);
+  g_assert_cmpint (ticks[10], ==, 1000000000);
+  /* 1.5 s over 1000 pixels: 150 ms a step is 200 ms, from the first
+   * multiple after the start. */
+  sysprof_time_axis_init (&axis, 250000001, 1750000001, 160, 1000);
+  step = sysprof_time_axis_tick_step (&axis, 100);
+  g_assert_cmpint (step, ==, 200000000);
+  n = sysprof_time_axis_ticks (&axis, step, ticks, G_N_ELEMENTS (ticks));
+  g_assert_cmpuint (n, ==, 7);
+  g_assert_cmpint (ticks[0], ==, 400000000);
+  g_assert_cmpint (ticks[6], ==, 1600000000);
+  /* Below zero, the first multiple is the ceiling too. */
+  sysprof_time_axis_init (&axis, -250, 250, 0, 1000);
+  step = sysprof_time_axis_tick_step (&axis, 100);
+  g_assert_cmpint (step, ==, 50);
+  n = sysprof_time_axis_ticks (&axis, step, ticks, G_N_ELEMENTS (ticks));
+  g_assert_cmpuint (n, ==, 11);
+  g_assert_cmpint (ticks[0], ==, -250);
+  /* At most @max_ticks. */
+  g_assert_cmpuint (sysprof_time_axis_ticks (&axis, 1, ticks, 3), ==, 3);
+  g_assert_cmpint (ticks[2], ==, -248);
+
+  a = sysprof_time_axis_format_tick (1500000000, 500000000);
+  g_assert_cmpstr (a, ==, "1.5 s");
+  b = sysprof_time_axis_format_tick (-500000000, 100000000);
+  g_assert_cmpstr (b, ==, "-0.5 s");
+  c = sysprof_time_axis_format_tick (2000000000, 1000000000);
+  g_assert_cmpstr (c, ==, "2 s");
+  d = sysprof_time_axis_format_tick (G_MININT64, 1);
+  g_assert_cmpstr (d, ==, "-9223372036.854775808 s");
+  e = sysprof_time_axis_format_tick (G_MAXINT64 - 7, 100);
+  g_assert_cmpstr (e, ==, "9223372036.8547758 s");
+  f = sysprof_time_axis_format_tick (1520000000, 20000000);
+  g_assert_cmpstr (f, ==, "1.52 s");
+}
+
+static void
+test_axis_drag (void)
+{
+  SysprofTimeAxis axis;
+  SysprofTimeDrag drag = { 0 };
+  double          x1, x2;
+  gint64          begin, end;
+
+  sysprof_time_axis_init (&axis, 0, duration, 160, 1000);
+  sysprof_document_set_selection (document, G_MININT64, G_MAXINT64);
+
+  /* Right to left, past the plot's left edge: from its start. */
+  sysprof_time_drag_begin (&drag, 600, 160);
+  g_assert_false (sysprof_time_drag_get_range (&drag, &x1, &x2));
+  sysprof_time_drag_update (&drag, -1000, 160, 1160);
+  g_assert_true (sysprof_time_drag_get_range (&drag, &x1, &x2));
+  g_assert_cmpfloat (x1, ==, 160);
+  g_assert_cmpfloat (x2, ==, 600);
+  g_assert_true (sysprof_time_drag_end (&drag, -1000, &axis, document));
+  g_assert_false (sysprof_time_drag_get_range (&drag, &x1, &x2));
+  sysprof_document_get_selection (document, &begin, &end);
+  g_assert_cmpint (begin, ==, 0);
+  g_assert_cmpint (end, ==, sysprof_time_axis_time_at_x (&axis, 600));
+
+  /* A press before the plot starts at its edge; a click is no drag. */
+  sysprof_time_drag_begin (&drag, 20, 160);
+  g_assert_cmpfloat (drag.start_x, ==, 160);
+  sysprof_time_drag_update (&drag, 2, 160, 1160);
+  g_assert_false (sysprof_time_drag_end (&drag, 2, &axis, document));
+  sysprof_document_get_selection (document, &begin, &end);
+  g_assert_cmpint (begin, ==, 0);
+
+  /* Dragged back to where it started: an empty range clears. */
+  sysprof_time_drag_begin (&drag, 500, 160);
+  sysprof_time_drag_update (&drag, 50, 160, 1160);
+  sysprof_time_drag_update (&drag, 0, 160, 1160);
+  g_assert_true (sysprof_time_drag_end (&drag, 0, &axis, document));
+  g_assert_false (sysprof_document_has_selection (document));
+
+  /* Cancelled: nothing to shade. */
+  sysprof_time_drag_begin (&drag, 500, 160);
+  sysprof_time_drag_update (&drag, 50, 160, 1160);
+  sysprof_time_drag_cancel (&drag);
+  g_assert_false (sysprof_time_drag_get_range (&drag, &x1, &x2));
+}
+
 static gboolean
 loaded (gpointer data)
 {
@@ -322,6 +623,11 @@ main (int argc, char **argv)
   g_test_add ("/App/Chart/ticks-and-spans", Fixture, NULL, fixture_set_up, test_ticks_and_spans, fixture_tear_down);
   g_test_add ("/App/Chart/drag-selects", Fixture, NULL, fixture_set_up, test_drag_selects, fixture_tear_down);
   g_test_add ("/App/Chart/scrolled", Fixture, NULL, fixture_set_up, test_scrolled, fixture_tear_down);
+  g_test_add ("/App/Chart/extreme-rows", Fixture, NULL, fixture_set_up, test_extreme_rows, fixture_tear_down);
+  g_test_add_func ("/App/TimeAxis/arithmetic", test_axis_arithmetic);
+  g_test_add_func ("/App/TimeAxis/mapping", test_axis_mapping);
+  g_test_add_func ("/App/TimeAxis/ticks", test_axis_ticks);
+  g_test_add_func ("/App/TimeAxis/drag", test_axis_drag);
   status = g_test_run ();
   g_clear_object (&document);
   return status;

@@ -468,14 +468,11 @@ note_finalize_thread (gpointer data, GObject *where)
 
 /* The main thread drops its document while the worker (or the loading
  * thread) may still hold a task: the document must still be finalized on
- * the main thread
- * (in the worker, g_thread_pool_free() would wait for itself and every
- * such document would leave a thread stuck). */
+ * the main thread (in the worker, g_thread_pool_free() would wait for
+ * itself and every such document would leave a thread stuck). */
 static void
 test_released_on_main_thread (Fixture *f, gconstpointer data)
 {
-  g_autoptr (GFile) file = g_file_new_for_path (f->path);
-
   (void) data;
   main_thread = g_thread_self ();
   for (guint i = 0; i < 200; i++)
