@@ -41,14 +41,16 @@ struct _SysprofCallgraph
 {
   GObject parent_instance;
 
-  SysprofSymbolizer     *symbolizer;
-  GArray                *functions; /* SysprofCallgraphFunction */
-  SysprofCallgraphNode  *nodes;
-  guint                  n_nodes;
-  guint64                n_samples;
-  guint64                n_samples_read;
-  guint64                n_bytes;
-  SysprofCallgraphSource source;
+  SysprofSymbolizer        *symbolizer;
+  SysprofCallgraphFunction *functions;
+  guint                     n_functions;
+  guint                     functions_allocated;
+  SysprofCallgraphNode     *nodes;
+  guint                     n_nodes;
+  guint64                   n_samples;
+  guint64                   n_samples_read;
+  guint64                   n_bytes;
+  SysprofCallgraphSource    source;
 
   /* While building. */
   GHashTable *symbol_functions;  /* const SysprofSymbol * → function index + 1 */
@@ -65,8 +67,8 @@ sysprof_callgraph_finalize (GObject *object)
   SysprofCallgraph *self = SYSPROF_CALLGRAPH (object);
 
   g_clear_object (&self->symbolizer);
-  g_clear_pointer (&self->functions, g_array_unref);
-  g_clear_pointer (&self->nodes, g_free);
+  _sysprof_table_free (self->functions, self->functions_allocated * sizeof *self->functions);
+  _sysprof_table_free (self->nodes, self->n_nodes * sizeof *self->nodes);
   g_clear_pointer (&self->symbol_functions, g_hash_table_unref);
   g_clear_pointer (&self->process_functions, g_hash_table_unref);
   g_clear_pointer (&self->owned_symbols, g_ptr_array_unref);
@@ -83,7 +85,6 @@ sysprof_callgraph_class_init (SysprofCallgraphClass *klass)
 static void
 sysprof_callgraph_init (SysprofCallgraph *self)
 {
-  self->functions = g_array_new (FALSE, TRUE, sizeof (SysprofCallgraphFunction));
   self->symbol_functions = g_hash_table_new (NULL, NULL);
   self->process_functions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->owned_symbols = g_ptr_array_new_with_free_func (g_free);
@@ -103,10 +104,13 @@ sysprof_callgraph_filter_init (SysprofCallgraphFilter *filter)
 static guint
 add_function (SysprofCallgraph *self, const SysprofSymbol *symbol, SysprofCallgraphFunctionKind kind)
 {
-  SysprofCallgraphFunction function = { .symbol = symbol, .kind = kind, .index = self->functions->len };
+  guint index = self->n_functions;
 
-  g_array_append_val (self->functions, function);
-  return function.index;
+  if (G_UNLIKELY (index == self->functions_allocated))
+    self->functions = _sysprof_table_grow (self->functions, sizeof *self->functions, &self->functions_allocated);
+  self->functions[index] = (SysprofCallgraphFunction){ .symbol = symbol, .kind = kind, .index = index };
+  self->n_functions++;
+  return index;
 }
 
 /* A symbol of the callgraph's own (root, process, context): the struct and
@@ -170,7 +174,7 @@ symbol_function (SysprofCallgraph *self, const SysprofSymbol *symbol)
 static inline const SysprofCallgraphFunction *
 function_at (SysprofCallgraph *self, guint index)
 {
-  return &g_array_index (self->functions, SysprofCallgraphFunction, index);
+  return &self->functions[index];
 }
 
 /* ------------------------------------------------------------------------ */
@@ -268,13 +272,26 @@ context_is_kernel (SysprofAddressContext context)
 typedef struct
 {
   SysprofStackStash *stash;
-  GArray            *times; /* gint64 per raw node: the first sample that made it */
-  guint64           *keys;  /* MAX_KEYS each: one sample's path, filled from the end */
+  gint64            *times; /* per raw node: the first sample that made it */
+  guint32            times_allocated;
+  guint64           *keys; /* MAX_KEYS each: one sample's path, filled from the end */
   guint32           *tags;
   gboolean           no_kernel;
   /* Allocation sources: bytes per raw node (those that end an allocation). */
   GArray *bytes;
 } RawBuilder;
+
+/* The raw nodes from @from on were made by a sample at @time. */
+static void
+raw_set_times (RawBuilder *raw, guint32 from, gint64 time)
+{
+  guint32 n = _sysprof_stack_stash_get_n_nodes (raw->stash);
+
+  while (raw->times_allocated < n)
+    raw->times = _sysprof_table_grow (raw->times, sizeof *raw->times, &raw->times_allocated);
+  for (guint32 i = from; i < n; i++)
+    raw->times[i] = time;
+}
 
 static inline guint32
 raw_child (RawBuilder *raw, guint32 parent, guint64 key, guint32 tag, gint64 time)
@@ -283,7 +300,7 @@ raw_child (RawBuilder *raw, guint32 parent, guint64 key, guint32 tag, gint64 tim
   guint32  node = _sysprof_stack_stash_child (raw->stash, parent, key, tag, &created);
 
   if (G_UNLIKELY (created))
-    g_array_append_val (raw->times, time);
+    raw_set_times (raw, node, time);
   return node;
 }
 
@@ -300,7 +317,6 @@ add_sample (RawBuilder *raw, guint32 process_node, const SysprofCaptureAddress *
   gboolean              dropping = FALSE;
   guint                 pos = MAX_KEYS;
   guint32               n_before = _sysprof_stack_stash_get_n_nodes (raw->stash);
-  guint32               n_after;
   guint32               node;
 
   for (guint i = 0; i < n; i++)
@@ -338,9 +354,8 @@ add_sample (RawBuilder *raw, guint32 process_node, const SysprofCaptureAddress *
   node = _sysprof_stack_stash_add_path (raw->stash, process_node, &raw->keys[pos], &raw->tags[pos], MAX_KEYS - pos);
 
   /* The nodes this sample created: resolve them at its time. */
-  n_after = _sysprof_stack_stash_get_n_nodes (raw->stash);
-  for (guint32 i = n_before; i < n_after; i++)
-    g_array_append_val (raw->times, time);
+  if (_sysprof_stack_stash_get_n_nodes (raw->stash) > n_before)
+    raw_set_times (raw, n_before, time);
   return node;
 }
 
@@ -688,10 +703,10 @@ typedef struct
 static void
 sort_pending (Pending *v, gsize n)
 {
-  g_autofree Pending *tmp = g_new (Pending, n);
-  g_autofree gsize   *count = g_new (gsize, 65536);
-  Pending            *from = v;
-  Pending            *to = tmp;
+  Pending          *tmp = _sysprof_table_alloc0 (MAX (n, 1) * sizeof *tmp);
+  g_autofree gsize *count = g_new (gsize, 65536);
+  Pending          *from = v;
+  Pending          *to = tmp;
 
   for (guint pass = 0; pass < 6; pass++)
     {
@@ -723,6 +738,7 @@ sort_pending (Pending *v, gsize n)
     }
   if (from != v)
     memcpy (v, from, n * sizeof *v);
+  _sysprof_table_free (tmp, MAX (n, 1) * sizeof *tmp);
 }
 
 static guint
@@ -756,9 +772,9 @@ resolve_addresses (SysprofCallgraph *self,
 {
   guint32                 n = _sysprof_stack_stash_get_n_nodes (raw->stash);
   const SysprofStackNode *nodes = _sysprof_stack_stash_get_nodes (raw->stash);
-  const gint64           *times = (const gint64 *) (gpointer) raw->times->data;
+  const gint64           *times = raw->times;
   const gint32           *pids = (const gint32 *) (gpointer) process_pids->data;
-  g_autofree Pending     *p = g_new (Pending, n);
+  Pending                *p = _sysprof_table_alloc0 (n * sizeof *p);
   guint                   n_pending = 0;
   gboolean                have_range = FALSE;
   guint32                 range_group = 0;
@@ -791,6 +807,7 @@ resolve_addresses (SysprofCallgraph *self,
         }
       functions[p[i].node] = range_function;
     }
+  _sysprof_table_free (p, n * sizeof *p);
 }
 
 /* Allocation sources: the raw nodes that carry weight (some stacks lose all
@@ -856,8 +873,8 @@ mark_functions (SysprofCallgraph *self, const SysprofCallgraphFilter *filter)
       g_hash_table_insert (names, (gpointer) name, GUINT_TO_POINTER (mark | (focus ? MARK_FOCUS : MARK_HIDE)));
     }
 
-  marks = g_new0 (guint8, self->functions->len);
-  for (guint i = 0; i < self->functions->len; i++)
+  marks = g_new0 (guint8, self->n_functions);
+  for (guint i = 0; i < self->n_functions; i++)
     {
       const SysprofCallgraphFunction *function = function_at (self, i);
 
@@ -869,7 +886,8 @@ mark_functions (SysprofCallgraph *self, const SysprofCallgraphFilter *filter)
 
 /* Parents come before their children in the raw array, so one pass in
  * order maps every raw node to its node of functions.  @tree_bytes
- * receives the bytes per node of the tree (allocation sources).
+ * receives the bytes per node of the tree (allocation sources; it stays
+ * empty for samples).
  *
  * Focus and hide are decided here, per raw node rather than per sample: a
  * raw node is one path, so whether a focused function is above it, and
@@ -884,10 +902,10 @@ build_function_tree (SysprofCallgraph *self, RawBuilder *raw, const SysprofCallg
   g_autoptr (SysprofStackStash) tree = _sysprof_stack_stash_new ();
   guint32                 n = _sysprof_stack_stash_get_n_nodes (raw->stash);
   const SysprofStackNode *nodes = _sysprof_stack_stash_get_nodes (raw->stash);
-  g_autofree guint32     *ordinals = g_new (guint32, n); /* of the process above each node */
+  guint32                *ordinals = _sysprof_table_alloc0 (n * sizeof *ordinals); /* of the process above each node */
   g_autoptr (GArray) process_pids = g_array_new (FALSE, FALSE, sizeof (gint32));
-  g_autofree guint    *functions = g_new0 (guint, n);
-  g_autofree guint32  *mapped = g_new (guint32, n);
+  guint               *functions = _sysprof_table_alloc0 (n * sizeof *functions);
+  guint32             *mapped = _sysprof_table_alloc0 (n * sizeof *mapped);
   g_autofree gboolean *keep = NULL;
   g_autofree gboolean *tail = NULL;
   g_autofree guint8   *marks = NULL;
@@ -958,7 +976,12 @@ build_function_tree (SysprofCallgraph *self, RawBuilder *raw, const SysprofCallg
           g_array_index (tree_bytes, guint64, mapped[i]) += g_array_index (raw->bytes, guint64, i);
         }
     }
-  g_array_set_size (tree_bytes, _sysprof_stack_stash_get_n_nodes (tree));
+  /* Samples have no bytes: the array stays empty. */
+  if (allocations)
+    g_array_set_size (tree_bytes, _sysprof_stack_stash_get_n_nodes (tree));
+  _sysprof_table_free (ordinals, n * sizeof *ordinals);
+  _sysprof_table_free (functions, n * sizeof *functions);
+  _sysprof_table_free (mapped, n * sizeof *mapped);
   return g_steal_pointer (&tree);
 }
 
@@ -1062,21 +1085,20 @@ drop_unused_functions (SysprofCallgraph *self, SysprofStackStash *tree)
 {
   guint32                 n = _sysprof_stack_stash_get_n_nodes (tree);
   const SysprofStackNode *nodes = _sysprof_stack_stash_get_nodes (tree);
-  guint                  *renumber = g_new0 (guint, self->functions->len);
-  GArray                 *kept = g_array_new (FALSE, TRUE, sizeof (SysprofCallgraphFunction));
+  guint                  *renumber = g_new0 (guint, self->n_functions);
+  guint                   n_kept = 0;
 
   for (guint32 i = 0; i < n; i++)
     renumber[nodes[i].key] = 1;
-  for (guint i = 0; i < self->functions->len; i++)
+  /* In place: a function only moves down. */
+  for (guint i = 0; i < self->n_functions; i++)
     if (renumber[i] != 0 || i == 0)
       {
-        SysprofCallgraphFunction function = *function_at (self, i);
-
-        function.index = renumber[i] = kept->len;
-        g_array_append_val (kept, function);
+        self->functions[n_kept] = self->functions[i];
+        self->functions[n_kept].index = renumber[i] = n_kept;
+        n_kept++;
       }
-  g_array_unref (self->functions);
-  self->functions = kept;
+  self->n_functions = n_kept;
   return renumber;
 }
 
@@ -1090,6 +1112,8 @@ publish_tree (SysprofCallgraph *self, SysprofStackStash *tree, GArray *tree_byte
   g_autofree guint32     *on_path = NULL;
   TotalsWalk              walk;
   g_autofree guint       *renumber = NULL;
+  /* Allocation sources only. */
+  const guint64 *bytes = tree_bytes->len > 0 ? (const guint64 *) (gpointer) tree_bytes->data : NULL;
 
   _sysprof_stack_stash_compute_totals (tree);
   nodes = _sysprof_stack_stash_get_nodes (tree);
@@ -1099,7 +1123,7 @@ publish_tree (SysprofCallgraph *self, SysprofStackStash *tree, GArray *tree_byte
   _sysprof_stack_stash_sort_children (tree, compare_children, closure);
   renumber = drop_unused_functions (self, tree);
 
-  out = g_new0 (SysprofCallgraphNode, n);
+  out = _sysprof_table_alloc0 (n * sizeof *out);
   for (guint32 i = 0; i < n; i++)
     {
       const SysprofStackNode *s = &nodes[i];
@@ -1111,15 +1135,15 @@ publish_tree (SysprofCallgraph *self, SysprofStackStash *tree, GArray *tree_byte
       out[i].self = s->self;
       out[i].total = s->total;
       out[i].depth = s->depth;
-      out[i].self_bytes = out[i].total_bytes = g_array_index (tree_bytes, guint64, i);
+      out[i].self_bytes = out[i].total_bytes = bytes != NULL ? bytes[i] : 0;
     }
   /* Children come after their parents. */
-  for (guint32 i = n - 1; i > 0; i--)
+  for (guint32 i = n - 1; bytes != NULL && i > 0; i--)
     out[nodes[i].parent].total_bytes += out[i].total_bytes;
   self->nodes = out;
   self->n_nodes = n;
 
-  on_path = g_new0 (guint32, self->functions->len);
+  on_path = g_new0 (guint32, self->n_functions);
   walk.self = self;
   walk.on_path = on_path;
   walk_nodes (&self->nodes[0], totals_enter, totals_leave, &walk);
@@ -1133,17 +1157,17 @@ sysprof_callgraph_new (SysprofCaptureReader         *reader,
                        gpointer                      user_data,
                        GError                      **error)
 {
-  SysprofCallgraphFilter full_filter = SYSPROF_CALLGRAPH_FILTER_INIT;
+  /* First: it closes last, after the temporary tables are freed. */
+  g_auto (SysprofTableScope) scope G_GNUC_UNUSED = _sysprof_table_scope_enter ();
+  SysprofCallgraphFilter           full_filter = SYSPROF_CALLGRAPH_FILTER_INIT;
   g_autoptr (SysprofCallgraph) self = NULL;
   g_autoptr (SysprofStackStash) tree = NULL;
   g_autofree guint64 *keys = NULL;
   g_autofree guint32 *tags = NULL;
-  g_autoptr (GArray) times = NULL;
   g_autoptr (SysprofStackStash) stash = NULL;
   g_autoptr (GArray) raw_bytes = g_array_new (FALSE, TRUE, sizeof (guint64));
   g_autoptr (GArray) tree_bytes = g_array_new (FALSE, TRUE, sizeof (guint64));
   RawBuilder raw;
-  gint64     zero = 0;
 
   g_return_val_if_fail (reader != NULL, NULL);
   g_return_val_if_fail (SYSPROF_IS_SYMBOLIZER (symbolizer), NULL);
@@ -1173,10 +1197,7 @@ sysprof_callgraph_new (SysprofCaptureReader         *reader,
 
   keys = g_new (guint64, MAX_KEYS);
   tags = g_new (guint32, MAX_KEYS);
-  times = g_array_new (FALSE, FALSE, sizeof (gint64));
-  g_array_append_val (times, zero);
   stash = _sysprof_stack_stash_new ();
-  raw = (RawBuilder){ stash, times, keys, tags, filter->no_kernel, raw_bytes };
   self->source = filter->source;
 
   if (!sysprof_capture_reader_reset (reader))
@@ -1187,14 +1208,20 @@ sysprof_callgraph_new (SysprofCaptureReader         *reader,
                    reader_error->code ? reader_error->message : "The capture cannot be rewound.");
       return NULL;
     }
+  raw = (RawBuilder){ stash, NULL, 0, keys, tags, filter->no_kernel, raw_bytes };
+  /* The root's time. */
+  raw_set_times (&raw, 0, 0);
   if (!read_samples (self, reader, filter, &raw, progress, user_data, error))
-    return NULL;
+    {
+      _sysprof_table_free (raw.times, raw.times_allocated * sizeof *raw.times);
+      return NULL;
+    }
   g_clear_pointer (&keys, g_free);
   g_clear_pointer (&tags, g_free);
 
   tree = build_function_tree (self, &raw, filter, tree_bytes);
   g_clear_pointer (&stash, _sysprof_stack_stash_free);
-  g_clear_pointer (&times, g_array_unref);
+  _sysprof_table_free (raw.times, raw.times_allocated * sizeof *raw.times);
   g_clear_pointer (&raw_bytes, g_array_unref);
   publish_tree (self, tree, tree_bytes);
   /* Samples outside the focus were counted while reading: the root has
@@ -1247,14 +1274,14 @@ sysprof_callgraph_get_n_functions (SysprofCallgraph *self)
 {
   g_return_val_if_fail (SYSPROF_IS_CALLGRAPH (self), 0);
 
-  return self->functions->len;
+  return self->n_functions;
 }
 
 const SysprofCallgraphFunction *
 sysprof_callgraph_get_function (SysprofCallgraph *self, guint index)
 {
   g_return_val_if_fail (SYSPROF_IS_CALLGRAPH (self), NULL);
-  g_return_val_if_fail (index < self->functions->len, NULL);
+  g_return_val_if_fail (index < self->n_functions, NULL);
 
   return function_at (self, index);
 }
@@ -1267,7 +1294,7 @@ sysprof_callgraph_find_function (SysprofCallgraph *self, const char *name, const
   g_return_val_if_fail (SYSPROF_IS_CALLGRAPH (self), NULL);
   g_return_val_if_fail (name != NULL, NULL);
 
-  for (guint i = 0; i < self->functions->len; i++)
+  for (guint i = 0; i < self->n_functions; i++)
     {
       const SysprofCallgraphFunction *function = function_at (self, i);
 
@@ -1357,14 +1384,14 @@ compare_edges (gconstpointer a, gconstpointer b)
 static GArray *
 list_edges (SysprofCallgraph *self, const SysprofCallgraphFunction *function, gboolean callers)
 {
-  g_autofree guint32 *on_path = g_new0 (guint32, self->functions->len);
-  g_autofree guint64 *samples = g_new0 (guint64, self->functions->len);
-  g_autofree guint64 *bytes = g_new0 (guint64, self->functions->len);
+  g_autofree guint32 *on_path = g_new0 (guint32, self->n_functions);
+  g_autofree guint64 *samples = g_new0 (guint64, self->n_functions);
+  g_autofree guint64 *bytes = g_new0 (guint64, self->n_functions);
   EdgeWalk            walk = { function, callers, on_path, samples, bytes };
   GArray             *edges = g_array_new (FALSE, FALSE, sizeof (SysprofCallgraphEdge));
 
   walk_nodes (&self->nodes[0], edge_enter, edge_leave, &walk);
-  for (guint i = 0; i < self->functions->len; i++)
+  for (guint i = 0; i < self->n_functions; i++)
     if (samples[i] > 0)
       {
         SysprofCallgraphEdge edge = { function_at (self, i), samples[i], bytes[i] };
@@ -1377,7 +1404,7 @@ list_edges (SysprofCallgraph *self, const SysprofCallgraphFunction *function, gb
 static gboolean
 owns_function (SysprofCallgraph *self, const SysprofCallgraphFunction *function)
 {
-  return function != NULL && function->index < self->functions->len && function_at (self, function->index) == function;
+  return function != NULL && function->index < self->n_functions && function_at (self, function->index) == function;
 }
 
 GArray *

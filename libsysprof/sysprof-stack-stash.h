@@ -83,5 +83,19 @@ gpointer _sysprof_table_alloc0 (gsize size);
 /* Keeps the contents; the new part is zeroed. */
 gpointer _sysprof_table_realloc (gpointer data, gsize old_size, gsize new_size);
 void     _sysprof_table_free (gpointer data, gsize size);
+/* Room for twice as many elements of @element_size (at least 1024) in
+ * @data, which holds *@allocated of them (0 with @data NULL); the new part
+ * is zeroed.  Free with _sysprof_table_free (data, *allocated * element_size). */
+gpointer _sysprof_table_grow (gpointer data, gsize element_size, guint32 *allocated);
+
+/* While a scope is open in a thread, the big tables it frees are kept for
+ * its next big allocations (reused memory is much cheaper than fresh), and
+ * unmapped when the outermost scope closes.  Open one around an analysis:
+ *   g_auto (SysprofTableScope) scope G_GNUC_UNUSED = _sysprof_table_scope_enter ();
+ * declared before the tables it should outlive. */
+typedef gboolean  SysprofTableScope;
+SysprofTableScope _sysprof_table_scope_enter (void);
+void              _sysprof_table_scope_leave (SysprofTableScope scope);
+G_DEFINE_AUTO_CLEANUP_FREE_FUNC (SysprofTableScope, _sysprof_table_scope_leave, FALSE)
 
 G_END_DECLS

@@ -6,6 +6,7 @@
 #include "sysprof-demangle.h"
 #include "sysprof-elf-loader.h"
 #include "sysprof-elf.h"
+#include "sysprof-embedded-file.h"
 #include "sysprof-mount-namespace.h"
 #include "sysprof-symbolizer-private.h"
 
@@ -335,31 +336,15 @@ static void
 ensure_kallsyms (SysprofSymbolizer *self)
 {
   g_autoptr (GByteArray) text = NULL;
-  SysprofCaptureFrameType type;
-  SysprofCaptureReader   *reader = g_steal_pointer (&self->kallsyms_reader);
+  SysprofCaptureReader *reader = g_steal_pointer (&self->kallsyms_reader);
 
   if (reader != NULL)
     {
-      text = g_byte_array_new ();
-      if (sysprof_capture_reader_find_file (reader, "/proc/kallsyms"))
-        while (sysprof_capture_reader_peek_type (reader, &type))
-          {
-            const SysprofCaptureFileChunk *chunk;
+      /* As it is, or gzipped by Sysprof 45+; damaged: no kernel names. */
+      g_autoptr (GBytes) contents = sysprof_embedded_file_read (reader, "/proc/kallsyms", NULL);
 
-            if (type != SYSPROF_CAPTURE_FRAME_FILE_CHUNK)
-              {
-                if (!sysprof_capture_reader_skip (reader))
-                  break;
-                continue;
-              }
-            if ((chunk = sysprof_capture_reader_read_file (reader)) == NULL)
-              break;
-            if (strcmp (chunk->path, "/proc/kallsyms") != 0)
-              continue;
-            g_byte_array_append (text, chunk->data, chunk->len);
-            if (chunk->is_last)
-              break;
-          }
+      if (contents != NULL)
+        text = g_bytes_unref_to_array (g_steal_pointer (&contents));
       sysprof_capture_reader_unref (reader);
     }
   else if (self->kallsyms_local)
@@ -381,6 +366,8 @@ ensure_kallsyms (SysprofSymbolizer *self)
     }
 }
 
+/* Takes @data rather than copying it again: the table is 16 MB in a
+ * capture of 180,000 functions. */
 static void
 load_embedded_symbols (SysprofSymbolizer *self, GByteArray *data, gboolean swap)
 {
@@ -389,7 +376,8 @@ load_embedded_symbols (SysprofSymbolizer *self, GByteArray *data, gboolean swap)
   SysprofSymbolMapRecord *records;
 
   g_clear_pointer (&self->embedded, g_bytes_unref);
-  self->embedded = g_bytes_new (data->data, data->len);
+  self->embedded = g_byte_array_free_to_bytes (data);
+  /* Ours alone: converted in place. */
   records = (SysprofSymbolMapRecord *) g_bytes_get_data (self->embedded, NULL);
 
   /* Up to the all-zero terminator (zero in either byte order); a table
@@ -450,7 +438,37 @@ append_chunk (GHashTable *files, GHashTable *complete, const SysprofCaptureFileC
 static gboolean
 wanted_file (const char *path)
 {
-  return strcmp (path, "__symbols__") == 0 || has_prefix_and_suffix (path, "/proc/", "/mountinfo");
+  return strcmp (path, "__symbols__") == 0 || strcmp (path, "__symbols__.gz") == 0 ||
+         has_prefix_and_suffix (path, "/proc/", "/mountinfo") ||
+         has_prefix_and_suffix (path, "/proc/", "/mountinfo.gz");
+}
+
+/* Sysprof 45+ stores the files gzipped as PATH.gz: each becomes PATH,
+ * unless the capture also has PATH as it is, which wins.  A damaged one is
+ * left out (its names fall back to the binaries of this machine). */
+static void
+gunzip_files (GHashTable *files)
+{
+  g_autoptr (GPtrArray) gzipped = g_ptr_array_new_with_free_func (g_free);
+  GHashTableIter iter;
+  gpointer       key, value;
+
+  g_hash_table_iter_init (&iter, files);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    if (sysprof_embedded_file_is_gzipped (key))
+      g_ptr_array_add (gzipped, g_strdup (key));
+  for (guint i = 0; i < gzipped->len; i++)
+    {
+      const char      *gz_path = g_ptr_array_index (gzipped, i);
+      g_autofree char *path = g_strndup (gz_path, strlen (gz_path) - 3);
+      GByteArray      *packed = g_hash_table_lookup (files, gz_path);
+      GBytes          *contents;
+
+      if (!g_hash_table_contains (files, path) &&
+          (contents = sysprof_gunzip (packed->data, packed->len, SYSPROF_EMBEDDED_FILE_MAX_SIZE, gz_path, NULL)))
+        g_hash_table_insert (files, g_steal_pointer (&path), g_bytes_unref_to_array (contents));
+      g_hash_table_remove (files, gz_path);
+    }
 }
 
 /* JITMAP payload: n_jitmaps entries of {u64 address (unaligned), name NUL}. */
@@ -485,7 +503,6 @@ sysprof_symbolizer_load (SysprofSymbolizer *self, SysprofCaptureReader *reader, 
   g_autoptr (GHashTable) complete = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   SysprofCaptureFrameType type;
   gboolean                swap;
-  GByteArray             *bytes;
   GHashTableIter          iter;
   gpointer                key, value;
   gboolean                has_kallsyms = FALSE;
@@ -552,7 +569,7 @@ sysprof_symbolizer_load (SysprofSymbolizer *self, SysprofCaptureReader *reader, 
             const SysprofCaptureFileChunk *chunk = sysprof_capture_reader_read_file (reader);
             if (chunk == NULL)
               goto failed;
-            if (strcmp (chunk->path, "/proc/kallsyms") == 0)
+            if (strcmp (chunk->path, "/proc/kallsyms") == 0 || strcmp (chunk->path, "/proc/kallsyms.gz") == 0)
               has_kallsyms = TRUE; /* read when first needed: ensure_kallsyms */
             else if (wanted_file (chunk->path))
               append_chunk (files, complete, chunk);
@@ -566,9 +583,13 @@ sysprof_symbolizer_load (SysprofSymbolizer *self, SysprofCaptureReader *reader, 
     }
   if (sysprof_capture_reader_get_error (reader)->code != 0)
     goto failed;
+  gunzip_files (files);
 
-  if ((bytes = g_hash_table_lookup (files, "__symbols__")))
-    load_embedded_symbols (self, bytes, swap);
+  if (g_hash_table_steal_extended (files, "__symbols__", &key, &value))
+    {
+      g_free (key);
+      load_embedded_symbols (self, value, swap);
+    }
   g_clear_pointer (&self->kallsyms_reader, sysprof_capture_reader_unref);
   g_array_set_size (self->kernel, 0);
   if (has_kallsyms)

@@ -6,6 +6,12 @@
  * of the filter asks for a new one and cancels the request before (see
  * request_callgraph() for when).
  *
+ * A capture can have hundreds of thousands of functions and of nodes: the
+ * tables' models sort and search plain arrays of the callgraph's functions
+ * and nodes, and make the GObject of a row only when GTK asks for it (the
+ * rows on screen, mostly).  The callers and callees of the selected
+ * function take a walk of the whole tree: the document's worker does it.
+ *
  * A right click on a function of any table (or Shift+F10, the Menu key)
  * offers to focus on it or hide it; both go into the document's filter,
  * which every view follows. */
@@ -15,6 +21,32 @@
 #include "sysprof-callgraph-view.h"
 #include "sysprof-function-filter.h"
 
+typedef enum
+{
+  COLUMN_NAME,
+  COLUMN_TREE_NAME,
+  COLUMN_LIBRARY,
+  COLUMN_SELF,
+  COLUMN_SELF_PERCENT,
+  COLUMN_TOTAL,
+  COLUMN_TOTAL_PERCENT,
+  N_COLUMNS
+} Column;
+
+/* How the functions table is sorted: its sort columns, first one first. */
+typedef struct
+{
+  Column   column;
+  gboolean descending;
+} SortKey;
+
+/* See read_sort_keys(). */
+typedef struct
+{
+  guint known; /* bit per column already named */
+  int   asked; /* the column the last comparison asked, or -1 */
+} SortProbe;
+
 /* ------------------------------------------------------------------------ */
 /* Rows of the tables */
 
@@ -23,7 +55,7 @@ G_DECLARE_FINAL_TYPE (SysprofCallgraphViewRow, sysprof_callgraph_view_row, SYSPR
 
 /* One line of a table: a function (functions, callers and callees tables)
  * or a node (call tree).  The row keeps the callgraph alive, since both
- * point into it. */
+ * point into it.  A probe (read_sort_keys()) has no function. */
 struct _SysprofCallgraphViewRow
 {
   GObject                         parent_instance;
@@ -32,8 +64,8 @@ struct _SysprofCallgraphViewRow
   const SysprofCallgraphNode     *node;
   guint64                         self;
   guint64                         total;
-  guint64                         base;   /* the root's total: 100 % */
-  char                           *folded; /* name, case-folded, for the search */
+  guint64                         base; /* the root's total: 100 % */
+  SortProbe                      *probe;
 };
 
 G_DEFINE_FINAL_TYPE (SysprofCallgraphViewRow, sysprof_callgraph_view_row, G_TYPE_OBJECT)
@@ -44,7 +76,6 @@ sysprof_callgraph_view_row_finalize (GObject *object)
   SysprofCallgraphViewRow *row = SYSPROF_CALLGRAPH_VIEW_ROW (object);
 
   g_clear_object (&row->callgraph);
-  g_free (row->folded);
   G_OBJECT_CLASS (sysprof_callgraph_view_row_parent_class)->finalize (object);
 }
 
@@ -99,6 +130,438 @@ row_of_item (gpointer item)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Order of the functions */
+
+static int
+compare_names (const SysprofCallgraphFunction *a, const SysprofCallgraphFunction *b)
+{
+  int cmp = g_strcmp0 (a->symbol->name, b->symbol->name);
+
+  return cmp != 0 ? cmp : g_strcmp0 (a->symbol->library, b->symbol->library);
+}
+
+static int
+compare_values (guint64 a, guint64 b)
+{
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/* Ascending, ties by name: a descending sort reverses all of it. */
+static int
+compare_functions (const SysprofCallgraphFunction *a, const SysprofCallgraphFunction *b, Column column)
+{
+  int cmp = 0;
+
+  switch (column)
+    {
+    case COLUMN_LIBRARY: cmp = g_strcmp0 (a->symbol->library, b->symbol->library); break;
+    case COLUMN_SELF:
+    case COLUMN_SELF_PERCENT: cmp = compare_values (a->self, b->self); break;
+    case COLUMN_TOTAL:
+    case COLUMN_TOTAL_PERCENT: cmp = compare_values (a->total, b->total); break;
+    case COLUMN_NAME:
+    case COLUMN_TREE_NAME:
+    case N_COLUMNS:
+    default: break;
+    }
+  return cmp != 0 ? cmp : compare_names (a, b);
+}
+
+/* The sorters of the functions table's columns.  The table sorts its
+ * functions itself (see SysprofCallgraphFunctionList), so the column view's
+ * sorter only runs on the probes of read_sort_keys(); for anything else
+ * they compare like the table (whose rows have their function's counts). */
+static int
+compare_rows (gconstpointer pa, gconstpointer pb, gpointer user_data)
+{
+  const SysprofCallgraphViewRow *a = pa;
+  const SysprofCallgraphViewRow *b = pb;
+  Column                         column = GPOINTER_TO_INT (user_data);
+
+  if (G_UNLIKELY (a->probe != NULL))
+    {
+      if ((a->probe->known & (1u << column)) != 0)
+        return 0;
+      a->probe->asked = (int) column;
+      return -1;
+    }
+  return compare_functions (a->function, b->function, column);
+}
+
+/* The sort columns of @sorter, the column view's, into @keys; returns
+ * their number.  GTK 4.8 does not tell them (primary-sort-column is 4.10),
+ * but the column view's sorter asks its columns' sorters in order, turns
+ * the answer round for a descending column and stops at the first answer
+ * that is not "equal".  compare_rows() answers "smaller" for a probe when
+ * its column is not known yet, "equal" when it is: each comparison of two
+ * probes names the next sort column, and its sign the direction. */
+static guint
+read_sort_keys (GtkSorter *sorter, SortKey keys[N_COLUMNS])
+{
+  g_autoptr (SysprofCallgraphViewRow) a = g_object_new (SYSPROF_TYPE_CALLGRAPH_VIEW_ROW, NULL);
+  g_autoptr (SysprofCallgraphViewRow) b = g_object_new (SYSPROF_TYPE_CALLGRAPH_VIEW_ROW, NULL);
+  SortProbe probe = { 0, -1 };
+  guint     n = 0;
+
+  a->probe = b->probe = &probe;
+  while (n < N_COLUMNS)
+    {
+      GtkOrdering order;
+
+      probe.asked = -1;
+      order = gtk_sorter_compare (sorter, a, b);
+      if (order == GTK_ORDERING_EQUAL || probe.asked < 0)
+        break;
+      keys[n].column = (Column) probe.asked;
+      keys[n].descending = order == GTK_ORDERING_LARGER;
+      probe.known |= 1u << probe.asked;
+      n++;
+    }
+  return n;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The functions table's model */
+
+#define SYSPROF_TYPE_CALLGRAPH_FUNCTION_LIST (sysprof_callgraph_function_list_get_type ())
+G_DECLARE_FINAL_TYPE (
+    SysprofCallgraphFunctionList, sysprof_callgraph_function_list, SYSPROF, CALLGRAPH_FUNCTION_LIST, GObject)
+
+/* The functions of a callgraph, sorted by the table's sort columns and
+ * filtered by the search, as rows.  It does what a GListStore under a
+ * GtkSortListModel and a GtkFilterListModel did, in the same order (ties
+ * in the sort columns keep the order by total, largest first), without
+ * making a GObject per function up front: with 180,000 functions those
+ * models took most of a second of the main thread. */
+struct _SysprofCallgraphFunctionList
+{
+  GObject parent_instance;
+
+  SysprofCallgraph                *callgraph; /* NULL: empty */
+  guint                            n_functions;
+  SysprofCallgraphViewRow        **rows;   /* by function index, made when first asked for */
+  char                           **folded; /* by function index: the name case-folded, for the search */
+  const SysprofCallgraphFunction **sorted; /* all of them, in the table's order */
+  const SysprofCallgraphFunction **shown;  /* those of @sorted the search matches */
+  guint                            n_shown;
+
+  SortKey keys[N_COLUMNS];
+  guint   n_keys;
+  char   *needle; /* case-folded search text, or NULL */
+};
+
+static GType
+function_list_get_item_type (GListModel *model)
+{
+  (void) model;
+  return SYSPROF_TYPE_CALLGRAPH_VIEW_ROW;
+}
+
+static guint
+function_list_get_n_items (GListModel *model)
+{
+  return SYSPROF_CALLGRAPH_FUNCTION_LIST (model)->n_shown;
+}
+
+static SysprofCallgraphViewRow *
+function_list_row (SysprofCallgraphFunctionList *self, const SysprofCallgraphFunction *function)
+{
+  SysprofCallgraphViewRow **row = &self->rows[function->index];
+
+  /* Made once: GtkSingleSelection finds its item again by identity. */
+  if (*row == NULL)
+    *row = row_new (self->callgraph, function, NULL, function->self, function->total);
+  return *row;
+}
+
+static gpointer
+function_list_get_item (GListModel *model, guint position)
+{
+  SysprofCallgraphFunctionList *self = SYSPROF_CALLGRAPH_FUNCTION_LIST (model);
+
+  if (position >= self->n_shown)
+    return NULL;
+  return g_object_ref (function_list_row (self, self->shown[position]));
+}
+
+static void
+function_list_model_init (GListModelInterface *iface)
+{
+  iface->get_item_type = function_list_get_item_type;
+  iface->get_n_items = function_list_get_n_items;
+  iface->get_item = function_list_get_item;
+}
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (SysprofCallgraphFunctionList,
+                               sysprof_callgraph_function_list,
+                               G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (G_TYPE_LIST_MODEL, function_list_model_init))
+
+static void
+function_list_clear (SysprofCallgraphFunctionList *self)
+{
+  for (guint i = 0; self->rows != NULL && i < self->n_functions; i++)
+    g_clear_object (&self->rows[i]);
+  for (guint i = 0; self->folded != NULL && i < self->n_functions; i++)
+    g_free (self->folded[i]);
+  g_clear_pointer (&self->rows, g_free);
+  g_clear_pointer (&self->folded, g_free);
+  g_clear_pointer (&self->sorted, g_free);
+  g_clear_pointer (&self->shown, g_free);
+  g_clear_object (&self->callgraph);
+  self->n_functions = 0;
+  self->n_shown = 0;
+}
+
+static void
+sysprof_callgraph_function_list_finalize (GObject *object)
+{
+  SysprofCallgraphFunctionList *self = SYSPROF_CALLGRAPH_FUNCTION_LIST (object);
+
+  function_list_clear (self);
+  g_free (self->needle);
+  G_OBJECT_CLASS (sysprof_callgraph_function_list_parent_class)->finalize (object);
+}
+
+static void
+sysprof_callgraph_function_list_class_init (SysprofCallgraphFunctionListClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = sysprof_callgraph_function_list_finalize;
+}
+
+static void
+sysprof_callgraph_function_list_init (SysprofCallgraphFunctionList *self)
+{
+  (void) self;
+}
+
+/* The table's order: the sort columns, then what the table showed before
+ * the first sort, the functions by total, largest first (ties by name,
+ * the larger first, then in the callgraph's order). */
+static int
+compare_sorted (gconstpointer pa, gconstpointer pb, gpointer user_data)
+{
+  SysprofCallgraphFunctionList   *self = user_data;
+  const SysprofCallgraphFunction *a = *(const SysprofCallgraphFunction *const *) pa;
+  const SysprofCallgraphFunction *b = *(const SysprofCallgraphFunction *const *) pb;
+  int                             cmp;
+
+  for (guint i = 0; i < self->n_keys; i++)
+    if ((cmp = compare_functions (a, b, self->keys[i].column)) != 0)
+      return self->keys[i].descending ? -cmp : cmp;
+  if ((cmp = compare_functions (b, a, COLUMN_TOTAL)) != 0)
+    return cmp;
+  return compare_values (a->index, b->index);
+}
+
+static gboolean
+function_list_matches (SysprofCallgraphFunctionList *self, const SysprofCallgraphFunction *function)
+{
+  char **folded;
+
+  if (self->needle == NULL)
+    return TRUE;
+  folded = &self->folded[function->index];
+  if (*folded == NULL)
+    *folded = g_utf8_casefold (function->symbol->name, -1);
+  return strstr (*folded, self->needle) != NULL;
+}
+
+/* Sorts (when @sort) and searches again, and tells the views what changed:
+ * one range, from the first row that differs to the last, as
+ * GtkSortListModel and GtkFilterListModel do, so that the selection can
+ * find its row again. */
+static void
+function_list_update (SysprofCallgraphFunctionList *self, gboolean sort)
+{
+  g_autofree const SysprofCallgraphFunction **old = g_steal_pointer (&self->shown);
+  guint                                       old_n = self->n_shown;
+  guint                                       n = 0;
+  guint                                       prefix = 0;
+  guint                                       suffix = 0;
+
+  if (self->callgraph == NULL)
+    return;
+  if (sort)
+    g_qsort_with_data (self->sorted, (gint) self->n_functions, sizeof *self->sorted, compare_sorted, self);
+  self->shown = g_new (const SysprofCallgraphFunction *, MAX (self->n_functions, 1));
+  for (guint i = 0; i < self->n_functions; i++)
+    if (function_list_matches (self, self->sorted[i]))
+      self->shown[n++] = self->sorted[i];
+  self->n_shown = n;
+
+  while (prefix < MIN (old_n, n) && old[prefix] == self->shown[prefix])
+    prefix++;
+  while (suffix < MIN (old_n, n) - prefix && old[old_n - 1 - suffix] == self->shown[n - 1 - suffix])
+    suffix++;
+  if (prefix != old_n || prefix != n)
+    g_list_model_items_changed (G_LIST_MODEL (self), prefix, old_n - prefix - suffix, n - prefix - suffix);
+}
+
+/* Replaces the functions with @callgraph's (NULL: none).  The old rows go
+ * first, in a change of their own: none of them is among the new ones, and
+ * GtkSingleSelection would otherwise look for its row among all of them. */
+static void
+function_list_set_callgraph (SysprofCallgraphFunctionList *self, SysprofCallgraph *callgraph)
+{
+  guint old_n = self->n_shown;
+
+  function_list_clear (self);
+  if (old_n > 0)
+    g_list_model_items_changed (G_LIST_MODEL (self), 0, old_n, 0);
+  if (callgraph == NULL)
+    return;
+  self->callgraph = g_object_ref (callgraph);
+  self->n_functions = sysprof_callgraph_get_n_functions (callgraph);
+  self->rows = g_new0 (SysprofCallgraphViewRow *, self->n_functions);
+  self->folded = g_new0 (char *, self->n_functions);
+  self->sorted = g_new (const SysprofCallgraphFunction *, MAX (self->n_functions, 1));
+  for (guint i = 0; i < self->n_functions; i++)
+    self->sorted[i] = sysprof_callgraph_get_function (callgraph, i);
+  function_list_update (self, TRUE);
+}
+
+static void
+function_list_set_sort (SysprofCallgraphFunctionList *self, const SortKey *keys, guint n_keys)
+{
+  memcpy (self->keys, keys, n_keys * sizeof *keys);
+  self->n_keys = n_keys;
+  function_list_update (self, TRUE);
+}
+
+/* @needle: case-folded, or NULL for no search. */
+static void
+function_list_set_needle (SysprofCallgraphFunctionList *self, const char *needle)
+{
+  g_free (self->needle);
+  self->needle = g_strdup (needle);
+  function_list_update (self, FALSE);
+}
+
+/* The row of function @name of @library, or G_MAXUINT when not shown. */
+static guint
+function_list_find (SysprofCallgraphFunctionList *self, const char *name, const char *library)
+{
+  for (guint i = 0; i < self->n_shown; i++)
+    if (strcmp (self->shown[i]->symbol->name, name) == 0 && g_strcmp0 (self->shown[i]->symbol->library, library) == 0)
+      return i;
+  return G_MAXUINT;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The call tree's model */
+
+#define SYSPROF_TYPE_CALLGRAPH_CHILD_LIST (sysprof_callgraph_child_list_get_type ())
+G_DECLARE_FINAL_TYPE (SysprofCallgraphChildList, sysprof_callgraph_child_list, SYSPROF, CALLGRAPH_CHILD_LIST, GObject)
+
+/* The children of a node, as rows.  GtkTreeExpander asks every row it
+ * shows whether it can expand, which makes (and drops) the model of its
+ * children: counting them is all that costs, until GTK asks for a row. */
+struct _SysprofCallgraphChildList
+{
+  GObject parent_instance;
+
+  SysprofCallgraph            *callgraph;
+  const SysprofCallgraphNode  *parent;
+  guint                        n_children;
+  const SysprofCallgraphNode **children; /* made with the first row */
+  SysprofCallgraphViewRow    **rows;
+};
+
+static GType
+child_list_get_item_type (GListModel *model)
+{
+  (void) model;
+  return SYSPROF_TYPE_CALLGRAPH_VIEW_ROW;
+}
+
+static guint
+child_list_get_n_items (GListModel *model)
+{
+  return SYSPROF_CALLGRAPH_CHILD_LIST (model)->n_children;
+}
+
+static gpointer
+child_list_get_item (GListModel *model, guint position)
+{
+  SysprofCallgraphChildList *self = SYSPROF_CALLGRAPH_CHILD_LIST (model);
+
+  if (position >= self->n_children)
+    return NULL;
+  if (self->children == NULL)
+    {
+      guint i = 0;
+
+      self->children = g_new (const SysprofCallgraphNode *, self->n_children);
+      self->rows = g_new0 (SysprofCallgraphViewRow *, self->n_children);
+      for (const SysprofCallgraphNode *child = self->parent->first_child; child != NULL; child = child->next_sibling)
+        self->children[i++] = child;
+    }
+  if (self->rows[position] == NULL)
+    {
+      const SysprofCallgraphNode *child = self->children[position];
+
+      self->rows[position] = row_new (self->callgraph, child->function, child, child->self, child->total);
+    }
+  return g_object_ref (self->rows[position]);
+}
+
+static void
+child_list_model_init (GListModelInterface *iface)
+{
+  iface->get_item_type = child_list_get_item_type;
+  iface->get_n_items = child_list_get_n_items;
+  iface->get_item = child_list_get_item;
+}
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (SysprofCallgraphChildList,
+                               sysprof_callgraph_child_list,
+                               G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (G_TYPE_LIST_MODEL, child_list_model_init))
+
+static void
+sysprof_callgraph_child_list_finalize (GObject *object)
+{
+  SysprofCallgraphChildList *self = SYSPROF_CALLGRAPH_CHILD_LIST (object);
+
+  for (guint i = 0; self->rows != NULL && i < self->n_children; i++)
+    g_clear_object (&self->rows[i]);
+  g_free (self->rows);
+  g_free (self->children);
+  g_clear_object (&self->callgraph);
+  G_OBJECT_CLASS (sysprof_callgraph_child_list_parent_class)->finalize (object);
+}
+
+static void
+sysprof_callgraph_child_list_class_init (SysprofCallgraphChildListClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = sysprof_callgraph_child_list_finalize;
+}
+
+static void
+sysprof_callgraph_child_list_init (SysprofCallgraphChildList *self)
+{
+  (void) self;
+}
+
+static GListModel *
+create_tree_children (gpointer item, gpointer user_data)
+{
+  SysprofCallgraphViewRow   *row = item;
+  SysprofCallgraphChildList *children;
+
+  (void) user_data;
+  if (row->node->first_child == NULL)
+    return NULL;
+  children = g_object_new (SYSPROF_TYPE_CALLGRAPH_CHILD_LIST, NULL);
+  children->callgraph = g_object_ref (row->callgraph);
+  children->parent = row->node;
+  for (const SysprofCallgraphNode *child = row->node->first_child; child != NULL; child = child->next_sibling)
+    children->n_children++;
+  return G_LIST_MODEL (children);
+}
+
+/* ------------------------------------------------------------------------ */
 /* The view */
 
 struct _SysprofCallgraphView
@@ -116,17 +579,21 @@ struct _SysprofCallgraphView
   GtkWidget *search_entry;
   GtkWidget *stack;
 
-  GListStore         *functions;
-  GtkCustomFilter    *search_filter;
-  GtkSingleSelection *functions_selection;
-  GtkWidget          *functions_view;
-  GListStore         *callers;
-  GListStore         *callees;
-  GtkWidget          *callers_view;
-  GtkWidget          *callees_view;
-  GListStore         *tree_roots;
-  GtkTreeListModel   *tree;
-  GtkWidget          *tree_view;
+  SysprofCallgraphFunctionList *functions;
+  GtkSingleSelection           *functions_selection;
+  GtkWidget                    *functions_view;
+  GtkSorter                    *sorter; /* the functions view's */
+  gulong                        sort_handler;
+  gboolean                      quiet; /* selection changes that do not ask for callers and callees */
+  GCancellable                 *edges_cancellable;
+  GListStore                   *callers;
+  GListStore                   *callees;
+  GtkWidget                    *callers_view;
+  GtkWidget                    *callees_view;
+  GListStore                   *tree_roots;
+  GtkTreeListModel             *tree;
+  GtkWidget                    *tree_view;
+  gboolean                      expand_root; /* when the call tree is next shown */
 
   char *needle; /* case-folded search text, or NULL */
 
@@ -136,25 +603,38 @@ struct _SysprofCallgraphView
 
 G_DEFINE_FINAL_TYPE (SysprofCallgraphView, sysprof_callgraph_view, SYSPROF_TYPE_VIEW)
 
-typedef enum
-{
-  COLUMN_NAME,
-  COLUMN_TREE_NAME,
-  COLUMN_LIBRARY,
-  COLUMN_SELF,
-  COLUMN_SELF_PERCENT,
-  COLUMN_TOTAL,
-  COLUMN_TOTAL_PERCENT,
-} Column;
-
-/* Key of the data that ties a cell's widget to its row, for the right
- * click, which only knows the widget under the pointer. */
+/* Key of the data that ties a cell's widgets to its row, for the right
+ * click, which only knows the widget under the pointer, and for the
+ * tooltip. */
 #define ROW_KEY "sysprof-callgraph-row"
 
 static double
 percent (guint64 value, guint64 base)
 {
   return base > 0 ? 100.0 * (double) value / (double) base : 0.0;
+}
+
+/* The library of a name cell's function, asked when the pointer rests on
+ * it: setting the tooltip text in every bind costs GTK a round trip to the
+ * X server each time. */
+static gboolean
+on_name_query_tooltip (
+    GtkWidget *label, int x, int y, gboolean keyboard_tooltip, GtkTooltip *tooltip, gpointer user_data)
+{
+  SysprofCallgraphViewRow *row = g_object_get_data (G_OBJECT (label), ROW_KEY);
+  const char              *library;
+
+  (void) x;
+  (void) y;
+  (void) keyboard_tooltip;
+  (void) user_data;
+  if (row == NULL || row->function == NULL)
+    return FALSE;
+  library = row->function->symbol->library;
+  if (library == NULL || library[0] == '\0')
+    return FALSE;
+  gtk_tooltip_set_text (tooltip, library);
+  return TRUE;
 }
 
 static void
@@ -176,6 +656,11 @@ cell_setup (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer user_
     }
   if (column == COLUMN_LIBRARY)
     gtk_widget_add_css_class (label, "dim-label");
+  if (column == COLUMN_NAME || column == COLUMN_TREE_NAME)
+    {
+      gtk_widget_set_has_tooltip (label, TRUE);
+      g_signal_connect (label, "query-tooltip", G_CALLBACK (on_name_query_tooltip), NULL);
+    }
   if (column == COLUMN_TREE_NAME)
     {
       GtkWidget *expander = gtk_tree_expander_new ();
@@ -212,13 +697,12 @@ cell_bind (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer user_d
     case COLUMN_SELF_PERCENT: text = g_strdup_printf ("%.2f %%", percent (row->self, row->base)); break;
     case COLUMN_TOTAL: text = g_strdup_printf ("%" G_GUINT64_FORMAT, row->total); break;
     case COLUMN_TOTAL_PERCENT: text = g_strdup_printf ("%.2f %%", percent (row->total, row->base)); break;
+    case N_COLUMNS:
     default: g_assert_not_reached ();
     }
   gtk_label_set_text (GTK_LABEL (label), text);
-  if (column == COLUMN_NAME || column == COLUMN_TREE_NAME)
-    gtk_widget_set_tooltip_text (label,
-                                 row->function->symbol->library[0] != '\0' ? row->function->symbol->library : NULL);
   g_object_set_data (G_OBJECT (child), ROW_KEY, row);
+  g_object_set_data (G_OBJECT (label), ROW_KEY, row);
 }
 
 static void
@@ -228,56 +712,11 @@ cell_unbind (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer user
 
   (void) factory;
   if (GPOINTER_TO_INT (user_data) == COLUMN_TREE_NAME)
-    gtk_tree_expander_set_list_row (GTK_TREE_EXPANDER (child), NULL);
-  g_object_set_data (G_OBJECT (child), ROW_KEY, NULL);
-}
-
-static int
-compare_names (SysprofCallgraphViewRow *a, SysprofCallgraphViewRow *b)
-{
-  int cmp = g_strcmp0 (row_name (a), row_name (b));
-
-  return cmp != 0 ? cmp : g_strcmp0 (a->function->symbol->library, b->function->symbol->library);
-}
-
-static int
-compare_values (guint64 a, guint64 b)
-{
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/* Ascending: the column view reverses it for a descending sort. */
-static int
-compare_rows (gconstpointer pa, gconstpointer pb, gpointer user_data)
-{
-  SysprofCallgraphViewRow *a = (SysprofCallgraphViewRow *) pa;
-  SysprofCallgraphViewRow *b = (SysprofCallgraphViewRow *) pb;
-  int                      cmp = 0;
-
-  switch ((Column) GPOINTER_TO_INT (user_data))
     {
-    case COLUMN_LIBRARY: cmp = g_strcmp0 (a->function->symbol->library, b->function->symbol->library); break;
-    case COLUMN_SELF:
-    case COLUMN_SELF_PERCENT: cmp = compare_values (a->self, b->self); break;
-    case COLUMN_TOTAL:
-    case COLUMN_TOTAL_PERCENT: cmp = compare_values (a->total, b->total); break;
-    case COLUMN_NAME:
-    case COLUMN_TREE_NAME:
-    default: break;
+      g_object_set_data (G_OBJECT (gtk_tree_expander_get_child (GTK_TREE_EXPANDER (child))), ROW_KEY, NULL);
+      gtk_tree_expander_set_list_row (GTK_TREE_EXPANDER (child), NULL);
     }
-  return cmp != 0 ? cmp : compare_names (a, b);
-}
-
-/* Descending totals, the table's default order.  The rows go into the
- * store in that order: the sort model's sort (a timsort) then checks them
- * in one pass, where sorting tens of thousands of functions through the
- * column view's sorter stalls the main thread for a large part of a
- * second. */
-static int
-compare_rows_by_total_descending (gconstpointer pa, gconstpointer pb, gpointer user_data)
-{
-  (void) user_data;
-  return compare_rows (*(gconstpointer const *) pb, *(gconstpointer const *) pa, GINT_TO_POINTER (COLUMN_TOTAL));
+  g_object_set_data (G_OBJECT (child), ROW_KEY, NULL);
 }
 
 static GtkColumnViewColumn *
@@ -333,19 +772,16 @@ scroll_to (GtkWidget *column_view, guint position)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Search */
+/* Sort and search */
 
-static gboolean
-search_match (gpointer item, gpointer user_data)
+static void
+on_sort_changed (GtkSorter *sorter, GtkSorterChange change, SysprofCallgraphView *self)
 {
-  SysprofCallgraphView    *self = user_data;
-  SysprofCallgraphViewRow *row = item;
+  SortKey keys[N_COLUMNS];
+  guint   n = read_sort_keys (sorter, keys);
 
-  if (self->needle == NULL)
-    return TRUE;
-  if (row->folded == NULL)
-    row->folded = g_utf8_casefold (row_name (row), -1);
-  return strstr (row->folded, self->needle) != NULL;
+  (void) change;
+  function_list_set_sort (self->functions, keys, n);
 }
 
 static void
@@ -356,7 +792,7 @@ apply_search (SysprofCallgraphView *self)
   g_clear_pointer (&self->needle, g_free);
   if (text[0] != '\0')
     self->needle = g_utf8_casefold (text, -1);
-  gtk_filter_changed (GTK_FILTER (self->search_filter), GTK_FILTER_CHANGE_DIFFERENT);
+  function_list_set_needle (self->functions, self->needle);
 }
 
 static void
@@ -368,6 +804,53 @@ on_search_changed (GtkSearchEntry *entry, SysprofCallgraphView *self)
 
 /* ------------------------------------------------------------------------ */
 /* Callers and callees of the selected function */
+
+typedef struct
+{
+  SysprofCallgraph               *callgraph;
+  const SysprofCallgraphFunction *function;
+  GArray                         *callers; /* SysprofCallgraphEdge, once listed */
+  GArray                         *callees;
+} Edges;
+
+static void
+edges_free (gpointer data)
+{
+  Edges *edges = data;
+
+  g_clear_object (&edges->callgraph);
+  g_clear_pointer (&edges->callers, g_array_unref);
+  g_clear_pointer (&edges->callees, g_array_unref);
+  g_free (edges);
+}
+
+/* In the worker: each list is a walk of the whole tree (hundreds of
+ * thousands of nodes in a big capture).  The callgraph is immutable. */
+static gpointer
+list_edges (SysprofDocument      *document,
+            SysprofCaptureReader *reader,
+            SysprofSymbolizer    *symbolizer,
+            gpointer              data,
+            GCancellable         *cancellable,
+            GError              **error)
+{
+  Edges *request = data;
+  Edges *edges = g_new0 (Edges, 1);
+
+  (void) document;
+  (void) reader;
+  (void) symbolizer;
+  edges->callgraph = g_object_ref (request->callgraph);
+  edges->function = request->function;
+  edges->callers = sysprof_callgraph_list_callers (edges->callgraph, edges->function);
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    {
+      edges_free (edges);
+      return NULL;
+    }
+  edges->callees = sysprof_callgraph_list_callees (edges->callgraph, edges->function);
+  return edges;
+}
 
 static void
 fill_edges (GListStore *store, SysprofCallgraph *callgraph, GArray *edges)
@@ -384,20 +867,61 @@ fill_edges (GListStore *store, SysprofCallgraph *callgraph, GArray *edges)
 }
 
 static void
+on_edges_ready (GObject *object, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (GError) error = NULL;
+  Edges                *edges = sysprof_document_run_finish (SYSPROF_DOCUMENT (object), result, &error);
+  SysprofCallgraphView *self;
+
+  /* Cancelled: another function was selected since, or the view was
+   * disposed, so @user_data must not be touched. */
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  self = SYSPROF_CALLGRAPH_VIEW (user_data);
+  g_clear_object (&self->edges_cancellable);
+  if (edges == NULL)
+    {
+      sysprof_view_set_error (SYSPROF_VIEW (self), error->message);
+      return;
+    }
+  fill_edges (self->callers, edges->callgraph, edges->callers);
+  fill_edges (self->callees, edges->callgraph, edges->callees);
+  edges_free (edges);
+}
+
+static void
+cancel_edges (SysprofCallgraphView *self)
+{
+  if (self->edges_cancellable != NULL)
+    g_cancellable_cancel (self->edges_cancellable);
+  g_clear_object (&self->edges_cancellable);
+}
+
+/* The tables empty at once (they would show another function's callers),
+ * and fill when the worker has listed them. */
+static void
 on_function_selected (GtkSingleSelection *selection, GParamSpec *pspec, SysprofCallgraphView *self)
 {
   SysprofCallgraphViewRow *row = gtk_single_selection_get_selected_item (selection);
-  g_autoptr (GArray) callers = NULL;
-  g_autoptr (GArray) callees = NULL;
+  Edges                   *request;
 
   (void) pspec;
-  if (row != NULL)
-    {
-      callers = sysprof_callgraph_list_callers (row->callgraph, row->function);
-      callees = sysprof_callgraph_list_callees (row->callgraph, row->function);
-    }
-  fill_edges (self->callers, row != NULL ? row->callgraph : NULL, callers);
-  fill_edges (self->callees, row != NULL ? row->callgraph : NULL, callees);
+  if (self->quiet)
+    return;
+  cancel_edges (self);
+  fill_edges (self->callers, NULL, NULL);
+  fill_edges (self->callees, NULL, NULL);
+  if (row == NULL)
+    return;
+  request = g_new0 (Edges, 1);
+  request->callgraph = g_object_ref (row->callgraph);
+  request->function = row->function;
+  self->edges_cancellable = g_cancellable_new ();
+  /* No reference: dispose cancels, and a cancelled callback returns before
+   * it looks at the view. */
+  sysprof_document_run_async (sysprof_view_get_document (SYSPROF_VIEW (self)), "Listing callers and callees",
+                              list_edges, request, edges_free, edges_free, self->edges_cancellable, on_edges_ready,
+                              self);
 }
 
 /* Selects @function in the functions table, clearing the search when it
@@ -405,22 +929,15 @@ on_function_selected (GtkSingleSelection *selection, GParamSpec *pspec, SysprofC
 static gboolean
 select_function (SysprofCallgraphView *self, const char *name, const char *library, gboolean clear_search)
 {
-  GListModel *model = G_LIST_MODEL (self->functions_selection);
-
   for (int attempt = 0; attempt < 2; attempt++)
     {
-      guint n = g_list_model_get_n_items (model);
+      guint position = function_list_find (self->functions, name, library);
 
-      for (guint i = 0; i < n; i++)
+      if (position != G_MAXUINT)
         {
-          g_autoptr (SysprofCallgraphViewRow) row = g_list_model_get_item (model, i);
-
-          if (strcmp (row_name (row), name) == 0 && g_strcmp0 (row->function->symbol->library, library) == 0)
-            {
-              gtk_single_selection_set_selected (self->functions_selection, i);
-              scroll_to (self->functions_view, i);
-              return TRUE;
-            }
+          gtk_single_selection_set_selected (self->functions_selection, position);
+          scroll_to (self->functions_view, position);
+          return TRUE;
         }
       if (self->needle == NULL || !clear_search)
         break;
@@ -475,17 +992,41 @@ update_header (SysprofCallgraphView *self)
   gtk_label_set_text (GTK_LABEL (self->range_label), range);
 }
 
+/* The root and the processes under it are what everybody opens first.
+ * Done when the call tree is shown: a hidden column view still makes and
+ * binds the widgets of its rows. */
+static void
+expand_root (SysprofCallgraphView *self)
+{
+  GtkTreeListRow *root_row;
+
+  if (!self->expand_root || g_strcmp0 (gtk_stack_get_visible_child_name (GTK_STACK (self->stack)), "tree") != 0)
+    return;
+  self->expand_root = FALSE;
+  root_row = gtk_tree_list_model_get_row (self->tree, 0);
+  if (root_row != NULL)
+    {
+      gtk_tree_list_row_set_expanded (root_row, TRUE);
+      g_object_unref (root_row);
+    }
+}
+
+static void
+on_page_changed (GtkStack *stack, GParamSpec *pspec, SysprofCallgraphView *self)
+{
+  (void) stack;
+  (void) pspec;
+  expand_root (self);
+}
+
 static void
 show_callgraph (SysprofCallgraphView *self, SysprofCallgraph *callgraph)
 {
-  g_autoptr (GPtrArray) rows = g_ptr_array_new_with_free_func (g_object_unref);
   g_autofree char            *selected_name = NULL;
   g_autofree char            *selected_library = NULL;
   SysprofCallgraphViewRow    *selected = gtk_single_selection_get_selected_item (self->functions_selection);
   const SysprofCallgraphNode *node = sysprof_callgraph_get_root (callgraph);
   SysprofCallgraphViewRow    *root;
-  GtkTreeListRow             *root_row;
-  guint                       n = sysprof_callgraph_get_n_functions (callgraph);
 
   /* The function selected before stays selected when it is still there. */
   if (selected != NULL)
@@ -495,30 +1036,21 @@ show_callgraph (SysprofCallgraphView *self, SysprofCallgraph *callgraph)
     }
 
   g_set_object (&self->callgraph, callgraph);
-  for (guint i = 0; i < n; i++)
-    {
-      const SysprofCallgraphFunction *function = sysprof_callgraph_get_function (callgraph, i);
-
-      g_ptr_array_add (rows, row_new (callgraph, function, NULL, function->self, function->total));
-    }
-  g_ptr_array_sort_with_data (rows, compare_rows_by_total_descending, NULL);
-  g_list_store_splice (self->functions, 0, g_list_model_get_n_items (G_LIST_MODEL (self->functions)), rows->pdata,
-                       rows->len);
-
+  /* The selection moves a few times on the way: the callers and callees
+   * are asked for once, at the end. */
+  self->quiet = TRUE;
+  function_list_set_callgraph (self->functions, callgraph);
   if (selected_name == NULL || !select_function (self, selected_name, selected_library, FALSE))
     gtk_single_selection_set_selected (self->functions_selection, 0);
+  self->quiet = FALSE;
+  on_function_selected (self->functions_selection, NULL, self);
 
   root = row_new (callgraph, node->function, node, node->self, node->total);
   g_list_store_splice (self->tree_roots, 0, g_list_model_get_n_items (G_LIST_MODEL (self->tree_roots)),
                        (gpointer *) &root, 1);
   g_object_unref (root);
-  /* The root and the processes under it are what everybody opens first. */
-  root_row = gtk_tree_list_model_get_row (self->tree, 0);
-  if (root_row != NULL)
-    {
-      gtk_tree_list_row_set_expanded (root_row, TRUE);
-      g_object_unref (root_row);
-    }
+  self->expand_root = TRUE;
+  expand_root (self);
 
   update_header (self);
 }
@@ -560,6 +1092,8 @@ request_callgraph (SysprofCallgraphView *self, gboolean now)
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
+  /* The callers and callees of the old callgraph are not worth finishing. */
+  cancel_edges (self);
   g_clear_object (&self->callgraph);
   update_header (self);
 
@@ -694,6 +1228,14 @@ sysprof_callgraph_view_dispose (GObject *object)
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
+  cancel_edges (self);
+  /* Nothing to expand while the pages go. */
+  self->expand_root = FALSE;
+  /* The columns leave the sorter as the column view goes: nothing to sort
+   * then. */
+  if (self->sorter != NULL)
+    g_clear_signal_handler (&self->sort_handler, self->sorter);
+  g_clear_object (&self->sorter);
   /* The popover is parented to the box, which the base class destroys. */
   g_clear_pointer (&self->menu, gtk_widget_unparent);
 
@@ -707,7 +1249,6 @@ sysprof_callgraph_view_finalize (GObject *object)
 
   g_clear_object (&self->callgraph);
   g_clear_object (&self->functions);
-  g_clear_object (&self->search_filter);
   g_clear_object (&self->functions_selection);
   g_clear_object (&self->callers);
   g_clear_object (&self->callees);
@@ -741,22 +1282,13 @@ sysprof_callgraph_view_class_init (SysprofCallgraphViewClass *klass)
 static GtkWidget *
 build_functions_page (SysprofCallgraphView *self)
 {
-  GtkFilterListModel  *filtered;
-  GtkSortListModel    *sorted;
   GtkColumnViewColumn *total_column;
   GtkWidget           *edges_paned;
   GtkWidget           *paned;
 
-  /* Sorted, then filtered: a search only filters the sorted list again in
-   * one pass, where a sort after the filter would sort every match at each
-   * key press. */
-  self->functions = g_list_store_new (SYSPROF_TYPE_CALLGRAPH_VIEW_ROW);
+  self->functions = g_object_new (SYSPROF_TYPE_CALLGRAPH_FUNCTION_LIST, NULL);
   self->functions_view = gtk_column_view_new (NULL);
-  sorted = gtk_sort_list_model_new (G_LIST_MODEL (g_object_ref (self->functions)),
-                                    g_object_ref (gtk_column_view_get_sorter (GTK_COLUMN_VIEW (self->functions_view))));
-  self->search_filter = gtk_custom_filter_new (search_match, self, NULL);
-  filtered = gtk_filter_list_model_new (G_LIST_MODEL (sorted), GTK_FILTER (g_object_ref (self->search_filter)));
-  self->functions_selection = gtk_single_selection_new (G_LIST_MODEL (filtered));
+  self->functions_selection = gtk_single_selection_new (G_LIST_MODEL (g_object_ref (self->functions)));
   gtk_column_view_set_model (GTK_COLUMN_VIEW (self->functions_view), GTK_SELECTION_MODEL (self->functions_selection));
   g_signal_connect (self->functions_selection, "notify::selected-item", G_CALLBACK (on_function_selected), self);
   add_column (GTK_COLUMN_VIEW (self->functions_view), "Function", COLUMN_NAME, TRUE, TRUE);
@@ -765,6 +1297,9 @@ build_functions_page (SysprofCallgraphView *self)
   add_column (GTK_COLUMN_VIEW (self->functions_view), "Self %", COLUMN_SELF_PERCENT, TRUE, FALSE);
   total_column = add_column (GTK_COLUMN_VIEW (self->functions_view), "Total", COLUMN_TOTAL, TRUE, FALSE);
   add_column (GTK_COLUMN_VIEW (self->functions_view), "Total %", COLUMN_TOTAL_PERCENT, TRUE, FALSE);
+  /* The header clicks change the column view's sorter; the table sorts. */
+  self->sorter = g_object_ref (gtk_column_view_get_sorter (GTK_COLUMN_VIEW (self->functions_view)));
+  self->sort_handler = g_signal_connect (self->sorter, "changed", G_CALLBACK (on_sort_changed), self);
   gtk_column_view_sort_by_column (GTK_COLUMN_VIEW (self->functions_view), total_column, GTK_SORT_DESCENDING);
   set_accessible_label (self->functions_view, "Functions");
 
@@ -798,26 +1333,6 @@ build_functions_page (SysprofCallgraphView *self)
   gtk_paned_set_shrink_start_child (GTK_PANED (paned), FALSE);
   gtk_paned_set_shrink_end_child (GTK_PANED (paned), FALSE);
   return paned;
-}
-
-static GListModel *
-create_tree_children (gpointer item, gpointer user_data)
-{
-  SysprofCallgraphViewRow *row = item;
-  GListStore              *children;
-
-  (void) user_data;
-  if (row->node->first_child == NULL)
-    return NULL;
-  children = g_list_store_new (SYSPROF_TYPE_CALLGRAPH_VIEW_ROW);
-  for (const SysprofCallgraphNode *child = row->node->first_child; child != NULL; child = child->next_sibling)
-    {
-      g_autoptr (SysprofCallgraphViewRow) child_row =
-          row_new (row->callgraph, child->function, child, child->self, child->total);
-
-      g_list_store_append (children, child_row);
-    }
-  return G_LIST_MODEL (children);
 }
 
 static GtkWidget *
@@ -875,6 +1390,7 @@ sysprof_callgraph_view_init (SysprofCallgraphView *self)
   gtk_stack_add_titled (GTK_STACK (self->stack), build_functions_page (self), "functions", "Functions");
   gtk_stack_add_titled (GTK_STACK (self->stack), build_tree_page (self), "tree", "Call Tree");
   gtk_stack_switcher_set_stack (GTK_STACK_SWITCHER (switcher), GTK_STACK (self->stack));
+  g_signal_connect (self->stack, "notify::visible-child", G_CALLBACK (on_page_changed), self);
   gtk_box_append (GTK_BOX (self->box), self->stack);
 
   self->menu = gtk_popover_menu_new_from_model (G_MENU_MODEL (empty));

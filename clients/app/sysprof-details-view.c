@@ -534,6 +534,7 @@ metadata_cell_setup (GtkSignalListItemFactory *factory, GtkListItem *list_item, 
   gtk_label_set_xalign (GTK_LABEL (label), 0);
   gtk_label_set_single_line_mode (GTK_LABEL (label), TRUE);
   gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+  sysprof_view_label_text_tooltip (label);
   gtk_list_item_set_child (list_item, label);
 }
 
@@ -546,7 +547,6 @@ metadata_cell_bind (GtkSignalListItemFactory *factory, GtkListItem *list_item, g
 
   (void) factory;
   gtk_label_set_text (GTK_LABEL (label), text);
-  gtk_widget_set_tooltip_text (label, text);
 }
 
 /* A table of every entry of @model, in a scrolled window of its own: it

@@ -946,11 +946,10 @@ sysprof_document_get_process_name (SysprofDocument *self, gint32 pid)
 }
 
 GBytes *
-sysprof_document_read_file (SysprofDocument *self, const char *path)
+sysprof_document_read_file (SysprofDocument *self, const char *path, GError **error)
 {
   SysprofCaptureReader *reader;
-  g_autoptr (GByteArray) bytes = NULL;
-  gboolean found = FALSE;
+  GBytes               *bytes;
 
   g_return_val_if_fail (SYSPROF_IS_DOCUMENT (self), NULL);
   g_return_val_if_fail (self->loaded, NULL);
@@ -960,33 +959,22 @@ sysprof_document_read_file (SysprofDocument *self, const char *path)
    * with a reader of our own rather than queueing behind an analysis. */
   reader = sysprof_capture_reader_copy (self->reader);
   if (reader == NULL)
-    return NULL;
-  sysprof_capture_reader_reset (reader);
-  bytes = g_byte_array_new ();
-  for (;;)
     {
-      SysprofCaptureFrameType        type;
-      const SysprofCaptureFileChunk *chunk;
-
-      if (!sysprof_capture_reader_peek_type (reader, &type))
-        break;
-      if (type != SYSPROF_CAPTURE_FRAME_FILE_CHUNK)
-        {
-          if (!sysprof_capture_reader_skip (reader))
-            break;
-          continue;
-        }
-      if ((chunk = sysprof_capture_reader_read_file (reader)) == NULL)
-        break;
-      if (strncmp (chunk->path, path, sizeof chunk->path) != 0)
-        continue;
-      found = TRUE;
-      g_byte_array_append (bytes, chunk->data, chunk->len);
-      if (chunk->is_last)
-        break;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno), "%s: cannot open the capture again: %s",
+                   self->path, g_strerror (errno));
+      return NULL;
     }
+  if (sysprof_embedded_file_is_gzipped (path))
+    {
+      /* Stored gzipped (Sysprof 45+): shown as the text it stands for. */
+      g_autofree char *plain = g_strndup (path, strlen (path) - 3);
+
+      bytes = sysprof_embedded_file_read (reader, plain, error);
+    }
+  else
+    bytes = sysprof_embedded_file_read (reader, path, error);
   sysprof_capture_reader_unref (reader);
-  return found ? g_byte_array_free_to_bytes (g_steal_pointer (&bytes)) : NULL;
+  return bytes;
 }
 
 /* ------------------------------------------------------------------------ */

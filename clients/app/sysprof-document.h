@@ -89,8 +89,11 @@ const char *sysprof_document_get_host (SysprofDocument *self);
 /* The name of process @pid as the symbolizer knows it, or NULL. */
 const char *sysprof_document_get_process_name (SysprofDocument *self, gint32 pid);
 
-/* The contents of an embedded file, or NULL when there is none by that path. */
-GBytes *sysprof_document_read_file (SysprofDocument *self, const char *path);
+/* The contents of the embedded file @path (as the scan lists it), read in
+ * the calling thread; a gzipped one ("PATH.gz", Sysprof 45+) decompressed.
+ * NULL with @error when there is none by that path or its gzip data is
+ * damaged. */
+GBytes *sysprof_document_read_file (SysprofDocument *self, const char *path, GError **error);
 
 /* The filter shared by the views of a window.  The selection is the time
  * range every view is restricted to (G_MININT64 / G_MAXINT64: the whole

@@ -7,6 +7,7 @@
  * Reading a file scans the capture for its chunks: that runs in a thread of
  * its own (sysprof_document_read_file() reads with a reader of its own), so
  * a large capture never blocks the window. */
+#include "sysprof-thread-task.h"
 #include "sysprof-view.h"
 
 #define SYSPROF_TYPE_FILES_VIEW (sysprof_files_view_get_type ())
@@ -87,8 +88,12 @@ cell_setup (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpointer 
   if (numeric)
     gtk_widget_add_css_class (label, "numeric");
   else
-    /* Paths differ at their end: keep it. */
-    gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_START);
+    {
+      /* Paths differ at their end: keep it, and the whole path is the
+       * tooltip. */
+      gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_START);
+      sysprof_view_label_text_tooltip (label);
+    }
   gtk_list_item_set_child (list_item, label);
 }
 
@@ -101,7 +106,6 @@ path_bind (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpointer u
   (void) factory;
   (void) user_data;
   gtk_label_set_text (GTK_LABEL (label), item->path);
-  gtk_widget_set_tooltip_text (label, item->path);
 }
 
 static void
@@ -280,14 +284,14 @@ static void
 read_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
 {
   ReadRequest *request = task_data;
+  GError      *error = NULL;
   GBytes      *bytes;
 
   (void) source;
   (void) cancellable;
-  bytes = sysprof_document_read_file (request->document, request->path);
+  bytes = sysprof_document_read_file (request->document, request->path, &error);
   if (bytes == NULL)
-    g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "The capture holds no chunk of “%s”",
-                             request->path);
+    g_task_return_error (task, g_steal_pointer (&error));
   else
     g_task_return_pointer (task, bytes, (GDestroyNotify) g_bytes_unref);
 }
@@ -352,7 +356,7 @@ show_file (SysprofFilesView *self, SysprofFilesItem *item)
   request->document = g_object_ref (sysprof_view_get_document (SYSPROF_VIEW (self)));
   request->path = g_strdup (item->path);
   g_task_set_task_data (task, request, read_request_free);
-  g_task_run_in_thread (task, read_thread);
+  sysprof_thread_task_run (g_steal_pointer (&task), read_thread, (GDestroyNotify) g_bytes_unref);
 }
 
 static void

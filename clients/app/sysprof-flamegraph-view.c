@@ -61,6 +61,11 @@ struct _SysprofFlamegraphCanvas
   /* One flag per function index: its name matches the search.  NULL
    * without a search. */
   guint8 *matches;
+  /* The functions' names case-folded, made at the first search (a
+   * callgraph can have 180,000 functions, and each key press searches
+   * again); NULL before it. */
+  char **folded;
+  guint  n_folded;
 
   PangoLayout *layout;
 };
@@ -198,6 +203,15 @@ find_same_path (SysprofCallgraph *callgraph, const SysprofCallgraphNode *old)
 }
 
 static void
+canvas_clear_folded (SysprofFlamegraphCanvas *self)
+{
+  for (guint i = 0; self->folded != NULL && i < self->n_folded; i++)
+    g_free (self->folded[i]);
+  g_clear_pointer (&self->folded, g_free);
+  self->n_folded = 0;
+}
+
+static void
 canvas_set_callgraph (SysprofFlamegraphCanvas *self, SysprofCallgraph *callgraph)
 {
   const SysprofCallgraphNode *zoom = NULL;
@@ -207,6 +221,7 @@ canvas_set_callgraph (SysprofFlamegraphCanvas *self, SysprofCallgraph *callgraph
   /* The old nodes go with the old callgraph. */
   self->zoom = NULL;
   g_clear_pointer (&self->matches, g_free);
+  canvas_clear_folded (self);
   g_set_object (&self->callgraph, callgraph);
   self->zoom = zoom;
   canvas_invalidate (self);
@@ -229,12 +244,16 @@ canvas_set_search (SysprofFlamegraphCanvas *self, const char *needle)
 
   n = sysprof_callgraph_get_n_functions (self->callgraph);
   self->matches = g_new0 (guint8, n);
+  if (self->folded == NULL)
+    {
+      self->folded = g_new0 (char *, n);
+      self->n_folded = n;
+    }
   for (guint i = 0; i < n; i++)
     {
-      const SysprofCallgraphFunction *function = sysprof_callgraph_get_function (self->callgraph, i);
-      g_autofree char                *folded = g_utf8_casefold (function->symbol->name, -1);
-
-      self->matches[i] = strstr (folded, needle) != NULL;
+      if (self->folded[i] == NULL)
+        self->folded[i] = g_utf8_casefold (sysprof_callgraph_get_function (self->callgraph, i)->symbol->name, -1);
+      self->matches[i] = strstr (self->folded[i], needle) != NULL;
     }
 
   /* The outermost matching node of each path carries all the samples of
@@ -507,6 +526,7 @@ sysprof_flamegraph_canvas_finalize (GObject *object)
   g_clear_object (&self->callgraph);
   g_clear_pointer (&self->frames, g_array_unref);
   g_clear_pointer (&self->matches, g_free);
+  canvas_clear_folded (self);
   g_clear_object (&self->layout);
   G_OBJECT_CLASS (sysprof_flamegraph_canvas_parent_class)->finalize (object);
 }

@@ -6,6 +6,7 @@
  * The rows are built once, off the main thread; the filters only re-run an
  * incremental GtkFilterListModel, so typing stays responsive on captures
  * with many messages. */
+#include "sysprof-thread-task.h"
 #include "sysprof-view.h"
 
 #define SYSPROF_TYPE_LOGS_VIEW (sysprof_logs_view_get_type ())
@@ -241,6 +242,8 @@ cell_setup (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpointer 
     gtk_widget_add_css_class (label, "numeric");
   else
     gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+  if (column->tooltip)
+    sysprof_view_label_text_tooltip (label);
   gtk_list_item_set_child (list_item, label);
 }
 
@@ -254,8 +257,6 @@ cell_bind (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpointer u
 
   (void) factory;
   gtk_label_set_text (GTK_LABEL (label), text);
-  if (column->tooltip)
-    gtk_widget_set_tooltip_text (label, text);
   if (column->severity)
     {
       guint rank = severity_rank (row->log->severity);
@@ -430,7 +431,7 @@ sysprof_logs_view_load (SysprofView *view, SysprofDocument *document)
   task = g_task_new (self, self->cancellable, build_rows_done, NULL);
   g_task_set_source_tag (task, sysprof_logs_view_load);
   g_task_set_task_data (task, g_object_ref (document), g_object_unref);
-  g_task_run_in_thread (task, build_rows_thread);
+  sysprof_thread_task_run (g_steal_pointer (&task), build_rows_thread, g_object_unref);
 }
 
 static void

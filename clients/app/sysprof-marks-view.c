@@ -17,6 +17,7 @@
 #include <math.h>
 
 #include "sysprof-chart.h"
+#include "sysprof-thread-task.h"
 #include "sysprof-time-axis.h"
 #include "sysprof-view.h"
 
@@ -364,6 +365,8 @@ cell_setup (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpointer 
     gtk_widget_add_css_class (label, "numeric");
   else
     gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+  if (column->tooltip)
+    sysprof_view_label_text_tooltip (label);
   gtk_list_item_set_child (list_item, label);
 }
 
@@ -376,8 +379,6 @@ cell_bind (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpointer u
 
   (void) factory;
   gtk_label_set_text (GTK_LABEL (label), text);
-  if (column->tooltip)
-    gtk_widget_set_tooltip_text (label, text);
 }
 
 /* A sortable table of @columns, sorted by @sort_column at first; *@sorted
@@ -1305,7 +1306,7 @@ summarize (SysprofMarksView *self)
   task = g_task_new (self, self->cancellable, summarize_done, NULL);
   g_task_set_source_tag (task, summarize);
   g_task_set_task_data (task, request, request_free);
-  g_task_run_in_thread (task, summarize_thread);
+  sysprof_thread_task_run (g_steal_pointer (&task), summarize_thread, summary_free);
 }
 
 static void

@@ -139,6 +139,54 @@ is_text_kind (SysprofMemoryColumnKind kind)
   return kind == SYSPROF_MEMORY_COLUMN_TEXT || kind == SYSPROF_MEMORY_COLUMN_STATUS;
 }
 
+/* The exact value behind a cell's short text (or the whole text), NULL for
+ * the kinds whose text says it all. */
+static char *
+cell_tooltip (const ColumnInfo *info, SysprofMemoryRow *row)
+{
+  switch (info->kind)
+    {
+    case SYSPROF_MEMORY_COLUMN_TEXT: return g_strdup (sysprof_memory_row_get_text (row, info->field));
+    case SYSPROF_MEMORY_COLUMN_COUNT:
+      return g_strdup_printf ("%" G_GUINT64_FORMAT, (guint64) sysprof_memory_row_get_value (row, info->field));
+    case SYSPROF_MEMORY_COLUMN_BYTES:
+      return g_strdup_printf ("%" G_GUINT64_FORMAT " bytes", (guint64) sysprof_memory_row_get_value (row, info->field));
+    case SYSPROF_MEMORY_COLUMN_DELTA:
+      return g_strdup_printf ("%+" G_GINT64_FORMAT " bytes", sysprof_memory_row_get_value (row, info->field));
+    case SYSPROF_MEMORY_COLUMN_STATUS:
+    case SYSPROF_MEMORY_COLUMN_ID:
+    default: return NULL;
+    }
+}
+
+#define LIST_ITEM_KEY "sysprof-memory-list-item"
+
+/* Asked when the pointer rests on a cell: setting a tooltip text in every
+ * bind costs GTK a round trip to the X server. */
+static gboolean
+query_cell_tooltip (GtkWidget *label, int x, int y, gboolean keyboard_tooltip, GtkTooltip *tooltip, gpointer user_data)
+{
+  ColumnInfo      *info = user_data;
+  GtkListItem     *item = g_object_get_data (G_OBJECT (label), LIST_ITEM_KEY);
+  gpointer         row = item != NULL ? gtk_list_item_get_item (item) : NULL;
+  g_autofree char *text = NULL;
+
+  (void) x;
+  (void) y;
+  (void) keyboard_tooltip;
+  if (row == NULL || (text = cell_tooltip (info, row)) == NULL || text[0] == '\0')
+    return FALSE;
+  gtk_tooltip_set_text (tooltip, text);
+  return TRUE;
+}
+
+static void
+release_info (gpointer data, GClosure *closure)
+{
+  (void) closure;
+  g_rc_box_release (data);
+}
+
 static void
 setup_cell (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer user_data)
 {
@@ -156,6 +204,14 @@ setup_cell (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer user_
       gtk_label_set_xalign (GTK_LABEL (label), 1.0f);
       gtk_widget_add_css_class (label, "numeric");
     }
+  if (info->kind != SYSPROF_MEMORY_COLUMN_STATUS && info->kind != SYSPROF_MEMORY_COLUMN_ID)
+    {
+      /* The list item owns the label: the pointer lives as long. */
+      g_object_set_data (G_OBJECT (label), LIST_ITEM_KEY, item);
+      gtk_widget_set_has_tooltip (label, TRUE);
+      g_signal_connect_data (label, "query-tooltip", G_CALLBACK (query_cell_tooltip), g_rc_box_acquire (info),
+                             release_info, 0);
+    }
   gtk_list_item_set_child (item, label);
 }
 
@@ -166,7 +222,6 @@ bind_cell (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer user_d
   GtkWidget        *label = gtk_list_item_get_child (item);
   SysprofMemoryRow *row = gtk_list_item_get_item (item);
   g_autofree char  *text = NULL;
-  g_autofree char  *tooltip = NULL;
 
   (void) factory;
   gtk_widget_remove_css_class (label, "warning");
@@ -175,10 +230,7 @@ bind_cell (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer user_d
 
   switch (info->kind)
     {
-    case SYSPROF_MEMORY_COLUMN_TEXT:
-      text = g_strdup (sysprof_memory_row_get_text (row, info->field));
-      tooltip = g_strdup (text);
-      break;
+    case SYSPROF_MEMORY_COLUMN_TEXT: text = g_strdup (sysprof_memory_row_get_text (row, info->field)); break;
     case SYSPROF_MEMORY_COLUMN_STATUS:
       text = g_strdup (sysprof_memory_row_get_text (row, info->field));
       /* Growth is what one looks for in a difference of two moments. */
@@ -190,29 +242,12 @@ bind_cell (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer user_d
         gtk_widget_add_css_class (label, "dim-label");
       break;
     case SYSPROF_MEMORY_COLUMN_COUNT:
-      {
-        guint64 value = (guint64) sysprof_memory_row_get_value (row, info->field);
-
-        text = sysprof_memory_format_count (value);
-        tooltip = g_strdup_printf ("%" G_GUINT64_FORMAT, value);
-      }
+      text = sysprof_memory_format_count ((guint64) sysprof_memory_row_get_value (row, info->field));
       break;
     case SYSPROF_MEMORY_COLUMN_BYTES:
-      {
-        guint64 value = (guint64) sysprof_memory_row_get_value (row, info->field);
-
-        text = sysprof_memory_format_size (value);
-        tooltip = g_strdup_printf ("%" G_GUINT64_FORMAT " bytes", value);
-      }
+      text = sysprof_memory_format_size ((guint64) sysprof_memory_row_get_value (row, info->field));
       break;
-    case SYSPROF_MEMORY_COLUMN_DELTA:
-      {
-        gint64 value = sysprof_memory_row_get_value (row, info->field);
-
-        text = format_delta (value);
-        tooltip = g_strdup_printf ("%+" G_GINT64_FORMAT " bytes", value);
-      }
-      break;
+    case SYSPROF_MEMORY_COLUMN_DELTA: text = format_delta (sysprof_memory_row_get_value (row, info->field)); break;
     case SYSPROF_MEMORY_COLUMN_ID:
       text = g_strdup_printf ("%" G_GINT64_FORMAT, sysprof_memory_row_get_value (row, info->field));
       break;
@@ -220,14 +255,6 @@ bind_cell (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer user_d
     }
 
   gtk_label_set_text (GTK_LABEL (label), text);
-  gtk_widget_set_tooltip_text (label, tooltip);
-}
-
-static void
-release_info (gpointer data, GClosure *closure)
-{
-  (void) closure;
-  g_rc_box_release (data);
 }
 
 static int

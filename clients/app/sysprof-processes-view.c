@@ -156,23 +156,6 @@ compare_items (gconstpointer a, gconstpointer b, gpointer user_data)
   return result != 0 ? result : COMPARE (pa->pid, pb->pid);
 }
 
-/* The whole command line, asked when the pointer rests on the cell: setting
- * a tooltip text in every bind costs GTK a round trip to the X server. */
-static gboolean
-query_label_tooltip (GtkWidget *label, int x, int y, gboolean keyboard_tooltip, GtkTooltip *tooltip, gpointer user_data)
-{
-  const char *text = gtk_label_get_text (GTK_LABEL (label));
-
-  (void) x;
-  (void) y;
-  (void) keyboard_tooltip;
-  (void) user_data;
-  if (text[0] == '\0')
-    return FALSE;
-  gtk_tooltip_set_text (tooltip, text);
-  return TRUE;
-}
-
 static void
 setup_cell (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpointer user_data)
 {
@@ -201,8 +184,7 @@ setup_cell (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpointer 
     }
   if (column == COLUMN_CMDLINE)
     {
-      gtk_widget_set_has_tooltip (label, TRUE);
-      g_signal_connect (label, "query-tooltip", G_CALLBACK (query_label_tooltip), NULL);
+      sysprof_view_label_text_tooltip (label);
     }
   gtk_list_item_set_child (list_item, label);
 }

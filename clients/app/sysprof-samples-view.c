@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "sysprof-chart.h"
+#include "sysprof-thread-task.h"
 #include "sysprof-view.h"
 
 #define SYSPROF_TYPE_SAMPLES_VIEW (sysprof_samples_view_get_type ())
@@ -49,8 +50,9 @@ grouped_free (gpointer data)
 {
   Grouped *g = data;
 
+  /* A grouping cancelled while counting has no arrays yet. */
   for (guint i = 0; i < g->n_cpus; i++)
-    g_array_unref (g->cpus[i]);
+    g_clear_pointer (&g->cpus[i], g_array_unref);
   g_free (g->cpus);
   g_ptr_array_unref (g->processes);
   g_free (g);
@@ -83,23 +85,56 @@ compare_by_samples (gconstpointer a, gconstpointer b)
 }
 
 /* Off the main thread: a million samples take a few tens of milliseconds
- * to split.  The document's samples are immutable once it is loaded. */
+ * to split.  The document's samples are immutable once it is loaded.  They
+ * are counted first, so that every array is made at its size: growing
+ * arrays of a million times copies them and touches twice the memory. */
 static void
 group_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
 {
   GroupInput *input = task_data;
   Grouped    *g = g_new0 (Grouped, 1);
   g_autoptr (GHashTable) by_pid = g_hash_table_new (NULL, NULL);
-  GHashTableIter iter;
-  gpointer       value;
+  g_autofree guint *cpu_counts = NULL;
+  GHashTableIter    iter;
+  gpointer          key, value;
 
   (void) source;
   g->n_cpus = input->n_cpus;
   g->cpus = g_new0 (GArray *, MAX (g->n_cpus, 1));
-  for (guint i = 0; i < g->n_cpus; i++)
-    g->cpus[i] = g_array_new (FALSE, FALSE, sizeof (gint64));
   g->processes = g_ptr_array_new_with_free_func (process_times_free);
   g->n_samples = input->samples->len;
+
+  /* How many samples each CPU and each process (by pid) has. */
+  cpu_counts = g_new0 (guint, MAX (g->n_cpus, 1));
+  for (guint i = 0; i < input->samples->len; i++)
+    {
+      const SysprofDocumentSample *s = &g_array_index (input->samples, SysprofDocumentSample, i);
+      gpointer                     count;
+
+      if ((i & 0xffff) == 0 && g_cancellable_is_cancelled (cancellable))
+        {
+          grouped_free (g);
+          g_task_return_error_if_cancelled (task);
+          return;
+        }
+      if (s->cpu >= 0 && (guint) s->cpu < g->n_cpus)
+        cpu_counts[s->cpu]++;
+      count = g_hash_table_lookup (by_pid, GINT_TO_POINTER (s->pid));
+      g_hash_table_insert (by_pid, GINT_TO_POINTER (s->pid), GUINT_TO_POINTER (GPOINTER_TO_UINT (count) + 1));
+    }
+  for (guint i = 0; i < g->n_cpus; i++)
+    g->cpus[i] = g_array_sized_new (FALSE, FALSE, sizeof (gint64), cpu_counts[i]);
+  /* by_pid now maps to the process's ProcessTimes. */
+  g_hash_table_iter_init (&iter, by_pid);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      ProcessTimes *p = g_new0 (ProcessTimes, 1);
+
+      p->pid = GPOINTER_TO_INT (key);
+      p->times = g_array_sized_new (FALSE, FALSE, sizeof (gint64), GPOINTER_TO_UINT (value));
+      g_ptr_array_add (g->processes, p);
+      g_hash_table_iter_replace (&iter, p);
+    }
 
   for (guint i = 0; i < input->samples->len; i++)
     {
@@ -115,19 +150,9 @@ group_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *ca
       if (s->cpu >= 0 && (guint) s->cpu < g->n_cpus)
         g_array_append_val (g->cpus[s->cpu], s->time_ns);
       p = g_hash_table_lookup (by_pid, GINT_TO_POINTER (s->pid));
-      if (p == NULL)
-        {
-          p = g_new0 (ProcessTimes, 1);
-          p->pid = s->pid;
-          p->times = g_array_new (FALSE, FALSE, sizeof (gint64));
-          g_hash_table_insert (by_pid, GINT_TO_POINTER (s->pid), p);
-        }
       g_array_append_val (p->times, s->time_ns);
     }
 
-  g_hash_table_iter_init (&iter, by_pid);
-  while (g_hash_table_iter_next (&iter, NULL, &value))
-    g_ptr_array_add (g->processes, value);
   g_ptr_array_sort (g->processes, compare_by_samples);
   g_task_return_pointer (task, g, grouped_free);
 }
@@ -272,7 +297,7 @@ sysprof_samples_view_load (SysprofView *view, SysprofDocument *document)
   task = g_task_new (self, self->cancellable, group_done, NULL);
   g_task_set_source_tag (task, sysprof_samples_view_load);
   g_task_set_task_data (task, input, group_input_free);
-  g_task_run_in_thread (task, group_thread);
+  sysprof_thread_task_run (g_steal_pointer (&task), group_thread, grouped_free);
 }
 
 static gboolean

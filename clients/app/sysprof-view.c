@@ -72,6 +72,30 @@ sysprof_view_get_document (SysprofView *self)
   return priv->document;
 }
 
+static gboolean
+query_label_tooltip (GtkWidget *label, int x, int y, gboolean keyboard_tooltip, GtkTooltip *tooltip, gpointer user_data)
+{
+  const char *text = gtk_label_get_text (GTK_LABEL (label));
+
+  (void) x;
+  (void) y;
+  (void) keyboard_tooltip;
+  (void) user_data;
+  if (text == NULL || text[0] == '\0')
+    return FALSE;
+  gtk_tooltip_set_text (tooltip, text);
+  return TRUE;
+}
+
+void
+sysprof_view_label_text_tooltip (GtkWidget *label)
+{
+  g_return_if_fail (GTK_IS_LABEL (label));
+
+  gtk_widget_set_has_tooltip (label, TRUE);
+  g_signal_connect (label, "query-tooltip", G_CALLBACK (query_label_tooltip), NULL);
+}
+
 void
 sysprof_view_set_child (SysprofView *self, GtkWidget *child)
 {

@@ -63,6 +63,11 @@ void sysprof_view_set_busy (SysprofView *self, gboolean busy, const char *messag
  * until the next set_busy (FALSE) or set_error (NULL). */
 void sysprof_view_set_error (SysprofView *self, const char *message);
 
+/* For table cells: @label's whole text (often ellipsized) as its tooltip,
+ * asked when the pointer rests on it.  Setting a tooltip text in every
+ * bind instead costs GTK a round trip to the X server each time. */
+void sysprof_view_label_text_tooltip (GtkWidget *label);
+
 /* For the window: the kinds of view, from the generated list, sorted. */
 GType *sysprof_view_list_types (guint *n_types);
 /* Creates the view of @type for @document and calls its load(). */

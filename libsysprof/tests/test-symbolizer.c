@@ -200,6 +200,64 @@ test_resolve_and_embed (void)
   g_unlink (path);
 }
 
+/* Sysprof 45+ stores kallsyms and mountinfo gzipped (PATH.gz): the kernel
+ * names come from there the same; a damaged one only loses them. */
+static void
+test_gzipped_files (void)
+{
+  const char *kinds[] = { "gzipped", "damaged" };
+
+  for (guint k = 0; k < G_N_ELEMENTS (kinds); k++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autofree char *path = NULL;
+      int              fd = g_file_open_tmp ("test-symbolizer-gz-XXXXXX.syscap", &path, &error);
+      g_autoptr (GZlibCompressor) compressor = g_zlib_compressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP, 6);
+      g_autoptr (GOutputStream) memory = g_memory_output_stream_new_resizable ();
+      g_autoptr (GOutputStream) out = g_converter_output_stream_new (memory, G_CONVERTER (compressor));
+      g_autoptr (GBytes) packed = NULL;
+      g_autoptr (SysprofSymbolizer) symbolizer = NULL;
+      SysprofCaptureAddress addrs[] = { SYSPROF_CAPTURE_ADDRESS_KERNEL, G_GUINT64_CONSTANT (0xffffffff81000010) };
+      SysprofCaptureWriter *writer;
+      const SysprofSymbol  *sym;
+      gint64                now = SYSPROF_CAPTURE_CURRENT_TIME;
+      gsize                 len, half;
+      guint8               *data;
+
+      g_assert_no_error (error);
+      g_assert_true (g_output_stream_write_all (out, FAKE_KALLSYMS, strlen (FAKE_KALLSYMS), NULL, NULL, NULL));
+      g_assert_true (g_output_stream_close (out, NULL, NULL));
+      packed = g_memory_output_stream_steal_as_bytes (G_MEMORY_OUTPUT_STREAM (memory));
+      len = g_bytes_get_size (packed);
+      data = g_memdup2 (g_bytes_get_data (packed, NULL), len);
+      if (k == 1)
+        memset (data + 10, 0x55, len - 18); /* the deflate stream, not the header */
+      half = len / 2;
+
+      writer = sysprof_capture_writer_new_from_fd (fd, 0);
+      g_assert_nonnull (writer);
+      g_assert_true (sysprof_capture_writer_add_file (writer, now, -1, -1, "/proc/kallsyms.gz", false, data, half));
+      g_assert_true (
+          sysprof_capture_writer_add_sample (writer, now + 1000, 0, 4242, 4242, addrs, G_N_ELEMENTS (addrs)));
+      g_assert_true (
+          sysprof_capture_writer_add_file (writer, now, -1, -1, "/proc/kallsyms.gz", true, data + half, len - half));
+      g_assert_true (sysprof_capture_writer_flush (writer));
+      sysprof_capture_writer_unref (writer);
+      g_free (data);
+
+      symbolizer = load (path, FALSE);
+      sym = sysprof_symbolizer_lookup (symbolizer, 4242, now + 1000, SYSPROF_ADDRESS_CONTEXT_KERNEL, addrs[1]);
+      if (k == 0)
+        {
+          g_assert_cmpstr (sym->name, ==, "fake_kernel_entry");
+          g_assert_cmpint (sym->kind, ==, SYSPROF_SYMBOL_KERNEL);
+        }
+      else
+        g_assert_cmpint (sym->kind, !=, SYSPROF_SYMBOL_USER);
+      g_unlink (path);
+    }
+}
+
 /* Without kallsyms or maps, addresses still get a stable readable name. */
 static void
 test_unresolvable (void)
@@ -291,6 +349,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/Libsysprof/Symbolizer/resolve-and-embed", test_resolve_and_embed);
   g_test_add_func ("/Libsysprof/Symbolizer/unresolvable", test_unresolvable);
+  g_test_add_func ("/Libsysprof/Symbolizer/gzipped-files", test_gzipped_files);
   g_test_add_func ("/Libsysprof/Symbolizer/jitmap", test_jitmap);
   g_test_add_func ("/Libsysprof/Symbolizer/cancelled", test_cancelled);
   return g_test_run ();

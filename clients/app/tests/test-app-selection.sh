@@ -2,13 +2,15 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # A selection on the app's timeline changes the callgraph to exactly what
 # `sysprof-report top --begin B --end E` computes over the same range: the
-# same sample count and the same self and total of every function.
+# same sample count and the same self and total of every function.  Also on
+# the 3.46 fixture laid out as Sysprof 45+ writes captures (gzipped symbol
+# table and files: see tests/tools/capture-to-new-format.c).
 #
-# Usage: test-app-selection.sh TEST_APP SYSPROF_CLI SYSPROF_REPORT HOT_FUNCTIONS DATA_DIR
+# Usage: test-app-selection.sh TEST_APP SYSPROF_CLI SYSPROF_REPORT HOT_FUNCTIONS DATA_DIR CAPTURE_TO_NEW_FORMAT
 
 set -euo pipefail
 
-TEST_APP=$1 SYSPROF_CLI=$2 SYSPROF_REPORT=$3 HOT_FUNCTIONS=$4 DATA_DIR=$5
+TEST_APP=$1 SYSPROF_CLI=$2 SYSPROF_REPORT=$3 HOT_FUNCTIONS=$4 DATA_DIR=$5 TO_NEW_FORMAT=$6
 
 work=$(mktemp -d /tmp/test-app-selection.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -54,9 +56,11 @@ check_selection () { # NAME CAPTURE FROM TO
     ok "$name: $samples of $all samples from $begin s to $end s, $(wc -l <"$work/app.tsv") functions, same as sysprof-report top"
 }
 
-echo "1..3"
+echo "1..4"
 check_selection sysprof-3.46-perf "$DATA_DIR/sysprof-3.46-perf.syscap" 0.2 0.55
 check_selection sysprof-3.46-perf-narrow "$DATA_DIR/sysprof-3.46-perf.syscap" 0.45 0.5
+"$TO_NEW_FORMAT" "$DATA_DIR/sysprof-3.46-perf.syscap" "$work/new-layout-perf.syscap"
+check_selection new-layout-perf "$work/new-layout-perf.syscap" 0.2 0.55
 if [ "$(id -u)" = 0 ]; then
     if "$SYSPROF_CLI" -f "$work/cpu.syscap" --no-cpu --no-memory --no-disk --no-network -- "$HOT_FUNCTIONS" 2 \
         >"$work/cli.log" 2>&1; then

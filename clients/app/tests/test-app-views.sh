@@ -5,8 +5,10 @@
 # Captures: CPU samples only, memory allocations only (with the marks the
 # workload writes around its growth phase), counters only (all
 # recorded here with our sysprof-cli, as root, without sysprofd), marks and
-# logs (written by make-marks-logs-capture), and the three fixtures of
-# Debian's Sysprof 3.46.  The expected views come from sysprof-dump --stats
+# logs (written by make-marks-logs-capture), the three fixtures of Debian's
+# Sysprof 3.46, and the same three laid out as Sysprof 45+ writes captures
+# (tests/tools/capture-to-new-format.c: gzipped embedded files, frame index,
+# TRACE and DBUS_MESSAGE frames), which must show the same views.  The expected views come from sysprof-dump --stats
 # (an independent reader): SAMPLE frames -> samples, callgraph, flamegraph;
 # allocations -> memory; CTRSET -> counters; MARK -> marks; LOG -> logs;
 # processes (PROCESS/FORK/EXIT, or samples or allocations of a pid) ->
@@ -17,12 +19,12 @@
 # Captures also open by drag and drop (the window's drop target given a file
 # list) and from the command line of the installed program, `sysprof FILE`.
 #
-# Usage: test-app-views.sh TEST_APP MAKE_MARKS_LOGS SYSPROF_CLI SYSPROF_DUMP HOT_FUNCTIONS MEMORY_WORKLOAD DATA_DIR SHOT_DIR SYSPROF_APP
+# Usage: test-app-views.sh TEST_APP MAKE_MARKS_LOGS SYSPROF_CLI SYSPROF_DUMP HOT_FUNCTIONS MEMORY_WORKLOAD DATA_DIR SHOT_DIR SYSPROF_APP TO_NEW_FORMAT
 
 set -euo pipefail
 
 TEST_APP=$1 MAKE_MARKS_LOGS=$2 SYSPROF_CLI=$3 SYSPROF_DUMP=$4 HOT_FUNCTIONS=$5 MEMORY_WORKLOAD=$6
-DATA_DIR=$7 SHOT_DIR=$8 SYSPROF_APP=$9
+DATA_DIR=$7 SHOT_DIR=$8 SYSPROF_APP=$9 TO_NEW_FORMAT=${10}
 
 work=$(mktemp -d /tmp/test-app-views.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -73,7 +75,7 @@ check_capture () { # NAME CAPTURE [SPELLED-OUT EXPECTATION]
     ok "$name: exactly the views with data ($got); screenshots in $SHOT_DIR/$name"
 }
 
-echo "1..10"
+echo "1..13"
 
 quiet=(--no-cpu --no-memory --no-disk --no-network)
 if [ "$(id -u)" = 0 ]; then
@@ -106,6 +108,15 @@ check_capture sysprof-3.46-perf "$DATA_DIR/sysprof-3.46-perf.syscap" \
 check_capture sysprof-3.46-marks "$DATA_DIR/sysprof-3.46-marks.syscap" \
     details,counters,marks,logs,processes,files
 check_capture sysprof-3.46-memprof "$DATA_DIR/sysprof-3.46-memprof.syscap" \
+    details,samples,callgraph,flamegraph,memory,processes,files
+for fixture in perf marks memprof; do
+    "$TO_NEW_FORMAT" "$DATA_DIR/sysprof-3.46-$fixture.syscap" "$work/new-layout-$fixture.syscap"
+done
+check_capture new-layout-perf "$work/new-layout-perf.syscap" \
+    details,samples,callgraph,flamegraph,counters,processes,files
+check_capture new-layout-marks "$work/new-layout-marks.syscap" \
+    details,counters,marks,logs,processes,files
+check_capture new-layout-memprof "$work/new-layout-memprof.syscap" \
     details,samples,callgraph,flamegraph,memory,processes,files
 
 # A damaged file: a clear error on the error page, no crash.

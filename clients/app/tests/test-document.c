@@ -70,6 +70,19 @@ write_capture (const char *path)
                                               (const uint8_t *) "proc /proc ", 11));
   writer_ok (sysprof_capture_writer_add_file (writer, t0 + 6 * MS, -1, -1, "/proc/mounts", TRUE,
                                               (const uint8_t *) "proc rw 0 0\n", 12));
+  /* Gzipped as Sysprof 45+ stores files. */
+  {
+    g_autoptr (GZlibCompressor) compressor = g_zlib_compressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP, 6);
+    g_autoptr (GOutputStream) memory = g_memory_output_stream_new_resizable ();
+    g_autoptr (GOutputStream) out = g_converter_output_stream_new (memory, G_CONVERTER (compressor));
+    g_autoptr (GBytes) packed = NULL;
+
+    g_assert_true (g_output_stream_write_all (out, "processor\t: 0\n", 14, NULL, NULL, NULL));
+    g_assert_true (g_output_stream_close (out, NULL, NULL));
+    packed = g_memory_output_stream_steal_as_bytes (G_MEMORY_OUTPUT_STREAM (memory));
+    writer_ok (sysprof_capture_writer_add_file (writer, t0 + 6 * MS, -1, -1, "/proc/cpuinfo.gz", TRUE,
+                                                g_bytes_get_data (packed, NULL), g_bytes_get_size (packed)));
+  }
   writer_ok (sysprof_capture_writer_add_allocation_copy (writer, t0 + 60 * MS, 0, 100, 100, 0xabc0, 64, stack, 3));
   writer_ok (sysprof_capture_writer_add_allocation_copy (writer, t0 + 70 * MS, 0, 100, 100, 0xabc0, 0, NULL, 0));
   writer_ok (sysprof_capture_writer_flush (writer));
@@ -135,6 +148,7 @@ test_scan (Fixture *f, gconstpointer data)
   const SysprofDocumentProcess *p100 = NULL, *p101 = NULL;
   const SysprofDocumentCounter *cpu, *disk;
   g_autoptr (GBytes) mounts = NULL;
+  g_autoptr (GBytes) cpuinfo = NULL;
 
   (void) data;
   g_assert_no_error (error);
@@ -215,13 +229,19 @@ test_scan (Fixture *f, gconstpointer data)
                     ((const char *const[]){ "CPU Percent", "Disk", NULL }));
 
   files = sysprof_document_get_files (document);
-  g_assert_cmpuint (files->len, ==, 1);
-  g_assert_cmpstr (g_array_index (files, SysprofDocumentFile, 0).path, ==, "/proc/mounts");
-  g_assert_cmpuint (g_array_index (files, SysprofDocumentFile, 0).size, ==, 23);
-  mounts = sysprof_document_read_file (document, "/proc/mounts");
-  g_assert_nonnull (mounts);
+  g_assert_cmpuint (files->len, ==, 2);
+  g_assert_cmpstr (g_array_index (files, SysprofDocumentFile, 0).path, ==, "/proc/cpuinfo.gz");
+  g_assert_cmpstr (g_array_index (files, SysprofDocumentFile, 1).path, ==, "/proc/mounts");
+  g_assert_cmpuint (g_array_index (files, SysprofDocumentFile, 1).size, ==, 23);
+  mounts = sysprof_document_read_file (document, "/proc/mounts", &error);
+  g_assert_no_error (error);
   g_assert_cmpmem (g_bytes_get_data (mounts, NULL), g_bytes_get_size (mounts), "proc /proc proc rw 0 0\n", 23);
-  g_assert_null (sysprof_document_read_file (document, "/etc/passwd"));
+  /* A gzipped file reads as the text it stands for. */
+  cpuinfo = sysprof_document_read_file (document, "/proc/cpuinfo.gz", &error);
+  g_assert_no_error (error);
+  g_assert_cmpmem (g_bytes_get_data (cpuinfo, NULL), g_bytes_get_size (cpuinfo), "processor\t: 0\n", 14);
+  g_assert_null (sysprof_document_read_file (document, "/etc/passwd", &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
 }
 
 static void
