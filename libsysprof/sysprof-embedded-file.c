@@ -44,7 +44,19 @@ sysprof_gunzip (const guint8 *data, gsize len, gsize max_size, const char *what,
         }
       g_byte_array_append (out, buffer, (guint) written);
       if (result == G_CONVERTER_FINISHED)
-        break;
+        {
+          /* RFC 1952 allows several members one after the other. */
+          if (in_done == len)
+            break;
+          if (len - in_done < 2 || data[in_done] != 0x1f || data[in_done + 1] != 0x8b)
+            {
+              g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s: data after the end of the gzip stream",
+                           what);
+              return NULL;
+            }
+          g_converter_reset (G_CONVERTER (decompressor));
+          continue;
+        }
       /* Every input consumed and nothing more coming: the stream was cut. */
       if (read == 0 && written == 0)
         {

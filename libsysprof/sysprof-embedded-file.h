@@ -18,8 +18,11 @@
 G_BEGIN_DECLS
 
 /* Decompressed embedded files larger than this are refused (a hostile
- * capture could hold a gzip bomb); a real kallsyms is about 10 MB. */
+ * capture could hold a gzip bomb); a real kallsyms is about 10 MB, a
+ * mountinfo a few kB, a __symbols__ table tens of MB. */
 #define SYSPROF_EMBEDDED_FILE_MAX_SIZE ((gsize) 1 << 30)
+/* What one capture's gzipped files may decompress to together. */
+#define SYSPROF_EMBEDDED_FILES_BUDGET ((gsize) 2 << 30)
 
 /* The contents of @path in @reader: its chunks, in capture order, up to the
  * one marked last; or, when there is no file by that name, those of
@@ -28,9 +31,10 @@ G_BEGIN_DECLS
  * with G_IO_ERROR_INVALID_DATA when the gzip data is damaged or too big. */
 GBytes *sysprof_embedded_file_read (SysprofCaptureReader *reader, const char *path, GError **error);
 
-/* @data (a gzip stream) decompressed; NULL with G_IO_ERROR_INVALID_DATA
- * when it is damaged, truncated or decompresses to more than @max_size
- * bytes.  @what names it in the message. */
+/* @data (a gzip stream, possibly of several members) decompressed; NULL
+ * with G_IO_ERROR_INVALID_DATA when it is damaged, truncated, followed by
+ * other data or decompresses to more than @max_size bytes.  @what names it
+ * in the message. */
 GBytes *sysprof_gunzip (const guint8 *data, gsize len, gsize max_size, const char *what, GError **error);
 
 /* Whether @stored_path, as a FILE_CHUNK frame names it, is the gzipped

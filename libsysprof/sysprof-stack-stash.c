@@ -23,10 +23,16 @@ typedef struct
   gsize   size; /* a multiple of PAGE */
 } Kept;
 
+/* Tables that grow by doubling leave each older generation behind, which
+ * a later, bigger request cannot use: what is kept is capped in bytes too,
+ * so the reuse never raises the peak by more than this. */
+#define KEPT_MAX_BYTES ((gsize) 256 << 20)
+
 static __thread struct
 {
   guint depth;
   guint n_kept;
+  gsize kept_bytes;
   Kept  kept[N_KEPT];
 } tables;
 
@@ -51,6 +57,7 @@ take_kept (gsize size)
   if (best == N_KEPT)
     return NULL;
   data = tables.kept[best].data;
+  tables.kept_bytes -= need;
   if (tables.kept[best].size > need)
     {
       tables.kept[best].data += need;
@@ -72,8 +79,11 @@ static void
 keep_or_unmap (gpointer data, gsize size)
 {
   size = page_round (size);
-  if (tables.depth > 0 && tables.n_kept < N_KEPT)
-    tables.kept[tables.n_kept++] = (Kept){ data, size };
+  if (tables.depth > 0 && tables.n_kept < N_KEPT && tables.kept_bytes + size <= KEPT_MAX_BYTES)
+    {
+      tables.kept[tables.n_kept++] = (Kept){ data, size };
+      tables.kept_bytes += size;
+    }
   else
     unmap (data, size);
 }
@@ -96,6 +106,7 @@ _sysprof_table_scope_leave (SysprofTableScope scope)
   for (guint i = 0; i < tables.n_kept; i++)
     unmap (tables.kept[i].data, tables.kept[i].size);
   tables.n_kept = 0;
+  tables.kept_bytes = 0;
 }
 
 gpointer

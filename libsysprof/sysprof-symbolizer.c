@@ -340,14 +340,18 @@ ensure_kallsyms (SysprofSymbolizer *self)
 
   if (reader != NULL)
     {
-      /* As it is, or gzipped by Sysprof 45+; damaged: no kernel names. */
+      /* As it is, or gzipped by Sysprof 45+. */
       g_autoptr (GBytes) contents = sysprof_embedded_file_read (reader, "/proc/kallsyms", NULL);
 
       if (contents != NULL)
-        text = g_bytes_unref_to_array (g_steal_pointer (&contents));
+        {
+          text = g_bytes_unref_to_array (g_steal_pointer (&contents));
+          self->kallsyms_local = FALSE;
+        }
       sysprof_capture_reader_unref (reader);
     }
-  else if (self->kallsyms_local)
+  /* Damaged: this machine's, when local files may be used. */
+  if (text == NULL && self->kallsyms_local)
     {
       g_autofree char *contents = NULL;
       gsize            len = 0;
@@ -445,13 +449,16 @@ wanted_file (const char *path)
 
 /* Sysprof 45+ stores the files gzipped as PATH.gz: each becomes PATH,
  * unless the capture also has PATH as it is, which wins.  A damaged one is
- * left out (its names fall back to the binaries of this machine). */
+ * left out (its names fall back to the binaries of this machine).  Gzip
+ * bombs: a mountinfo may not exceed 16 MiB, and all of them together with
+ * the symbol table SYSPROF_EMBEDDED_FILES_BUDGET. */
 static void
 gunzip_files (GHashTable *files)
 {
   g_autoptr (GPtrArray) gzipped = g_ptr_array_new_with_free_func (g_free);
   GHashTableIter iter;
   gpointer       key, value;
+  gsize          budget = SYSPROF_EMBEDDED_FILES_BUDGET;
 
   g_hash_table_iter_init (&iter, files);
   while (g_hash_table_iter_next (&iter, &key, &value))
@@ -462,11 +469,15 @@ gunzip_files (GHashTable *files)
       const char      *gz_path = g_ptr_array_index (gzipped, i);
       g_autofree char *path = g_strndup (gz_path, strlen (gz_path) - 3);
       GByteArray      *packed = g_hash_table_lookup (files, gz_path);
+      gsize            limit = g_str_has_prefix (path, "/proc/") ? 16 << 20 : SYSPROF_EMBEDDED_FILE_MAX_SIZE;
       GBytes          *contents;
 
       if (!g_hash_table_contains (files, path) &&
-          (contents = sysprof_gunzip (packed->data, packed->len, SYSPROF_EMBEDDED_FILE_MAX_SIZE, gz_path, NULL)))
-        g_hash_table_insert (files, g_steal_pointer (&path), g_bytes_unref_to_array (contents));
+          (contents = sysprof_gunzip (packed->data, packed->len, MIN (limit, budget), gz_path, NULL)))
+        {
+          budget -= g_bytes_get_size (contents);
+          g_hash_table_insert (files, g_steal_pointer (&path), g_bytes_unref_to_array (contents));
+        }
       g_hash_table_remove (files, gz_path);
     }
 }
@@ -594,7 +605,8 @@ sysprof_symbolizer_load (SysprofSymbolizer *self, SysprofCaptureReader *reader, 
   g_array_set_size (self->kernel, 0);
   if (has_kallsyms)
     self->kallsyms_reader = sysprof_capture_reader_copy (reader);
-  self->kallsyms_local = !has_kallsyms && self->use_local_files;
+  /* Also with an embedded kallsyms, in case it cannot be read. */
+  self->kallsyms_local = self->use_local_files;
 
   g_hash_table_iter_init (&iter, files);
   while (g_hash_table_iter_next (&iter, &key, &value))

@@ -314,12 +314,27 @@ scan_progress (double fraction, gpointer user_data)
   set_progress (user_data, 0.9 * fraction, NULL);
 }
 
+/* Shared by the loading thread and the symbols thread: a cancelled or
+ * failed scan does not wait for the symbols (their load cannot be
+ * cancelled), the last of the two frees it. */
 typedef struct
 {
+  gint                  ref_count;
   SysprofSymbolizer    *symbolizer;
   SysprofCaptureReader *reader;
   GError               *error;
 } SymbolLoad;
+
+static void
+symbol_load_unref (SymbolLoad *load)
+{
+  if (!g_atomic_int_dec_and_test (&load->ref_count))
+    return;
+  g_object_unref (load->symbolizer);
+  sysprof_capture_reader_unref (load->reader);
+  g_clear_error (&load->error);
+  g_free (load);
+}
 
 static gpointer
 load_symbols_thread (gpointer data)
@@ -327,6 +342,7 @@ load_symbols_thread (gpointer data)
   SymbolLoad *load = data;
 
   sysprof_symbolizer_load (load->symbolizer, load->reader, &load->error);
+  symbol_load_unref (load);
   return NULL;
 }
 
@@ -340,9 +356,10 @@ load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
   g_autoptr (GFileInfo) info = NULL;
   g_autoptr (SysprofDocumentScan) scan = NULL;
   g_autoptr (GThread) symbols_thread = NULL;
-  SymbolLoad symbols = { 0 };
-  GError    *error = NULL;
-  gboolean   scanned;
+  SysprofCaptureReader *symbols_reader;
+  SymbolLoad           *symbols;
+  GError               *error = NULL;
+  gboolean              scanned;
 
   (void) task_data;
   set_progress (self, 0.0, "Reading the capture");
@@ -369,43 +386,46 @@ load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
    * while this one scans: on two cores the load takes the longer of the
    * two rather than their sum. */
   self->symbolizer = sysprof_symbolizer_new ();
-  symbols.symbolizer = self->symbolizer;
-  symbols.reader = sysprof_capture_reader_copy (reader);
   copy = sysprof_capture_reader_copy (reader);
-  if (symbols.reader == NULL || copy == NULL)
+  symbols_reader = sysprof_capture_reader_copy (reader);
+  if (symbols_reader == NULL || copy == NULL)
     {
-      g_clear_pointer (&symbols.reader, sysprof_capture_reader_unref);
+      g_clear_pointer (&symbols_reader, sysprof_capture_reader_unref);
       g_clear_pointer (&copy, sysprof_capture_reader_unref);
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: cannot open the capture again: %s", self->path,
                                g_strerror (errno));
       return;
     }
-  sysprof_capture_reader_reset (symbols.reader);
-  symbols_thread = g_thread_try_new ("sysprof-symbols", load_symbols_thread, &symbols, NULL);
+  sysprof_capture_reader_reset (symbols_reader);
+  symbols = g_new0 (SymbolLoad, 1);
+  symbols->ref_count = 2;
+  symbols->symbolizer = g_object_ref (self->symbolizer);
+  symbols->reader = symbols_reader;
+  symbols_thread = g_thread_try_new ("sysprof-symbols", load_symbols_thread, symbols, NULL);
   if (symbols_thread == NULL)
-    load_symbols_thread (&symbols);
+    load_symbols_thread (symbols);
 
   sysprof_capture_reader_reset (copy);
   scanned = sysprof_document_scan_read (scan, copy, self->file_size, scan_progress, self, cancellable, &error);
   sysprof_capture_reader_unref (copy);
+  if (!scanned)
+    {
+      /* The symbols thread finishes on its own. */
+      symbol_load_unref (symbols);
+      g_task_return_error (task, error);
+      return;
+    }
 
   set_progress (self, 0.9, "Loading symbols");
   if (symbols_thread != NULL)
     g_thread_join (g_steal_pointer (&symbols_thread));
-  sysprof_capture_reader_unref (symbols.reader);
-  if (!scanned)
-    {
-      g_clear_error (&symbols.error);
-      g_task_return_error (task, error);
-      return;
-    }
-  if (symbols.error != NULL)
+  if (symbols->error != NULL)
     {
       /* Without symbols the views still show addresses: keep going, and
        * tell the user why names are missing. */
-      sysprof_document_scan_add_metadata (scan, "sysprof-app.symbols", symbols.error->message);
-      g_clear_error (&symbols.error);
+      sysprof_document_scan_add_metadata (scan, "sysprof-app.symbols", symbols->error->message);
     }
+  symbol_load_unref (symbols);
   self->scan = g_steal_pointer (&scan);
   g_task_return_pointer (task, GINT_TO_POINTER (TRUE), NULL);
 }
@@ -436,7 +456,7 @@ sysprof_document_load_finish (SysprofDocument *self, GAsyncResult *result, GErro
     return FALSE;
   self->loaded = TRUE;
   self->visible_begin = 0;
-  self->visible_end = MAX (self->scan->duration, 1);
+  self->visible_end = MAX (self->scan->duration, 1000);
   set_progress (self, -1.0, "");
   return TRUE;
 }
@@ -964,15 +984,20 @@ sysprof_document_read_file (SysprofDocument *self, const char *path, GError **er
                    self->path, g_strerror (errno));
       return NULL;
     }
-  if (sysprof_embedded_file_is_gzipped (path))
+  bytes = sysprof_embedded_file_read (reader, path, error);
+  if (bytes != NULL && sysprof_embedded_file_is_gzipped (path))
     {
-      /* Stored gzipped (Sysprof 45+): shown as the text it stands for. */
-      g_autofree char *plain = g_strndup (path, strlen (path) - 3);
+      /* Stored gzipped (Sysprof 45+): shown as the text it stands for;
+       * as stored when it is no gzip data after all.  Bounded: it is shown
+       * on the main thread. */
+      GBytes *plain = sysprof_gunzip (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes), 256 << 20, path, NULL);
 
-      bytes = sysprof_embedded_file_read (reader, plain, error);
+      if (plain != NULL)
+        {
+          g_bytes_unref (bytes);
+          bytes = plain;
+        }
     }
-  else
-    bytes = sysprof_embedded_file_read (reader, path, error);
   sysprof_capture_reader_unref (reader);
   return bytes;
 }

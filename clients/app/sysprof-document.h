@@ -90,9 +90,9 @@ const char *sysprof_document_get_host (SysprofDocument *self);
 const char *sysprof_document_get_process_name (SysprofDocument *self, gint32 pid);
 
 /* The contents of the embedded file @path (as the scan lists it), read in
- * the calling thread; a gzipped one ("PATH.gz", Sysprof 45+) decompressed.
- * NULL with @error when there is none by that path or its gzip data is
- * damaged. */
+ * the calling thread; a gzipped one ("PATH.gz", Sysprof 45+) decompressed
+ * (as stored when it is not gzip data or decompresses to over 256 MiB).
+ * NULL with @error when there is none by that path. */
 GBytes *sysprof_document_read_file (SysprofDocument *self, const char *path, GError **error);
 
 /* The filter shared by the views of a window.  The selection is the time

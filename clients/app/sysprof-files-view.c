@@ -211,9 +211,11 @@ struct _SysprofFilesView
   GtkWidget          *hex_view;
   GtkWidget          *missing_page;
 
-  /* The file shown and its contents, for "Save As…". */
-  char   *path;
-  GBytes *bytes;
+  /* The file shown and its contents, for "Save As…"; decompressed: the
+   * contents of a PATH.gz file, gunzipped. */
+  char    *path;
+  gboolean decompressed;
+  GBytes  *bytes;
 };
 
 G_DEFINE_FINAL_TYPE (SysprofFilesView, sysprof_files_view, SYSPROF_TYPE_VIEW)
@@ -317,6 +319,23 @@ read_done (GObject *object, GAsyncResult *result, gpointer user_data)
       return;
     }
   self->bytes = bytes;
+  self->decompressed = FALSE;
+  if (self->path != NULL && sysprof_embedded_file_is_gzipped (self->path))
+    {
+      gsize         len;
+      const guint8 *data = g_bytes_get_data (bytes, &len);
+
+      /* Not the gzip magic any more: shown decompressed; say both sizes. */
+      self->decompressed = len < 2 || data[0] != 0x1f || data[1] != 0x8b;
+      if (self->decompressed)
+        {
+          g_autofree char *plain = g_format_size_full (len, G_FORMAT_SIZE_LONG_FORMAT);
+          g_autofree char *text = g_strdup_printf ("%s gzipped, shown decompressed: %s",
+                                                   gtk_label_get_text (GTK_LABEL (self->size_label)), plain);
+
+          gtk_label_set_text (GTK_LABEL (self->size_label), text);
+        }
+    }
   show_contents (self, bytes);
   gtk_widget_set_sensitive (self->save_button, TRUE);
 }
@@ -433,6 +452,9 @@ on_save_clicked (GtkButton *button, SysprofFilesView *self)
    * propose the whole path, flattened, so that saving several does not
    * overwrite the first. */
   basename = g_strdelimit (g_strdup (self->path[0] == '/' ? self->path + 1 : self->path), "/", '-');
+  /* What is saved is what is shown: decompressed, without ".gz". */
+  if (self->decompressed && g_str_has_suffix (basename, ".gz"))
+    basename[strlen (basename) - 3] = '\0';
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), basename[0] ? basename : "file");
   /* Save what was shown when the button was pressed, even if another file
    * gets selected while the dialog is open. */

@@ -155,6 +155,28 @@ test_read (void)
   g_assert_nonnull (strstr (error->message, "bomb"));
   g_clear_error (&error);
 
+  /* Two gzip members one after the other are one file; anything else
+   * after the stream is damage. */
+  {
+    g_autoptr (GBytes) one = gzip ("first ", 6);
+    g_autoptr (GBytes) two = gzip ("second\n", 7);
+    g_autoptr (GByteArray) both = g_byte_array_new ();
+
+    g_byte_array_append (both, g_bytes_get_data (one, NULL), g_bytes_get_size (one));
+    g_byte_array_append (both, g_bytes_get_data (two, NULL), g_bytes_get_size (two));
+    got = sysprof_gunzip (both->data, both->len, 1024, "members", &error);
+    g_assert_no_error (error);
+    g_assert_cmpmem (g_bytes_get_data (got, NULL), g_bytes_get_size (got), "first second\n", 13);
+    g_clear_pointer (&got, g_bytes_unref);
+
+    g_byte_array_set_size (both, g_bytes_get_size (one));
+    g_byte_array_append (both, (const guint8 *) "junk", 4);
+    got = sysprof_gunzip (both->data, both->len, 1024, "trailing", &error);
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+    g_assert_null (got);
+    g_clear_error (&error);
+  }
+
   g_assert_true (sysprof_embedded_file_is_gzipped ("__symbols__.gz"));
   g_assert_false (sysprof_embedded_file_is_gzipped ("__symbols__"));
   g_assert_false (sysprof_embedded_file_is_gzipped (".gz"));

@@ -29,7 +29,7 @@
 #include <sysprof-capture.h>
 
 #define NEW_FILE_CHUNK_SIZE  (32 * 1024 - 284)
-#define FRAME_INDEX_INTERVAL 1000
+#define FRAME_INDEX_INTERVAL 100
 #define HEADER_INDEX_OFFSET  88
 
 typedef struct
