@@ -158,6 +158,21 @@ sysprof_document_dup_progress_text (SysprofDocument *self)
   return text;
 }
 
+/* The scan shows frames beyond +-SYSPROF_DOCUMENT_TIME_LIMIT at the limit;
+ * libsysprof's analyses read their real times: a selection reaching the
+ * limit reaches them too. */
+static gint64
+filter_begin (gint64 selection_begin)
+{
+  return selection_begin <= -SYSPROF_DOCUMENT_TIME_LIMIT ? G_MININT64 : selection_begin;
+}
+
+static gint64
+filter_end (gint64 selection_end)
+{
+  return selection_end >= SYSPROF_DOCUMENT_TIME_LIMIT ? G_MAXINT64 : selection_end;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Worker */
 
@@ -605,8 +620,8 @@ sysprof_document_callgraph_async (SysprofDocument       *self,
   sysprof_callgraph_filter_init (&work->filter);
   work->focus = g_strdupv (entry->focus);
   work->hide = g_strdupv (entry->hide);
-  work->filter.begin_ns = entry->begin_ns;
-  work->filter.end_ns = entry->end_ns;
+  work->filter.begin_ns = filter_begin (entry->begin_ns);
+  work->filter.end_ns = filter_end (entry->end_ns);
   work->filter.source = source;
   work->filter.weight = weight;
   work->filter.focus = (const char *const *) work->focus;
@@ -781,8 +796,8 @@ sysprof_document_fill_callgraph_filter (SysprofDocument *self, SysprofCallgraphF
   g_return_if_fail (SYSPROF_IS_DOCUMENT (self));
   g_return_if_fail (filter != NULL);
 
-  filter->begin_ns = self->selection_begin;
-  filter->end_ns = self->selection_end;
+  filter->begin_ns = filter_begin (self->selection_begin);
+  filter->end_ns = filter_end (self->selection_end);
   filter->focus = names_of (self->focused);
   filter->n_focus = self->focused->len - 1;
   filter->hide = names_of (self->hidden);

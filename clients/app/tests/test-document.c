@@ -439,6 +439,15 @@ test_hostile_times (Fixture *f, gconstpointer data)
     sysprof_document_get_selection (document, &begin, &end);
     g_assert_cmpint (begin, ==, -SYSPROF_DOCUMENT_TIME_LIMIT);
     g_assert_cmpint (end, ==, 2 * SYSPROF_DOCUMENT_TIME_LIMIT);
+    /* The sample at G_MININT64, shown at -LIMIT, is in a selection from
+     * -LIMIT for the callgraph too. */
+    {
+      g_autoptr (SysprofCallgraph) edge = NULL;
+
+      sysprof_document_set_selection (document, -SYSPROF_DOCUMENT_TIME_LIMIT, 0);
+      edge = callgraph_of (document);
+      g_assert_cmpuint (sysprof_callgraph_get_n_samples (edge), ==, 1);
+    }
     sysprof_document_set_selection (document, G_MININT64, G_MAXINT64);
     g_assert_false (sysprof_document_has_selection (document));
     sysprof_document_set_visible_range (document, G_MAXINT64 - 10, G_MAXINT64);
