@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "ipc-host.h"
-#include "sysprofd-auth.h"
+#include "sysprofd-dispatcher.h"
 #include "sysprofd-flatpak.h"
 #include "sysprofd-mountinfo.h"
 #include "sysprofd-proc.h"
@@ -15,10 +15,11 @@
 #define FLATPAK_INFO_MAX (1024 * 1024)
 #define PROC_STATUS_MAX  (64 * 1024)
 
-static gboolean
-handle_get_kernel_symbols (IpcHost *host, GDBusMethodInvocation *invocation)
+static void
+do_get_kernel_symbols (SysprofdCall *call)
 {
-  g_autofree char *contents = NULL;
+  GDBusMethodInvocation *invocation = sysprofd_call_get_invocation (call);
+  g_autofree char       *contents = NULL;
   g_autoptr (GError) error = NULL;
   GVariantBuilder builder;
   char           *line;
@@ -28,7 +29,7 @@ handle_get_kernel_symbols (IpcHost *host, GDBusMethodInvocation *invocation)
     {
       g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_FAILED,
                                              "Cannot read /proc/kallsyms: %s", error->message);
-      return TRUE;
+      return;
     }
 
   g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(tys)"));
@@ -52,28 +53,29 @@ handle_get_kernel_symbols (IpcHost *host, GDBusMethodInvocation *invocation)
       g_variant_builder_add (&builder, "(tys)", addr, (guchar) type, name);
     }
 
-  ipc_host_complete_get_kernel_symbols (host, invocation, g_variant_builder_end (&builder));
-  return TRUE;
+  g_dbus_method_invocation_return_value (invocation, g_variant_new ("(@a(tys))", g_variant_builder_end (&builder)));
 }
 
-static gboolean
-handle_get_mount_info (IpcHost *host, GDBusMethodInvocation *invocation, gint pid)
+static void
+do_get_mount_info (SysprofdCall *call)
 {
+  GDBusMethodInvocation *invocation = sysprofd_call_get_invocation (call);
   g_autoptr (GPtrArray) mounts = NULL;
   g_autoptr (GError) error = NULL;
   GVariantBuilder builder;
+  gint32          pid;
 
+  g_variant_get (g_dbus_method_invocation_get_parameters (invocation), "(i)", &pid);
   if (!(mounts = sysprofd_mountinfo_read (pid, &error)))
     {
       g_dbus_method_invocation_return_gerror (invocation, error);
-      return TRUE;
+      return;
     }
 
   g_variant_builder_init (&builder, G_VARIANT_TYPE ("aa{sv}"));
   for (guint i = 0; i < mounts->len; i++)
     g_variant_builder_add_value (&builder, sysprofd_mount_to_variant (mounts->pdata[i]));
-  ipc_host_complete_get_mount_info (host, invocation, g_variant_builder_end (&builder));
-  return TRUE;
+  g_dbus_method_invocation_return_value (invocation, g_variant_new ("(@aa{sv})", g_variant_builder_end (&builder)));
 }
 
 /* Established Sysprof clients send paths as C strings, with their NUL. */
@@ -93,21 +95,24 @@ path_from_bytes (GVariant *bytes, GError **error)
   return g_strndup ((const char *) data, len);
 }
 
-static gboolean
-handle_resolve_path (IpcHost *host, GDBusMethodInvocation *invocation, gint pid, GVariant *path_bytes)
+static void
+do_resolve_path (SysprofdCall *call)
 {
+  GDBusMethodInvocation *invocation = sysprofd_call_get_invocation (call);
+  g_autoptr (GVariant) path_bytes = NULL;
   g_autoptr (GError) error = NULL;
   g_autofree char *path = NULL;
   g_autofree char *host_path = NULL;
+  gint32           pid;
 
+  g_variant_get (g_dbus_method_invocation_get_parameters (invocation), "(i@ay)", &pid, &path_bytes);
   if (!(path = path_from_bytes (path_bytes, &error)) ||
       !(host_path = sysprofd_mountinfo_resolve_path (pid, path, &error)))
     {
       g_dbus_method_invocation_return_gerror (invocation, error);
-      return TRUE;
+      return;
     }
-  ipc_host_complete_resolve_path (host, invocation, g_variant_new_bytestring (host_path));
-  return TRUE;
+  g_dbus_method_invocation_return_value (invocation, g_variant_new ("(@ay)", g_variant_new_bytestring (host_path)));
 }
 
 /* The real uid of @pid, as the daemon's user namespace sees it. */
@@ -270,22 +275,62 @@ list_debug_directories (int pid, GError **error)
   return g_steal_pointer (&found);
 }
 
-static gboolean
-handle_list_debug_directories (IpcHost *host, GDBusMethodInvocation *invocation, gint pid)
+static void
+do_list_debug_directories (SysprofdCall *call)
 {
+  GDBusMethodInvocation *invocation = sysprofd_call_get_invocation (call);
   g_autoptr (GPtrArray) dirs = NULL;
   g_autoptr (GError) error = NULL;
   GVariantBuilder builder;
+  gint32          pid;
 
+  g_variant_get (g_dbus_method_invocation_get_parameters (invocation), "(i)", &pid);
   if (!(dirs = list_debug_directories (pid, &error)))
     {
       g_dbus_method_invocation_return_gerror (invocation, error);
-      return TRUE;
+      return;
     }
   g_variant_builder_init (&builder, G_VARIANT_TYPE ("aay"));
   for (guint i = 0; i < dirs->len; i++)
     g_variant_builder_add_value (&builder, g_variant_new_bytestring (dirs->pdata[i]));
-  ipc_host_complete_list_debug_directories (host, invocation, g_variant_builder_end (&builder));
+  g_dbus_method_invocation_return_value (invocation, g_variant_new ("(@aay)", g_variant_builder_end (&builder)));
+}
+
+static void
+dispatch (GDBusMethodInvocation *invocation, SysprofdCallFunc func)
+{
+  sysprofd_dispatch (invocation, SYSPROFD_CALL_IN_WORKER, NULL, func, NULL, NULL);
+}
+
+static gboolean
+handle_get_kernel_symbols (IpcHost *host, GDBusMethodInvocation *invocation)
+{
+  (void) host;
+  dispatch (invocation, do_get_kernel_symbols);
+  return TRUE;
+}
+
+static gboolean
+handle_get_mount_info (IpcHost *host, GDBusMethodInvocation *invocation, gint pid)
+{
+  (void) host, (void) pid;
+  dispatch (invocation, do_get_mount_info);
+  return TRUE;
+}
+
+static gboolean
+handle_resolve_path (IpcHost *host, GDBusMethodInvocation *invocation, gint pid, GVariant *path)
+{
+  (void) host, (void) pid, (void) path;
+  dispatch (invocation, do_resolve_path);
+  return TRUE;
+}
+
+static gboolean
+handle_list_debug_directories (IpcHost *host, GDBusMethodInvocation *invocation, gint pid)
+{
+  (void) host, (void) pid;
+  dispatch (invocation, do_list_debug_directories);
   return TRUE;
 }
 
@@ -294,7 +339,6 @@ ipc_host_impl_new (void)
 {
   IpcHost *host = ipc_host_skeleton_new ();
 
-  sysprofd_authorize_skeleton (host);
   g_signal_connect (host, "handle-get-kernel-symbols", G_CALLBACK (handle_get_kernel_symbols), NULL);
   g_signal_connect (host, "handle-get-mount-info", G_CALLBACK (handle_get_mount_info), NULL);
   g_signal_connect (host, "handle-resolve-path", G_CALLBACK (handle_resolve_path), NULL);

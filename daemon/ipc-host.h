@@ -5,8 +5,8 @@
 
 G_BEGIN_DECLS
 
-/* org.gnome.Sysprof3.Host: every method implemented and authorized,
- * invocations handled in worker threads. */
+/* org.gnome.Sysprof3.Host: every method implemented, each call authorized
+ * and run on a worker by the dispatcher (sysprofd-dispatcher.h). */
 IpcHost *ipc_host_impl_new (void);
 
 G_END_DECLS

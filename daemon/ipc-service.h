@@ -5,10 +5,8 @@
 
 G_BEGIN_DECLS
 
-/* org.gnome.Sysprof3.Service: a skeleton with every method implemented and
- * authorized, its invocations handled in worker threads. */
+/* org.gnome.Sysprof3.Service: every method implemented, each call
+ * authorized and run by the dispatcher (sysprofd-dispatcher.h). */
 IpcService *ipc_service_impl_new (void);
-/* Puts kernel.perf_event_paranoid back as it was before any caller changed it. */
-void ipc_service_impl_restore_system (void);
 
 G_END_DECLS

@@ -3,36 +3,209 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <glib/gstdio.h>
 
+#include "sysprofd-proc-allowlist.h"
 #include "sysprofd-proc.h"
 
-#define PROC_FILE_MAX (64 * 1024 * 1024)
+#define PROC_FILE_MAX   (64 * 1024 * 1024)
+#define PROC_STATUS_MAX (64 * 1024)
 
 static int
-open_beneath (int dirfd, const char *path)
+open_beneath (int dirfd, const char *path, int flags, guint64 resolve)
 {
   struct open_how how = {
-    .flags = O_RDONLY | O_CLOEXEC | O_NOCTTY,
-    /* BENEATH: no "..", no absolute symlinks out.  NO_MAGICLINKS: no
-     * /proc/PID/root, /proc/PID/cwd or /proc/PID/fd/N, which would reach any
-     * file of any process. */
-    .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+    .flags = (guint64) flags | O_CLOEXEC | O_NOCTTY,
+    .resolve = resolve,
   };
 
   return (int) syscall (SYS_openat2, dirfd, path, &how, sizeof how);
 }
 
-int
-sysprofd_proc_open (const guint8 *path, gsize path_len, GError **error)
+static void
+set_open_error (GError **error, int saved, const char *shown, const char *root)
 {
+  switch (saved)
+    {
+    case EXDEV:
+    case ELOOP:
+      g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED,
+                   "Access to %s denied: it leads outside %s (through a symlink or a /proc magic link)", shown, root);
+      break;
+    case ENOENT:
+    case ESRCH:
+    case ENOTDIR: g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_FILE_NOT_FOUND, "%s does not exist", shown); break;
+    case EACCES:
+    case EPERM:
+      g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED, "Access to %s denied: %s", shown,
+                   g_strerror (saved));
+      break;
+    case ENOSYS:
+      g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_NOT_SUPPORTED,
+                   "This kernel lacks openat2(), which sysprofd needs to open %s safely", shown);
+      break;
+    default:
+      g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_FAILED, "Cannot open %s: %s", shown, g_strerror (saved));
+      break;
+    }
+}
+
+/* Reads Tgid and the four uids of the process behind @pid_fd. */
+static gboolean
+read_process_ids (int pid_fd, gint64 *tgid, guint32 uids[4])
+{
+  g_autoptr (GBytes) bytes = NULL;
+  g_autofree char *text = NULL;
+  g_auto (GStrv) lines = NULL;
+  gboolean have_tgid = FALSE, have_uid = FALSE;
+  int      fd = openat (pid_fd, "status", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+
+  if (fd < 0)
+    return FALSE;
+  bytes = sysprofd_read_fd (fd, PROC_STATUS_MAX, NULL);
+  close (fd);
+  if (bytes == NULL)
+    return FALSE;
+  text = g_strndup (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes));
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i]; i++)
+    {
+      if (g_str_has_prefix (lines[i], "Tgid:"))
+        {
+          *tgid = g_ascii_strtoll (lines[i] + 5, NULL, 10);
+          have_tgid = TRUE;
+        }
+      else if (g_str_has_prefix (lines[i], "Uid:"))
+        {
+          char *p = lines[i] + 4;
+
+          for (guint k = 0; k < 4; k++)
+            {
+              char   *end;
+              guint64 v = g_ascii_strtoull (p, &end, 10);
+
+              if (end == p || v > G_MAXUINT32)
+                return FALSE;
+              uids[k] = (guint32) v;
+              p = end;
+            }
+          have_uid = TRUE;
+        }
+    }
+  return have_tgid && have_uid;
+}
+
+/* The directory /proc/PID of a process the caller may read @request of. */
+static int
+open_process (int proc_fd, const SysprofdProcRequest *request, guint32 caller_uid, const char *shown, GError **error)
+{
+  char        name[16];
+  struct stat st;
+  gint64      tgid = 0;
+  guint32     uids[4];
+  int         pid_fd;
+  int         saved;
+
+  g_snprintf (name, sizeof name, "%d", request->pid);
+  /* No symlinks at all: "self" and "thread-self" are not numbers anyway. */
+  pid_fd =
+      open_beneath (proc_fd, name, O_PATH | O_DIRECTORY, RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+  if (pid_fd < 0)
+    {
+      saved = errno;
+      if (saved == ENOENT)
+        g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_FILE_NOT_FOUND, "%s does not exist: no process %d", shown,
+                     request->pid);
+      else
+        set_open_error (error, saved, shown, "/proc");
+      return -1;
+    }
+  if (!read_process_ids (pid_fd, &tgid, uids) || fstat (pid_fd, &st) != 0)
+    {
+      close (pid_fd);
+      g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_FILE_NOT_FOUND, "%s does not exist: process %d is gone", shown,
+                   request->pid);
+      return -1;
+    }
+  /* Any thread of the daemon is /proc/TID too, listed or not. */
+  if (tgid == (gint64) getpid ())
+    {
+      close (pid_fd);
+      g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED, "Access to %s denied: it is sysprofd's own process",
+                   shown);
+      return -1;
+    }
+  /* Owned: every uid of the process is the caller's, and the kernel agrees
+   * (a process that is not dumpable has its /proc directory owned by root). */
+  if (request->scope == SYSPROFD_PROC_SCOPE_OWN_PROCESS && caller_uid != 0 &&
+      (uids[0] != caller_uid || uids[1] != caller_uid || uids[2] != caller_uid || uids[3] != caller_uid ||
+       st.st_uid != caller_uid))
+    {
+      close (pid_fd);
+      g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED,
+                   "Access to %s denied: process %d is not the caller's (uid %u); of other users' processes only "
+                   "maps, mountinfo, cmdline, comm, stat, statm and cgroup can be read",
+                   shown, request->pid, caller_uid);
+      return -1;
+    }
+  return pid_fd;
+}
+
+/* After openat2 resolved it, the file must be what the allowlist allowed:
+ * the kernel's name of the open file is checked, not only the request. */
+static gboolean
+check_resolved (int fd, const SysprofdProcRequest *request, const char *shown, GError **error)
+{
+  g_autofree char *link = g_strdup_printf ("/proc/self/fd/%d", fd);
+  g_autofree char *target = g_file_read_link (link, NULL);
+  g_autofree char *expected = NULL;
+  g_autofree char *via_self = NULL;
+  gboolean         ok = FALSE;
+
+  if (target == NULL)
+    ok = FALSE;
+  else if (request->scope != SYSPROFD_PROC_SCOPE_SYSTEM)
+    {
+      expected = g_strdup_printf ("/proc/%d/%s", request->pid, request->below);
+      ok = g_str_equal (target, expected);
+    }
+  else if (g_str_equal (request->root, "/proc"))
+    {
+      /* /proc/mounts and /proc/net are links to the daemon's own. */
+      expected = g_strdup_printf ("/proc/%s", request->below);
+      via_self = g_strdup_printf ("/proc/%d/%s", (int) getpid (), request->below);
+      ok = g_str_equal (target, expected) || g_str_equal (target, via_self);
+    }
+  else
+    {
+      const char *leaf = strrchr (request->below, '/');
+
+      expected = g_strdup_printf ("/%s", leaf ? leaf + 1 : request->below);
+      ok = g_str_has_prefix (target, "/sys/") && g_str_has_suffix (target, expected);
+    }
+  if (!ok)
+    {
+      g_autofree char *target_shown = target ? g_utf8_make_valid (target, -1) : g_strdup ("an unknown file");
+
+      g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED, "Access to %s denied: it resolves to %s", shown,
+                   target_shown);
+    }
+  return ok;
+}
+
+int
+sysprofd_proc_open (const guint8 *path, gsize path_len, guint32 caller_uid, GError **error)
+{
+  g_auto (SysprofdProcRequest) request = { 0 };
   g_autofree char *str = NULL;
-  const char      *root;
-  const char      *rest;
-  int              dirfd;
+  g_autofree char *shown = NULL;
+  struct stat      st;
+  int              root_fd;
+  int              dir_fd;
   int              fd;
   int              saved;
 
@@ -47,63 +220,51 @@ sysprofd_proc_open (const guint8 *path, gsize path_len, GError **error)
       return -1;
     }
   str = g_strndup ((const char *) path, path_len);
+  shown = g_utf8_make_valid (str, -1);
+  if (!sysprofd_proc_allowlist_match (str, &request, error))
+    return -1;
 
-  if (g_str_has_prefix (str, "/proc/"))
-    root = "/proc";
-  else if (g_str_has_prefix (str, "/sys/"))
-    root = "/sys";
-  else
-    {
-      g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED,
-                   "Access to %s denied: only files under /proc and /sys", str);
-      return -1;
-    }
-  rest = str + strlen (root) + 1;
-  while (*rest == '/')
-    rest++;
-  if (*rest == 0)
-    {
-      g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS, "%s is not a file", str);
-      return -1;
-    }
-
-  dirfd = open (root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (dirfd < 0)
+  if ((root_fd = open (request.root, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
     {
       saved = errno;
-      g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_FAILED, "Cannot open %s: %s", root, g_strerror (saved));
+      g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_FAILED, "Cannot open %s: %s", request.root, g_strerror (saved));
       return -1;
     }
-  fd = open_beneath (dirfd, rest);
-  saved = errno;
-  close (dirfd);
-
-  if (fd >= 0)
-    return fd;
-
-  switch (saved)
+  if (request.scope == SYSPROFD_PROC_SCOPE_SYSTEM)
     {
-    case EXDEV:
-    case ELOOP:
-      g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED,
-                   "Access to %s denied: it leads outside %s (through \"..\", a symlink or a /proc magic link)", str,
-                   root);
-      break;
-    case ENOENT:
-    case ENOTDIR: g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_FILE_NOT_FOUND, "%s does not exist", str); break;
-    case EACCES:
-    case EPERM:
-      g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED, "Access to %s denied: %s", str, g_strerror (saved));
-      break;
-    case ENOSYS:
-      g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_NOT_SUPPORTED,
-                   "This kernel lacks openat2(), which sysprofd needs to open %s safely", str);
-      break;
-    default:
-      g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_FAILED, "Cannot open %s: %s", str, g_strerror (saved));
-      break;
+      /* Non-blocking: nothing allowed blocks, but a read must never wait. */
+      fd = open_beneath (root_fd, request.below, O_RDONLY | O_NONBLOCK, RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
+      saved = errno;
+      close (root_fd);
     }
-  return -1;
+  else
+    {
+      dir_fd = open_process (root_fd, &request, caller_uid, shown, error);
+      close (root_fd);
+      if (dir_fd < 0)
+        return -1;
+      fd = open_beneath (dir_fd, request.below, O_RDONLY | O_NONBLOCK,
+                         RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+      saved = errno;
+      close (dir_fd);
+    }
+  if (fd < 0)
+    {
+      set_open_error (error, saved, shown, request.root);
+      return -1;
+    }
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      close (fd);
+      g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED, "Access to %s denied: not a regular file", shown);
+      return -1;
+    }
+  if (!check_resolved (fd, &request, shown, error))
+    {
+      close (fd);
+      return -1;
+    }
+  return fd;
 }
 
 GBytes *
@@ -263,7 +424,12 @@ sysprofd_process_info (int pid, const char *attributes)
     {
       g_autofree char *contents = NULL;
 
-      if (!strstr (attributes, files[i]) || !(contents = read_pid_file (dirfd, files[i])))
+      if (!strstr (attributes, files[i]))
+        continue;
+      /* The daemon's own layout (its ASLR) is nobody's business. */
+      if (pid == (int) getpid () && (g_str_equal (files[i], "maps") || g_str_equal (files[i], "mountinfo")))
+        continue;
+      if (!(contents = read_pid_file (dirfd, files[i])))
         continue;
       insert_string (&dict, files[i], contents);
     }

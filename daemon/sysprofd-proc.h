@@ -5,12 +5,16 @@
 
 G_BEGIN_DECLS
 
-/* Opens a file under /proc or /sys for reading.  @path comes from a D-Bus
- * caller: it may end in NULs (Sysprof clients send C strings) and is resolved
- * beneath /proc or /sys with openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS),
- * so "..", /proc/PID/root, cwd and fd/N never lead outside.  Returns the fd, or
- * -1 with a G_DBUS_ERROR (ACCESS_DENIED for escapes, FILE_NOT_FOUND, FAILED). */
-int sysprofd_proc_open (const guint8 *path, gsize path_len, GError **error);
+/* Opens a file under /proc or /sys for reading, for a caller of uid
+ * @caller_uid.  @path comes from a D-Bus caller: it may end in NULs (Sysprof
+ * clients send C strings).  Only files of the allowlist
+ * (sysprofd-proc-allowlist.h) are opened; they are resolved with openat2()
+ * beneath /proc or /sys without magic links (and without any symlink in a
+ * process's directory), opened non-blocking, must be regular files, and the
+ * kernel's name of the opened file is checked against the allowlist again.
+ * Returns the fd, or -1 with a G_DBUS_ERROR (ACCESS_DENIED, FILE_NOT_FOUND,
+ * INVALID_ARGS, FAILED). */
+int sysprofd_proc_open (const guint8 *path, gsize path_len, guint32 caller_uid, GError **error);
 /* Reads @fd to its end (at most @max bytes; more is an error). */
 GBytes *sysprofd_read_fd (int fd, gsize max, GError **error);
 /* Every numeric entry of /proc. */

@@ -9,34 +9,55 @@
 #include <sysprof.h>
 
 #include "ipc-session-generated.h"
-#include "sysprofd-auth.h"
+#include "sysprof-dbus-contract.h"
+#include "sysprofd-budget.h"
+#include "sysprofd-dispatcher.h"
 #include "sysprofd-session.h"
 
-#define DEFAULT_FREQUENCY 997
-#define MAX_FREQUENCY     10000
-#define DEFAULT_MAX_BYTES (G_GUINT64_CONSTANT (4) << 30)
-#define MAX_DURATION      86400
-/* A private capture lives on the daemon's disk: bound what one session may take. */
-#define MAX_BYTES        (G_GUINT64_CONSTANT (16) << 30)
-#define READ_CAPTURE_MAX (1024 * 1024)
-/* A stopped detached session nobody closed is removed after this long. */
-#define DETACHED_LINGER 600
-/* Open at once: one per thread of the traced programs. */
-#define RING_MAX_PER_SESSION 256
-#define PROGRESS_MS          250
+#define PROGRESS_MS 250
+/* Descriptors a session holds besides perf events and rings: the capture
+ * file and the writer's duplicate of it. */
+#define SESSION_FDS 2
+
+/* A session records in a thread of its own, with its own main context: the
+ * perf rings, the counters, the ring drainer and the session's timers are
+ * sources there.  So a session, however hostile the rings handed to its
+ * programs, slows down neither the daemon's main loop (every other call)
+ * nor another session.
+ *
+ * Threads: the object, its skeleton and the bus name watch belong to the
+ * main thread; what records belongs to the session's thread ("thread only"
+ * below).  Calls reach the thread through session_invoke(); once the thread
+ * winds down it accepts no more, and what was queued is answered with an
+ * error.  The last reference is always dropped in the main thread. */
+
+typedef enum
+{
+  STATE_CREATED,
+  STATE_RECORDING,
+  STATE_STOPPED,
+  STATE_FAILED,
+} State;
+
+static const char *const state_names[] = { "created", "recording", "stopped", "failed" };
 
 struct _SysprofdSession
 {
   GObject parent_instance;
 
+  /* Main thread. */
   IpcSession      *skeleton;
   GDBusConnection *connection;
   char            *object_path;
   guint32          owner_uid;
   char            *owner_name;
   guint            owner_watch;
+  gboolean         closing;
+  GPtrArray       *close_calls; /* SysprofdCall answered once closed */
+  GThread         *thread;
+  const char      *action;
 
-  /* Options. */
+  /* Options: set at creation, read-only after. */
   gboolean cpu_sampling;
   guint    frequency;
   GArray  *pids;
@@ -45,32 +66,44 @@ struct _SysprofdSession
   guint    max_duration;
   gboolean detached;
 
+  /* Handing work to the session's thread. */
+  GMainContext *context;
+  GMainLoop    *loop;
+  GMutex        lock;
+  gboolean      accepting;
+
+  /* Thread only. */
+  State                   state;
+  gboolean                shut_down;
   int                     capture_fd; /* caller's or private; for ReadCapture */
   SysprofCaptureWriter   *writer;
   SysprofSessionRecorder *recorder; /* kept after stop for its counts */
   gint64                  start_time;
   gint64                  stop_time;
-  guint                   progress_source;
+  GSource                *progress_source;
+  GSource                *duration_source;
+  GSource                *linger_source;
+  GSource                *start_timeout_source;
   guint                   progress_ticks;
-  guint                   duration_source;
-  guint                   linger_source;
-  gboolean                closed;
-
-  /* Rings handed to profiled programs (untrusted); drained once recording. */
-  SysprofRingDrainer *rings;
-  guint64             perf_lost; /* last count of the perf recorder */
+  SysprofRingDrainer     *rings; /* handed to profiled programs: untrusted */
+  guint64                 perf_lost;
+  guint64                 charged_rings;
+  guint64                 charged_ring_bytes;
+  guint64                 charged_perf_fds;
 };
 
-/* The generated skeleton answers property reads without asking anyone; this
- * subclass lets only the session owner's uid read them. */
+typedef void (*SessionFunc) (SysprofdSession *self, GDBusMethodInvocation *invocation);
+
+/* ------------------------------------------------------------------------ */
+/* The skeleton: property reads only for the owner's uid, and a weak
+ * reference to the session, so that a call arriving for a session that is
+ * gone is answered instead of reaching freed memory. */
+
 typedef struct
 {
   IpcSessionSkeleton parent_instance;
   guint32            owner_uid;
-  /* The last bus name found to belong to owner_uid: unique names are never
-   * reused on a bus, so a client polling the properties is asked about once,
-   * not on every read of every property. */
-  char *owner_sender;
+  GWeakRef           session;
 } SysprofdSessionSkeleton;
 
 typedef struct
@@ -94,22 +127,26 @@ guarded_get_property (GDBusConnection *connection,
                       gpointer         user_data)
 {
   SysprofdSessionSkeleton *skeleton = user_data;
-  g_autoptr (GVariant) reply = NULL;
-  guint32 uid;
+  guint32                  uid;
 
-  if (sender != NULL && g_strcmp0 (sender, skeleton->owner_sender) == 0)
-    return parent_get_property (connection, sender, object_path, interface_name, property_name, error, user_data);
-  reply = g_dbus_connection_call_sync (connection, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                       "org.freedesktop.DBus", "GetConnectionUnixUser", g_variant_new ("(s)", sender),
-                                       G_VARIANT_TYPE ("(u)"), G_DBUS_CALL_FLAGS_NONE, -1, NULL, NULL);
-  if (reply == NULL || (g_variant_get (reply, "(u)", &uid), uid != skeleton->owner_uid))
+  /* Main thread: the dispatcher knows every caller that made a call.  Others
+   * are asked about once; unique names are never reused. */
+  if (!sysprofd_dispatcher_lookup_uid (sender, &uid))
+    {
+      g_autoptr (GVariant) reply = g_dbus_connection_call_sync (
+          connection, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetConnectionUnixUser",
+          g_variant_new ("(s)", sender), G_VARIANT_TYPE ("(u)"), G_DBUS_CALL_FLAGS_NONE, 5000, NULL, NULL);
+      if (reply == NULL)
+        uid = G_MAXUINT32;
+      else
+        g_variant_get (reply, "(u)", &uid);
+    }
+  if (uid != skeleton->owner_uid)
     {
       g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED,
-                   "Not authorized to make request: session %s belongs to another user", object_path);
+                   SYSPROF_DBUS_DENIED_PREFIX "session %s belongs to another user", object_path);
       return NULL;
     }
-  g_free (skeleton->owner_sender);
-  skeleton->owner_sender = g_strdup (sender);
   return parent_get_property (connection, sender, object_path, interface_name, property_name, error, user_data);
 }
 
@@ -131,7 +168,7 @@ sysprofd_session_skeleton_get_vtable (GDBusInterfaceSkeleton *skeleton)
 static void
 sysprofd_session_skeleton_finalize (GObject *object)
 {
-  g_free (((SysprofdSessionSkeleton *) object)->owner_sender);
+  g_weak_ref_clear (&((SysprofdSessionSkeleton *) object)->session);
   G_OBJECT_CLASS (sysprofd_session_skeleton_parent_class)->finalize (object);
 }
 
@@ -145,8 +182,10 @@ sysprofd_session_skeleton_class_init (SysprofdSessionSkeletonClass *klass)
 static void
 sysprofd_session_skeleton_init (SysprofdSessionSkeleton *self)
 {
-  (void) self;
+  g_weak_ref_init (&self->session, NULL);
 }
+
+/* ------------------------------------------------------------------------ */
 
 enum
 {
@@ -163,17 +202,17 @@ sysprofd_session_finalize (GObject *object)
 {
   SysprofdSession *self = SYSPROFD_SESSION (object);
 
+  g_assert (self->thread == NULL);
   g_clear_object (&self->skeleton);
   g_clear_object (&self->connection);
   g_clear_pointer (&self->object_path, g_free);
   g_clear_pointer (&self->owner_name, g_free);
+  g_clear_pointer (&self->close_calls, g_ptr_array_unref);
   g_clear_pointer (&self->pids, g_array_unref);
   g_clear_pointer (&self->counters, g_strfreev);
-  g_clear_object (&self->recorder);
-  g_clear_object (&self->rings);
-  g_clear_pointer (&self->writer, sysprof_capture_writer_unref);
-  if (self->capture_fd >= 0)
-    close (self->capture_fd);
+  g_clear_pointer (&self->loop, g_main_loop_unref);
+  g_clear_pointer (&self->context, g_main_context_unref);
+  g_mutex_clear (&self->lock);
 
   G_OBJECT_CLASS (sysprofd_session_parent_class)->finalize (object);
 }
@@ -190,11 +229,15 @@ static void
 sysprofd_session_init (SysprofdSession *self)
 {
   self->capture_fd = -1;
-  self->frequency = DEFAULT_FREQUENCY;
+  self->frequency = SYSPROF_DBUS_DEFAULT_FREQUENCY;
   self->cpu_sampling = TRUE;
-  self->max_bytes = DEFAULT_MAX_BYTES;
+  self->max_bytes = SYSPROF_DBUS_DEFAULT_MAX_BYTES;
   self->pids = g_array_new (FALSE, FALSE, sizeof (gint32));
-  self->rings = sysprof_ring_drainer_new (RING_MAX_PER_SESSION);
+  self->close_calls = g_ptr_array_new_with_free_func ((GDestroyNotify) sysprofd_call_unref);
+  self->context = g_main_context_new ();
+  self->loop = g_main_loop_new (self->context, FALSE);
+  self->action = SYSPROF_DBUS_ACTION_PROFILE;
+  g_mutex_init (&self->lock);
 }
 
 guint32
@@ -209,6 +252,56 @@ sysprofd_session_get_path (SysprofdSession *self)
 {
   g_return_val_if_fail (SYSPROFD_IS_SESSION (self), NULL);
   return self->object_path;
+}
+
+/* ------------------------------------------------------------------------ */
+/* In the session's thread */
+
+static GSource *
+add_timeout (SysprofdSession *self, guint ms, GSourceFunc func, const char *name)
+{
+  GSource *source = ms % 1000 == 0 ? g_timeout_source_new_seconds (ms / 1000) : g_timeout_source_new (ms);
+
+  g_source_set_callback (source, func, self, NULL);
+  g_source_set_static_name (source, name);
+  g_source_attach (source, self->context);
+  return source;
+}
+
+static void
+clear_source (GSource **source)
+{
+  if (*source != NULL)
+    {
+      g_source_destroy (*source);
+      g_clear_pointer (source, g_source_unref);
+    }
+}
+
+static void
+set_state (SysprofdSession *self, State state)
+{
+  self->state = state;
+  ipc_session_set_state (self->skeleton, state_names[state]);
+}
+
+/* Rings whose producer ended no longer count against the owner. */
+static void
+release_ended_rings (SysprofdSession *self, gboolean all)
+{
+  guint64 open = all ? 0 : sysprof_ring_drainer_get_n_rings (self->rings);
+  guint64 bytes_kept;
+
+  if (open >= self->charged_rings)
+    return;
+  /* Rings are not told apart when they end: the bytes go back in
+   * proportion, all of them with the last ring. */
+  bytes_kept = self->charged_rings ? self->charged_ring_bytes / self->charged_rings * open : 0;
+  sysprofd_budget_release (self->owner_uid, SYSPROFD_RESOURCE_RING, self->charged_rings - open);
+  sysprofd_budget_release (self->owner_uid, SYSPROFD_RESOURCE_FD, self->charged_rings - open);
+  sysprofd_budget_release (self->owner_uid, SYSPROFD_RESOURCE_RING_BYTES, self->charged_ring_bytes - bytes_kept);
+  self->charged_rings = open;
+  self->charged_ring_bytes = bytes_kept;
 }
 
 static void
@@ -234,26 +327,14 @@ update_progress (SysprofdSession *self)
     ipc_session_set_duration (self->skeleton, (guint64) (end - self->start_time) * 1000);
 }
 
-static gboolean
-is_state (SysprofdSession *self, const char *state)
-{
-  return g_strcmp0 (ipc_session_get_state (self->skeleton), state) == 0;
-}
-
-/* The last frames of every ring, then the rings themselves. */
-static void
-close_rings (SysprofdSession *self)
-{
-  sysprof_ring_drainer_close (self->rings);
-}
-
 static void
 finish (SysprofdSession *self, gboolean success, const char *message)
 {
-  g_clear_handle_id (&self->progress_source, g_source_remove);
-  g_clear_handle_id (&self->duration_source, g_source_remove);
+  clear_source (&self->progress_source);
+  clear_source (&self->duration_source);
 
-  close_rings (self);
+  sysprof_ring_drainer_close (self->rings);
+  release_ended_rings (self, TRUE);
   if (self->recorder != NULL)
     {
       g_autoptr (GError) error = NULL;
@@ -265,15 +346,38 @@ finish (SysprofdSession *self, gboolean success, const char *message)
           g_warning ("Session %s: %s", self->object_path, error->message);
         }
     }
+  if (self->charged_perf_fds)
+    {
+      sysprofd_budget_release (self->owner_uid, SYSPROFD_RESOURCE_FD, self->charged_perf_fds);
+      self->charged_perf_fds = 0;
+    }
   self->stop_time = g_get_monotonic_time ();
   update_progress (self);
-  ipc_session_set_state (self->skeleton, success ? "stopped" : "failed");
+  set_state (self, success ? STATE_STOPPED : STATE_FAILED);
   /* Unicast to the creator: a broadcast would tell every user about it. */
   if (!self->detached)
-    g_dbus_connection_emit_signal (self->connection, self->owner_name, self->object_path, "org.gnome.Sysprof3.Session",
-                                   "Finished", g_variant_new ("(bs)", success, message), NULL);
+    g_dbus_connection_emit_signal (self->connection, self->owner_name, self->object_path,
+                                   SYSPROF_DBUS_SESSION_INTERFACE, "Finished", g_variant_new ("(bs)", success, message),
+                                   NULL);
   g_message ("Session %s of uid %u %s: %s", self->object_path, self->owner_uid, success ? "stopped" : "failed",
              message);
+}
+
+static gboolean
+close_in_main (gpointer data)
+{
+  SysprofdSession *self = data;
+
+  sysprofd_session_close (self);
+  g_object_unref (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* From the session's thread: the main thread closes. */
+static void
+request_close (SysprofdSession *self)
+{
+  g_main_context_invoke (NULL, close_in_main, g_object_ref (self));
 }
 
 static gboolean
@@ -285,10 +389,11 @@ progress_cb (gpointer data)
    * once a second the capture on disk catches up, so readers can follow it. */
   if (self->writer != NULL && ++self->progress_ticks % (1000 / PROGRESS_MS) == 0)
     sysprof_capture_writer_flush (self->writer);
+  release_ended_rings (self, FALSE);
   update_progress (self);
   if (self->writer && sysprof_capture_writer_get_size (self->writer) >= self->max_bytes)
     {
-      self->progress_source = 0;
+      g_clear_pointer (&self->progress_source, g_source_unref);
       finish (self, FALSE, "stopped at the max-bytes limit");
       return G_SOURCE_REMOVE;
     }
@@ -300,7 +405,7 @@ duration_cb (gpointer data)
 {
   SysprofdSession *self = data;
 
-  self->duration_source = 0;
+  g_clear_pointer (&self->duration_source, g_source_unref);
   finish (self, TRUE, "stopped after max-duration");
   return G_SOURCE_REMOVE;
 }
@@ -310,9 +415,25 @@ linger_cb (gpointer data)
 {
   SysprofdSession *self = data;
 
-  self->linger_source = 0;
-  g_message ("Removing detached session %s, stopped %d s ago and never closed", self->object_path, DETACHED_LINGER);
-  sysprofd_session_close (self);
+  g_clear_pointer (&self->linger_source, g_source_unref);
+  g_message ("Removing detached session %s, stopped %d s ago and never closed", self->object_path,
+             SYSPROF_DBUS_DETACHED_LINGER);
+  request_close (self);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+start_timeout_cb (gpointer data)
+{
+  SysprofdSession *self = data;
+
+  g_clear_pointer (&self->start_timeout_source, g_source_unref);
+  if (self->state == STATE_CREATED)
+    {
+      g_message ("Removing session %s of uid %u: not started within %d s", self->object_path, self->owner_uid,
+                 SYSPROF_DBUS_DETACHED_START_TIMEOUT);
+      request_close (self);
+    }
   return G_SOURCE_REMOVE;
 }
 
@@ -338,94 +459,42 @@ open_private_capture (GError **error)
   return -1;
 }
 
-void
-sysprofd_session_close (SysprofdSession *self)
-{
-  g_return_if_fail (SYSPROFD_IS_SESSION (self));
-
-  if (self->closed)
-    return;
-  self->closed = TRUE;
-
-  g_object_ref (self);
-  if (is_state (self, "recording"))
-    finish (self, TRUE, "stopped by Close");
-  g_clear_handle_id (&self->linger_source, g_source_remove);
-  sysprof_ring_drainer_close (self->rings);
-  if (self->owner_watch)
-    {
-      g_bus_unwatch_name (self->owner_watch);
-      self->owner_watch = 0;
-    }
-  /* The recorder holds the writer, and with it the capture's fd. */
-  g_clear_object (&self->recorder);
-  g_clear_pointer (&self->writer, sysprof_capture_writer_unref);
-  if (self->capture_fd >= 0)
-    {
-      close (self->capture_fd);
-      self->capture_fd = -1;
-    }
-  g_dbus_interface_skeleton_unexport (G_DBUS_INTERFACE_SKELETON (self->skeleton));
-  g_signal_emit (self, signals[CLOSED], 0);
-  g_object_unref (self);
-}
-
-/* Method calls are authorized in a worker thread, then run here, in the main
- * context, where the recording's sources live. */
-typedef struct
-{
-  SysprofdSession       *self;
-  GDBusMethodInvocation *invocation;
-  GUnixFDList           *fds;
-  GVariant              *args;
-} Call;
-
 static void
-call_free (Call *call)
+do_set_capture_fd (SysprofdSession *self, GDBusMethodInvocation *invocation)
 {
-  g_clear_object (&call->self);
-  g_clear_object (&call->invocation);
-  g_clear_object (&call->fds);
-  g_clear_pointer (&call->args, g_variant_unref);
-  g_free (call);
-}
-
-static void
-do_set_capture_fd (Call *call)
-{
-  SysprofdSession *self = call->self;
+  GUnixFDList *fds = g_dbus_message_get_unix_fd_list (g_dbus_method_invocation_get_message (invocation));
   g_autoptr (GError) error = NULL;
   gint32      handle;
   int         fd;
   struct stat st;
 
-  if (!is_state (self, "created") || self->writer != NULL)
+  if (self->state != STATE_CREATED || self->writer != NULL)
     {
-      g_dbus_method_invocation_return_error (call->invocation, G_DBUS_ERROR, G_DBUS_ERROR_FAILED,
+      g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_FAILED,
                                              "SetCaptureFd is only possible before Start");
       return;
     }
-  g_variant_get (call->args, "(h)", &handle);
-  if (call->fds == NULL || handle < 0 || handle >= g_unix_fd_list_get_length (call->fds) ||
-      (fd = g_unix_fd_list_get (call->fds, handle, &error)) < 0)
+  g_variant_get (g_dbus_method_invocation_get_parameters (invocation), "(h)", &handle);
+  if (fds == NULL || handle < 0 || handle >= g_unix_fd_list_get_length (fds) ||
+      (fd = g_unix_fd_list_get (fds, handle, &error)) < 0)
     {
-      g_dbus_method_invocation_return_error (call->invocation, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS,
+      g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS,
                                              "No file descriptor was passed with SetCaptureFd");
       return;
     }
-  /* A pipe or socket the caller never drains would block the daemon: only
+  /* A pipe or socket the caller never drains would block the session: only
    * regular files are accepted. */
   if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || (fcntl (fd, F_GETFL) & O_ACCMODE) == O_RDONLY)
     {
       close (fd);
-      g_dbus_method_invocation_return_error (call->invocation, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS,
+      g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS,
                                              "The capture fd must be a regular file opened for writing");
       return;
     }
   if (self->capture_fd >= 0)
     close (self->capture_fd);
   self->capture_fd = fd;
-  ipc_session_complete_set_capture_fd (self->skeleton, call->invocation, NULL);
+  g_dbus_method_invocation_return_value (invocation, NULL);
 }
 
 static void
@@ -437,31 +506,72 @@ recorder_warning (SysprofSessionRecorder *recorder, const char *message, gpointe
   g_warning ("Session %s: %s", self->object_path, message);
 }
 
-static void
-do_start (Call *call)
+static guint
+count_online_cpus (void)
 {
-  SysprofdSession *self = call->self;
-  g_autoptr (GError) error = NULL;
-  int writer_fd;
+  long n = sysconf (_SC_NPROCESSORS_ONLN);
 
-  if (!is_state (self, "created"))
+  return n > 0 ? (guint) n : 1;
+}
+
+/* The perf events a recording will open: the CPUs, or every thread of the
+ * processes on every CPU; plus some room for threads started meanwhile. */
+static guint
+estimate_perf_events (SysprofdSession *self)
+{
+  guint64 n = 0;
+
+  if (!self->cpu_sampling)
+    return 0;
+  if (self->pids->len == 0)
+    return count_online_cpus ();
+  for (guint i = 0; i < self->pids->len; i++)
     {
-      g_dbus_method_invocation_return_error (call->invocation, G_DBUS_ERROR, G_DBUS_ERROR_FAILED,
+      g_autofree char *path = g_strdup_printf ("/proc/%d/task", g_array_index (self->pids, gint32, i));
+      g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
+      guint n_threads = 0;
+
+      while (dir && g_dir_read_name (dir) && n_threads < SYSPROF_DBUS_MAX_PERF_EVENTS_PER_SESSION)
+        n_threads++;
+      n += MAX (n_threads, 1);
+    }
+  n = n * count_online_cpus () + 64;
+  return (guint) MIN (n, SYSPROF_DBUS_MAX_PERF_EVENTS_PER_SESSION);
+}
+
+static void
+do_start (SysprofdSession *self, GDBusMethodInvocation *invocation)
+{
+  g_autoptr (GError) error = NULL;
+  int   writer_fd;
+  guint max_events;
+
+  if (self->state != STATE_CREATED)
+    {
+      g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_FAILED,
                                              "The session was already started");
       return;
     }
+  max_events = estimate_perf_events (self);
+  if (max_events > 0 && !sysprofd_budget_charge (self->owner_uid, SYSPROFD_RESOURCE_FD, max_events, &error))
+    {
+      g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_LIMITS_EXCEEDED,
+                                             "Cannot open %u perf events: %s", max_events, error->message);
+      return;
+    }
+  self->charged_perf_fds = max_events;
   if (self->capture_fd < 0 && (self->capture_fd = open_private_capture (&error)) < 0)
     {
-      g_dbus_method_invocation_return_gerror (call->invocation, error);
+      g_dbus_method_invocation_return_gerror (invocation, error);
       return;
     }
   if ((writer_fd = fcntl (self->capture_fd, F_DUPFD_CLOEXEC, 3)) < 0 ||
       !(self->writer = sysprof_capture_writer_new_from_fd (writer_fd, 0)))
     {
       int saved = errno;
-      g_dbus_method_invocation_return_error (call->invocation, G_DBUS_ERROR, G_DBUS_ERROR_FAILED,
+      g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_FAILED,
                                              "Cannot start the capture: %s", g_strerror (saved));
-      ipc_session_set_state (self->skeleton, "failed");
+      set_state (self, STATE_FAILED);
       return;
     }
 
@@ -473,76 +583,79 @@ do_start (Call *call)
     options.pids = (const int *) (gpointer) self->pids->data;
     options.n_pids = self->pids->len;
     options.counters = (const char *const *) self->counters;
+    options.max_perf_events = max_events;
     self->recorder = sysprof_session_recorder_new (self->writer);
     g_signal_connect (self->recorder, "warning", G_CALLBACK (recorder_warning), self);
     if (!sysprof_session_recorder_start (self->recorder, &options, &error))
       {
+        GDBusError code = g_error_matches (error, G_IO_ERROR, G_IO_ERROR_TOO_MANY_OPEN_FILES)
+                              ? G_DBUS_ERROR_LIMITS_EXCEEDED
+                              : G_DBUS_ERROR_FAILED;
+
         g_clear_object (&self->recorder);
-        ipc_session_set_state (self->skeleton, "failed");
-        g_dbus_method_invocation_return_error (call->invocation, G_DBUS_ERROR, G_DBUS_ERROR_FAILED, "%s",
-                                               error->message);
+        set_state (self, STATE_FAILED);
+        g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, code, "%s", error->message);
         return;
       }
   }
 
   /* Frames waiting in rings follow the /proc snapshot of the start. */
   sysprof_ring_drainer_set_writer (self->rings, self->writer);
+  clear_source (&self->start_timeout_source);
   self->start_time = g_get_monotonic_time ();
-  ipc_session_set_state (self->skeleton, "recording");
-  self->progress_source = g_timeout_add (PROGRESS_MS, progress_cb, self);
+  set_state (self, STATE_RECORDING);
+  self->progress_source = add_timeout (self, PROGRESS_MS, progress_cb, "[sysprofd] session progress");
   if (self->max_duration > 0)
-    self->duration_source = g_timeout_add_seconds (self->max_duration, duration_cb, self);
+    self->duration_source =
+        add_timeout (self, self->max_duration * 1000, duration_cb, "[sysprofd] session max-duration");
   g_message ("Session %s of uid %u recording (%s at %u Hz, %s)", self->object_path, self->owner_uid,
              self->cpu_sampling ? sysprof_session_recorder_get_event_name (self->recorder) : "no sampling",
              self->frequency, self->pids->len ? "selected processes" : "whole system");
-  ipc_session_complete_start (self->skeleton, call->invocation);
+  g_dbus_method_invocation_return_value (invocation, NULL);
 }
 
 static void
-do_stop (Call *call)
+do_stop (SysprofdSession *self, GDBusMethodInvocation *invocation)
 {
-  SysprofdSession *self = call->self;
-
-  if (is_state (self, "recording"))
+  if (self->state == STATE_RECORDING)
     finish (self, TRUE, "stopped by Stop");
-  else if (is_state (self, "created"))
+  else if (self->state == STATE_CREATED)
     {
-      g_dbus_method_invocation_return_error (call->invocation, G_DBUS_ERROR, G_DBUS_ERROR_FAILED,
+      g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_FAILED,
                                              "The session was never started");
       return;
     }
-  if (self->detached && self->linger_source == 0)
-    self->linger_source = g_timeout_add_seconds (DETACHED_LINGER, linger_cb, self);
-  ipc_session_complete_stop (self->skeleton, call->invocation);
+  if (self->detached && self->linger_source == NULL)
+    self->linger_source =
+        add_timeout (self, SYSPROF_DBUS_DETACHED_LINGER * 1000, linger_cb, "[sysprofd] detached session linger");
+  g_dbus_method_invocation_return_value (invocation, NULL);
 }
 
 static void
-do_close (Call *call)
+do_read_capture (SysprofdSession *self, GDBusMethodInvocation *invocation)
 {
-  ipc_session_complete_close (call->self->skeleton, call->invocation);
-  sysprofd_session_close (call->self);
-}
-
-static void
-do_read_capture (Call *call)
-{
-  SysprofdSession   *self = call->self;
   guint64            offset;
   guint32            max_len;
   g_autofree guint8 *buf = NULL;
   ssize_t            n;
 
-  g_variant_get (call->args, "(tu)", &offset, &max_len);
+  g_variant_get (g_dbus_method_invocation_get_parameters (invocation), "(tu)", &offset, &max_len);
   if (self->capture_fd < 0 || self->writer == NULL)
     {
-      g_dbus_method_invocation_return_error (call->invocation, G_DBUS_ERROR, G_DBUS_ERROR_FAILED,
+      g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_FAILED,
                                              "Nothing was recorded yet: call Start first");
       return;
     }
+  if (offset > G_MAXINT64)
+    {
+      g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS,
+                                             "offset %" G_GUINT64_FORMAT " is beyond any file", offset);
+      return;
+    }
   /* Make everything recorded so far visible. */
-  if (is_state (self, "recording"))
+  if (self->state == STATE_RECORDING)
     sysprof_capture_writer_flush (self->writer);
-  max_len = MIN (max_len, READ_CAPTURE_MAX);
+  max_len = MIN (max_len, SYSPROF_DBUS_READ_CAPTURE_MAX);
   buf = g_malloc (MAX (max_len, 1));
   do
     n = pread (self->capture_fd, buf, max_len, (off_t) offset);
@@ -550,152 +663,326 @@ do_read_capture (Call *call)
   if (n < 0)
     {
       int saved = errno;
-      g_dbus_method_invocation_return_error (call->invocation, G_DBUS_ERROR, G_DBUS_ERROR_FAILED,
+      g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_FAILED,
                                              "Cannot read the capture: %s%s", g_strerror (saved),
                                              saved == EBADF ? " (the capture fd was not opened for reading)" : "");
       return;
     }
-  ipc_session_complete_read_capture (self->skeleton, call->invocation,
-                                     g_variant_new_fixed_array (G_VARIANT_TYPE_BYTE, buf, (gsize) n, 1));
+  g_dbus_method_invocation_return_value (
+      invocation, g_variant_new ("(@ay)", g_variant_new_fixed_array (G_VARIANT_TYPE_BYTE, buf, (gsize) n, 1)));
 }
 
 static void
-do_create_ring_buffer (Call *call)
+do_create_ring_buffer (SysprofdSession *self, GDBusMethodInvocation *invocation)
 {
-  SysprofdSession *self = call->self;
   g_autoptr (GUnixFDList) fds = NULL;
   g_autoptr (GError) error = NULL;
   guint32 n_pages;
+  guint64 bytes;
   int     fd;
 
-  g_variant_get (call->args, "(u)", &n_pages);
-  if (!is_state (self, "created") && !is_state (self, "recording"))
+  g_variant_get (g_dbus_method_invocation_get_parameters (invocation), "(u)", &n_pages);
+  if (self->state != STATE_CREATED && self->state != STATE_RECORDING)
     {
-      g_dbus_method_invocation_return_error (call->invocation, G_DBUS_ERROR, G_DBUS_ERROR_FAILED,
+      g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_FAILED,
                                              "The session is no longer recording");
+      return;
+    }
+  /* Charged before it exists; what the check of the size refuses is given
+   * back below. */
+  bytes = ((guint64) (n_pages ? n_pages : SYSPROF_RING_DRAINER_DEFAULT_PAGES) + 1) * (guint64) sysconf (_SC_PAGESIZE);
+  release_ended_rings (self, FALSE);
+  if (!sysprofd_budget_charge (self->owner_uid, SYSPROFD_RESOURCE_RING, 1, &error) ||
+      (!sysprofd_budget_charge (self->owner_uid, SYSPROFD_RESOURCE_RING_BYTES, bytes, &error) &&
+       (sysprofd_budget_release (self->owner_uid, SYSPROFD_RESOURCE_RING, 1), TRUE)) ||
+      (!sysprofd_budget_charge (self->owner_uid, SYSPROFD_RESOURCE_FD, 1, &error) &&
+       (sysprofd_budget_release (self->owner_uid, SYSPROFD_RESOURCE_RING, 1),
+        sysprofd_budget_release (self->owner_uid, SYSPROFD_RESOURCE_RING_BYTES, bytes), TRUE)))
+    {
+      g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_LIMITS_EXCEEDED,
+                                             "Cannot create the ring buffer: %s", error->message);
       return;
     }
   if ((fd = sysprof_ring_drainer_create_ring (self->rings, n_pages, &error)) < 0)
     {
       GDBusError code = G_DBUS_ERROR_FAILED;
 
+      sysprofd_budget_release (self->owner_uid, SYSPROFD_RESOURCE_RING, 1);
+      sysprofd_budget_release (self->owner_uid, SYSPROFD_RESOURCE_RING_BYTES, bytes);
+      sysprofd_budget_release (self->owner_uid, SYSPROFD_RESOURCE_FD, 1);
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT))
         code = G_DBUS_ERROR_INVALID_ARGS;
       else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_TOO_MANY_OPEN_FILES) ||
                g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NO_SPACE))
         code = G_DBUS_ERROR_LIMITS_EXCEEDED;
-      g_dbus_method_invocation_return_error (call->invocation, G_DBUS_ERROR, code, "Cannot create the ring buffer: %s",
+      g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, code, "Cannot create the ring buffer: %s",
                                              error->message);
       return;
     }
+  self->charged_rings++;
+  self->charged_ring_bytes += bytes;
   fds = g_unix_fd_list_new_from_array (&fd, 1);
-  ipc_session_complete_create_ring_buffer (self->skeleton, call->invocation, fds, g_variant_new_handle (0));
+  g_dbus_method_invocation_return_value_with_unix_fd_list (invocation, g_variant_new ("(h)", 0), fds);
 }
 
-typedef void (*CallFunc) (Call *call);
+/* The end of the session's thread: the capture is finalized, everything
+ * it holds given back; what was queued meanwhile is answered by the thread
+ * before it exits. */
+static void
+shut_down (SysprofdSession *self, GDBusMethodInvocation *invocation)
+{
+  (void) invocation;
+
+  if (self->state == STATE_RECORDING)
+    finish (self, TRUE, "stopped by Close");
+  clear_source (&self->progress_source);
+  clear_source (&self->duration_source);
+  clear_source (&self->linger_source);
+  clear_source (&self->start_timeout_source);
+  sysprof_ring_drainer_close (self->rings);
+  release_ended_rings (self, TRUE);
+  if (self->charged_perf_fds)
+    {
+      sysprofd_budget_release (self->owner_uid, SYSPROFD_RESOURCE_FD, self->charged_perf_fds);
+      self->charged_perf_fds = 0;
+    }
+  /* The recorder holds the writer, and with it the capture's fd. */
+  g_clear_object (&self->recorder);
+  g_clear_pointer (&self->writer, sysprof_capture_writer_unref);
+  if (self->capture_fd >= 0)
+    {
+      close (self->capture_fd);
+      self->capture_fd = -1;
+    }
+  self->shut_down = TRUE;
+  g_mutex_lock (&self->lock);
+  self->accepting = FALSE;
+  g_mutex_unlock (&self->lock);
+  g_main_loop_quit (self->loop);
+}
+
+typedef struct
+{
+  SysprofdSession *self; /* kept alive by the call's data */
+  SysprofdCall    *call; /* NULL for the daemon's own work */
+  SessionFunc      func;
+} Work;
 
 static gboolean
-run_call (gpointer data)
+work_run (gpointer data)
 {
-  Call    *call = data;
-  CallFunc func = g_object_get_data (G_OBJECT (call->invocation), "sysprofd-call");
+  Work *work = data;
 
-  if (call->self->closed)
-    g_dbus_method_invocation_return_error (call->invocation, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_OBJECT,
-                                           "The session was closed");
+  if (work->self->shut_down)
+    {
+      if (work->call != NULL)
+        g_dbus_method_invocation_return_error (sysprofd_call_get_invocation (work->call), G_DBUS_ERROR,
+                                               G_DBUS_ERROR_UNKNOWN_OBJECT, "The session was closed");
+    }
   else
-    func (call);
+    work->func (work->self, work->call ? sysprofd_call_get_invocation (work->call) : NULL);
   return G_SOURCE_REMOVE;
 }
 
 static void
-dispatch (SysprofdSession *self, GDBusMethodInvocation *invocation, GUnixFDList *fds, GVariant *args, CallFunc func)
+work_free (gpointer data)
 {
-  Call *call = g_new0 (Call, 1);
+  Work *work = data;
 
-  call->self = g_object_ref (self);
-  call->invocation = g_object_ref (invocation);
-  call->fds = fds ? g_object_ref (fds) : NULL;
-  call->args = args ? g_variant_ref_sink (args) : NULL;
-  g_object_set_data (G_OBJECT (invocation), "sysprofd-call", func);
-  g_main_context_invoke_full (NULL, G_PRIORITY_DEFAULT, run_call, call, (GDestroyNotify) call_free);
+  g_clear_pointer (&work->call, sysprofd_call_unref);
+  g_free (work);
 }
 
+/* Hands @func to the session's thread; FALSE once it takes nothing more. */
 static gboolean
-handle_set_capture_fd (
-    IpcSession *skeleton, GDBusMethodInvocation *invocation, GUnixFDList *fds, GVariant *fd, SysprofdSession *self)
+session_invoke (SysprofdSession *self, SysprofdCall *call, SessionFunc func)
 {
-  (void) skeleton;
-  dispatch (self, invocation, fds, g_variant_new ("(@h)", fd), do_set_capture_fd);
-  return TRUE;
-}
+  Work    *work;
+  gboolean accepted;
 
-static gboolean
-handle_start (IpcSession *skeleton, GDBusMethodInvocation *invocation, SysprofdSession *self)
-{
-  (void) skeleton;
-  dispatch (self, invocation, NULL, NULL, do_start);
-  return TRUE;
-}
-
-static gboolean
-handle_stop (IpcSession *skeleton, GDBusMethodInvocation *invocation, SysprofdSession *self)
-{
-  (void) skeleton;
-  dispatch (self, invocation, NULL, NULL, do_stop);
-  return TRUE;
-}
-
-static gboolean
-handle_close (IpcSession *skeleton, GDBusMethodInvocation *invocation, SysprofdSession *self)
-{
-  (void) skeleton;
-  dispatch (self, invocation, NULL, NULL, do_close);
-  return TRUE;
-}
-
-static gboolean
-handle_read_capture (
-    IpcSession *skeleton, GDBusMethodInvocation *invocation, guint64 offset, guint max_len, SysprofdSession *self)
-{
-  (void) skeleton;
-  dispatch (self, invocation, NULL, g_variant_new ("(tu)", offset, max_len), do_read_capture);
-  return TRUE;
-}
-
-static gboolean
-handle_create_ring_buffer (
-    IpcSession *skeleton, GDBusMethodInvocation *invocation, GUnixFDList *fds, guint n_pages, SysprofdSession *self)
-{
-  (void) skeleton;
-  (void) fds;
-  dispatch (self, invocation, NULL, g_variant_new ("(u)", n_pages), do_create_ring_buffer);
-  return TRUE;
-}
-
-/* polkit first, then ownership: a session answers only its creator's uid. */
-static gboolean
-authorize_owner (GDBusInterfaceSkeleton *skeleton, GDBusMethodInvocation *invocation, SysprofdSession *self)
-{
-  g_autoptr (GError) error = NULL;
-  guint32 uid;
-
-  if (!sysprofd_authorize_method (skeleton, invocation, NULL))
-    return FALSE;
-  if (!sysprofd_get_caller_uid (invocation, &uid, &error))
+  g_mutex_lock (&self->lock);
+  if ((accepted = self->accepting))
     {
-      g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED,
-                                             "Not authorized to make request: cannot identify the caller: %s",
-                                             error->message);
-      return FALSE;
+      work = g_new0 (Work, 1);
+      work->self = self;
+      work->call = call ? sysprofd_call_ref (call) : NULL;
+      work->func = func;
+      g_main_context_invoke_full (self->context, G_PRIORITY_DEFAULT, work_run, work, work_free);
     }
-  if (uid != self->owner_uid)
+  g_mutex_unlock (&self->lock);
+  return accepted;
+}
+
+static gboolean
+thread_finished (gpointer data)
+{
+  SysprofdSession *self = data;
+
+  g_thread_join (g_steal_pointer (&self->thread));
+  for (guint i = 0; i < self->close_calls->len; i++)
+    g_dbus_method_invocation_return_value (sysprofd_call_get_invocation (self->close_calls->pdata[i]), NULL);
+  g_ptr_array_set_size (self->close_calls, 0);
+  sysprofd_budget_release (self->owner_uid, SYSPROFD_RESOURCE_FD, SESSION_FDS);
+  g_signal_emit (self, signals[CLOSED], 0);
+  g_object_unref (self);
+  return G_SOURCE_REMOVE;
+}
+
+static gpointer
+session_thread (gpointer data)
+{
+  SysprofdSession *self = data;
+
+  g_main_context_push_thread_default (self->context);
+  /* The drainer's source goes to this thread's context. */
+  self->rings = sysprof_ring_drainer_new (SYSPROF_DBUS_MAX_RINGS_PER_SESSION);
+  self->start_timeout_source =
+      add_timeout (self, SYSPROF_DBUS_DETACHED_START_TIMEOUT * 1000, start_timeout_cb, "[sysprofd] session start");
+  g_main_loop_run (self->loop);
+  /* Answer what was queued before the thread stopped accepting. */
+  while (g_main_context_iteration (self->context, FALSE))
+    ;
+  g_clear_object (&self->rings);
+  g_main_context_pop_thread_default (self->context);
+  g_main_context_invoke (NULL, thread_finished, self);
+  return NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* In the main thread */
+
+void
+sysprofd_session_close (SysprofdSession *self)
+{
+  g_return_if_fail (SYSPROFD_IS_SESSION (self));
+
+  if (self->closing)
+    return;
+  self->closing = TRUE;
+  if (self->owner_watch)
     {
-      g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED,
-                                             "Not authorized to make request: session %s belongs to another user",
-                                             self->object_path);
-      return FALSE;
+      g_bus_unwatch_name (self->owner_watch);
+      self->owner_watch = 0;
     }
+  g_dbus_interface_skeleton_unexport (G_DBUS_INTERFACE_SKELETON (self->skeleton));
+  /* Gone from the bus, it no longer counts as one of its owner's sessions;
+   * what it holds until its thread ends (files, rings) still does. */
+  sysprofd_budget_release (self->owner_uid, SYSPROFD_RESOURCE_SESSION, 1);
+  /* The thread's reference, dropped in thread_finished. */
+  g_object_ref (self);
+  if (!session_invoke (self, NULL, shut_down))
+    g_assert_not_reached ();
+}
+
+typedef struct
+{
+  SysprofdSession *self;
+  SessionFunc      func;
+} SessionCall;
+
+static void
+session_call_free (gpointer data)
+{
+  SessionCall *sc = data;
+
+  g_object_unref (sc->self);
+  g_free (sc);
+}
+
+static const char *
+session_action (SysprofdCall *call)
+{
+  SessionCall *sc = sysprofd_call_get_data (call);
+
+  return sc->self->action;
+}
+
+/* Authorized by polkit: now the owner, then the session's thread. */
+static void
+session_call_authorized (SysprofdCall *call)
+{
+  SessionCall           *sc = sysprofd_call_get_data (call);
+  SysprofdSession       *self = sc->self;
+  GDBusMethodInvocation *invocation = sysprofd_call_get_invocation (call);
+
+  if (sysprofd_call_get_uid (call) != self->owner_uid)
+    g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED,
+                                           SYSPROF_DBUS_DENIED_PREFIX "session %s belongs to another user",
+                                           self->object_path);
+  else if (self->closing)
+    g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_OBJECT,
+                                           "The session %s was closed", self->object_path);
+  else if (sc->func == NULL)
+    {
+      /* Close: answered once the capture is finalized and the session gone. */
+      g_ptr_array_add (self->close_calls, sysprofd_call_ref (call));
+      sysprofd_session_close (self);
+    }
+  else if (!session_invoke (self, call, sc->func))
+    g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_OBJECT,
+                                           "The session %s was closed", self->object_path);
+}
+
+static void
+dispatch (IpcSession *skeleton, GDBusMethodInvocation *invocation, SessionFunc func)
+{
+  SysprofdSession *self = g_weak_ref_get (&((SysprofdSessionSkeleton *) skeleton)->session);
+  SessionCall     *sc;
+
+  if (self == NULL)
+    {
+      g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_OBJECT,
+                                             "The session was closed");
+      return;
+    }
+  sc = g_new0 (SessionCall, 1);
+  sc->self = self;
+  sc->func = func;
+  sysprofd_dispatch (invocation, SYSPROFD_CALL_IN_MAIN, session_action, session_call_authorized, sc, session_call_free);
+}
+
+static gboolean
+handle_set_capture_fd (IpcSession *skeleton, GDBusMethodInvocation *invocation, GUnixFDList *fds, GVariant *fd)
+{
+  (void) fds, (void) fd;
+  dispatch (skeleton, invocation, do_set_capture_fd);
+  return TRUE;
+}
+
+static gboolean
+handle_start (IpcSession *skeleton, GDBusMethodInvocation *invocation)
+{
+  dispatch (skeleton, invocation, do_start);
+  return TRUE;
+}
+
+static gboolean
+handle_stop (IpcSession *skeleton, GDBusMethodInvocation *invocation)
+{
+  dispatch (skeleton, invocation, do_stop);
+  return TRUE;
+}
+
+static gboolean
+handle_close (IpcSession *skeleton, GDBusMethodInvocation *invocation)
+{
+  dispatch (skeleton, invocation, NULL);
+  return TRUE;
+}
+
+static gboolean
+handle_read_capture (IpcSession *skeleton, GDBusMethodInvocation *invocation, guint64 offset, guint max_len)
+{
+  (void) offset, (void) max_len;
+  dispatch (skeleton, invocation, do_read_capture);
+  return TRUE;
+}
+
+static gboolean
+handle_create_ring_buffer (IpcSession *skeleton, GDBusMethodInvocation *invocation, GUnixFDList *fds, guint n_pages)
+{
+  (void) fds, (void) n_pages;
+  dispatch (skeleton, invocation, do_create_ring_buffer);
   return TRUE;
 }
 
@@ -719,13 +1006,14 @@ parse_options (SysprofdSession *self, GVariant *options, GError **error)
   g_variant_iter_init (&iter, options);
   while (g_variant_iter_loop (&iter, "{&sv}", &key, &value))
     {
-#define EXPECT(type_str)                                                                                            \
-  if (!g_variant_is_of_type (value, G_VARIANT_TYPE (type_str)))                                                     \
-    {                                                                                                               \
-      g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS, "Option \"%s\" must be of type %s, not %s", key, \
-                   type_str, g_variant_get_type_string (value));                                                    \
-      g_variant_unref (value);                                                                                      \
-      return FALSE;                                                                                                 \
+#define EXPECT(type_str)                                                                                              \
+  if (!g_variant_is_of_type (value, G_VARIANT_TYPE (type_str)))                                                       \
+    {                                                                                                                 \
+      g_autofree char *shown = g_utf8_make_valid (key, -1);                                                           \
+      g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS, "Option \"%s\" must be of type %s, not %s", shown, \
+                   type_str, g_variant_get_type_string (value));                                                      \
+      g_variant_unref (value);                                                                                        \
+      return FALSE;                                                                                                   \
     }
 
       if (g_str_equal (key, "cpu-sampling"))
@@ -737,10 +1025,11 @@ parse_options (SysprofdSession *self, GVariant *options, GError **error)
         {
           EXPECT ("u");
           self->frequency = g_variant_get_uint32 (value);
-          if (self->frequency < 1 || self->frequency > MAX_FREQUENCY)
+          if (self->frequency < 1 || self->frequency > SYSPROF_DBUS_MAX_FREQUENCY)
             {
               g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_LIMITS_EXCEEDED,
-                           "frequency %u is outside the limit of 1..%u Hz", self->frequency, MAX_FREQUENCY);
+                           "frequency %u is outside the limit of 1..%u Hz", self->frequency,
+                           SYSPROF_DBUS_MAX_FREQUENCY);
               g_variant_unref (value);
               return FALSE;
             }
@@ -752,6 +1041,21 @@ parse_options (SysprofdSession *self, GVariant *options, GError **error)
 
           EXPECT ("ai");
           pids = g_variant_get_fixed_array (value, &n, sizeof (gint32));
+          if (n + self->pids->len > SYSPROF_DBUS_MAX_PIDS)
+            {
+              g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_LIMITS_EXCEEDED,
+                           "%" G_GSIZE_FORMAT " pids is above the limit of %u", n + self->pids->len,
+                           SYSPROF_DBUS_MAX_PIDS);
+              g_variant_unref (value);
+              return FALSE;
+            }
+          for (gsize i = 0; i < n; i++)
+            if (pids[i] <= 0)
+              {
+                g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS, "%d is not a process id", pids[i]);
+                g_variant_unref (value);
+                return FALSE;
+              }
           g_array_append_vals (self->pids, pids, (guint) n);
         }
       else if (g_str_equal (key, "counters"))
@@ -762,8 +1066,10 @@ parse_options (SysprofdSession *self, GVariant *options, GError **error)
           for (guint i = 0; self->counters[i]; i++)
             if (!g_strv_contains ((const char *const[]){ "cpu", "memory", "disk", "network", NULL }, self->counters[i]))
               {
+                g_autofree char *shown = g_utf8_make_valid (self->counters[i], -1);
+
                 g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS,
-                             "Unknown counter \"%s\" (known: cpu, memory, disk, network)", self->counters[i]);
+                             "Unknown counter \"%s\" (known: cpu, memory, disk, network)", shown);
                 g_variant_unref (value);
                 return FALSE;
               }
@@ -772,7 +1078,7 @@ parse_options (SysprofdSession *self, GVariant *options, GError **error)
         {
           EXPECT ("t");
           self->max_bytes = g_variant_get_uint64 (value);
-          if (self->max_bytes > MAX_BYTES)
+          if (self->max_bytes > SYSPROF_DBUS_MAX_BYTES)
             {
               g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_LIMITS_EXCEEDED,
                            "max-bytes %" G_GUINT64_FORMAT " is above the limit of 16 GiB", self->max_bytes);
@@ -784,10 +1090,11 @@ parse_options (SysprofdSession *self, GVariant *options, GError **error)
         {
           EXPECT ("u");
           self->max_duration = g_variant_get_uint32 (value);
-          if (self->max_duration > MAX_DURATION)
+          if (self->max_duration > SYSPROF_DBUS_MAX_DURATION)
             {
               g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_LIMITS_EXCEEDED,
-                           "max-duration %u is above the limit of %u seconds", self->max_duration, MAX_DURATION);
+                           "max-duration %u is above the limit of %u seconds", self->max_duration,
+                           SYSPROF_DBUS_MAX_DURATION);
               g_variant_unref (value);
               return FALSE;
             }
@@ -799,7 +1106,9 @@ parse_options (SysprofdSession *self, GVariant *options, GError **error)
         }
       else
         {
-          g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS, "Unknown option \"%s\"", key);
+          g_autofree char *shown = g_utf8_make_valid (key, -1);
+
+          g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS, "Unknown option \"%s\"", shown);
           g_variant_unref (value);
           return FALSE;
         }
@@ -813,38 +1122,56 @@ sysprofd_session_new (GDBusConnection *connection,
                       const char      *object_path,
                       guint32          owner_uid,
                       const char      *owner_name,
+                      const char      *action,
                       GVariant        *options,
                       GError         **error)
 {
   g_autoptr (SysprofdSession) self = g_object_new (SYSPROFD_TYPE_SESSION, NULL);
+  g_autoptr (GError) local_error = NULL;
 
   self->connection = g_object_ref (connection);
   self->object_path = g_strdup (object_path);
   self->owner_uid = owner_uid;
   self->owner_name = g_strdup (owner_name);
+  if (action != NULL)
+    self->action = action;
   if (!parse_options (self, options, error))
     return NULL;
 
+  if (!sysprofd_budget_charge (owner_uid, SYSPROFD_RESOURCE_SESSION, 1, error))
+    return NULL;
+  if (!sysprofd_budget_charge (owner_uid, SYSPROFD_RESOURCE_FD, SESSION_FDS, error))
+    {
+      sysprofd_budget_release (owner_uid, SYSPROFD_RESOURCE_SESSION, 1);
+      return NULL;
+    }
+
   self->skeleton = g_object_new (sysprofd_session_skeleton_get_type (), NULL);
   ((SysprofdSessionSkeleton *) self->skeleton)->owner_uid = owner_uid;
-  ipc_session_set_state (self->skeleton, "created");
+  g_weak_ref_set (&((SysprofdSessionSkeleton *) self->skeleton)->session, self);
+  ipc_session_set_state (self->skeleton, state_names[STATE_CREATED]);
   ipc_session_set_owner (self->skeleton, owner_uid);
-  g_dbus_interface_skeleton_set_flags (G_DBUS_INTERFACE_SKELETON (self->skeleton),
-                                       G_DBUS_INTERFACE_SKELETON_FLAGS_HANDLE_METHOD_INVOCATIONS_IN_THREAD);
-  g_signal_connect (self->skeleton, "g-authorize-method", G_CALLBACK (authorize_owner), self);
-  g_signal_connect (self->skeleton, "handle-set-capture-fd", G_CALLBACK (handle_set_capture_fd), self);
-  g_signal_connect (self->skeleton, "handle-start", G_CALLBACK (handle_start), self);
-  g_signal_connect (self->skeleton, "handle-stop", G_CALLBACK (handle_stop), self);
-  g_signal_connect (self->skeleton, "handle-close", G_CALLBACK (handle_close), self);
-  g_signal_connect (self->skeleton, "handle-read-capture", G_CALLBACK (handle_read_capture), self);
-  g_signal_connect (self->skeleton, "handle-create-ring-buffer", G_CALLBACK (handle_create_ring_buffer), self);
+  g_signal_connect (self->skeleton, "handle-set-capture-fd", G_CALLBACK (handle_set_capture_fd), NULL);
+  g_signal_connect (self->skeleton, "handle-start", G_CALLBACK (handle_start), NULL);
+  g_signal_connect (self->skeleton, "handle-stop", G_CALLBACK (handle_stop), NULL);
+  g_signal_connect (self->skeleton, "handle-close", G_CALLBACK (handle_close), NULL);
+  g_signal_connect (self->skeleton, "handle-read-capture", G_CALLBACK (handle_read_capture), NULL);
+  g_signal_connect (self->skeleton, "handle-create-ring-buffer", G_CALLBACK (handle_create_ring_buffer), NULL);
 
-  if (!g_dbus_interface_skeleton_export (G_DBUS_INTERFACE_SKELETON (self->skeleton), connection, object_path, error))
-    return NULL;
+  if (!g_dbus_interface_skeleton_export (G_DBUS_INTERFACE_SKELETON (self->skeleton), connection, object_path,
+                                         &local_error))
+    {
+      sysprofd_budget_release (owner_uid, SYSPROFD_RESOURCE_SESSION, 1);
+      sysprofd_budget_release (owner_uid, SYSPROFD_RESOURCE_FD, SESSION_FDS);
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return NULL;
+    }
 
   if (!self->detached)
     self->owner_watch = g_bus_watch_name_on_connection (connection, owner_name, G_BUS_NAME_WATCHER_FLAGS_NONE, NULL,
                                                         owner_vanished, self, NULL);
 
+  self->accepting = TRUE;
+  self->thread = g_thread_new ("sysprofd-session", session_thread, self);
   return g_steal_pointer (&self);
 }

@@ -15,28 +15,27 @@
 #include "ipc-host.h"
 #include "ipc-service.h"
 #include "ipc-session-manager.h"
+#include "sysprof-dbus-contract.h"
+#include "sysprofd-budget.h"
+#include "sysprofd-dispatcher.h"
+#include "sysprofd-system-state.h"
 
-#define BUS_NAME    "org.gnome.Sysprof3"
-#define OBJECT_PATH "/org/gnome/Sysprof3"
+#define BUS_NAME    SYSPROF_DBUS_NAME
+#define OBJECT_PATH SYSPROF_DBUS_PATH
 /* The established daemon exits after this long without a call. */
 #define DEFAULT_IDLE 120
+/* Where the settings changed for callers are saved (systemd's
+ * RuntimeDirectory=sysprofd): gone at boot, like the settings themselves. */
+#define DEFAULT_STATE_DIR "/run/sysprofd"
+/* At exit, running captures are finalized for at most this long. */
+#define SHUTDOWN_TIMEOUT_S 30
 
 static GMainLoop         *main_loop;
 static int                exit_status = EXIT_SUCCESS;
-static gint               last_activity; /* monotonic seconds, updated from worker threads */
+static gint64             busy_until; /* monotonic seconds */
 static int                idle_timeout = DEFAULT_IDLE;
 static gboolean           name_acquired;
 static IpcSessionManager *session_manager;
-
-static gboolean
-note_activity (GDBusInterfaceSkeleton *skeleton, GDBusMethodInvocation *invocation, gpointer user_data)
-{
-  (void) skeleton;
-  (void) invocation;
-  (void) user_data;
-  g_atomic_int_set (&last_activity, (gint) (g_get_monotonic_time () / G_USEC_PER_SEC));
-  return TRUE;
-}
 
 static gboolean
 check_idle (gpointer user_data)
@@ -44,10 +43,11 @@ check_idle (gpointer user_data)
   gint64 now = g_get_monotonic_time () / G_USEC_PER_SEC;
 
   (void) user_data;
-  /* Idle means no call for a while and no session left. */
-  if (ipc_session_manager_impl_n_sessions (session_manager) > 0)
-    g_atomic_int_set (&last_activity, (gint) now);
-  else if (idle_timeout > 0 && now - g_atomic_int_get (&last_activity) > idle_timeout)
+  /* Idle means no authorized call for a while, no call waiting or running
+   * and no session left. */
+  if (ipc_session_manager_impl_n_sessions (session_manager) > 0 || sysprofd_dispatcher_get_n_calls () > 0)
+    busy_until = now;
+  else if (idle_timeout > 0 && now - MAX (busy_until, sysprofd_dispatcher_get_last_activity ()) > idle_timeout)
     {
       g_message ("No request for %d s, exiting", idle_timeout);
       g_main_loop_quit (main_loop);
@@ -65,6 +65,7 @@ on_bus_acquired (GDBusConnection *connection, const char *name, gpointer user_da
 {
   (void) name;
   (void) user_data;
+  sysprofd_dispatcher_init (connection);
   for (guint i = 0; i < skeletons->len; i++)
     {
       g_autoptr (GError) error = NULL;
@@ -120,6 +121,13 @@ acquire_timeout (gpointer user_data)
 }
 
 static gboolean
+keep_waking (gpointer user_data)
+{
+  (void) user_data;
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
 on_terminate (gpointer user_data)
 {
   (void) user_data;
@@ -133,10 +141,15 @@ main (int argc, char **argv)
 {
   g_autoptr (GOptionContext) context = NULL;
   g_autoptr (GError) error = NULL;
-  GOptionEntry entries[] = {
-    { "idle-timeout", 0, 0, G_OPTION_ARG_INT, &idle_timeout,
-      "Exit after SECONDS without a request (default 120, 0 = never)", "SECONDS" },
-    { NULL },
+  g_autofree char *state_dir = NULL;
+  GOptionEntry     entries[] = {
+        { "idle-timeout", 0, 0, G_OPTION_ARG_INT, &idle_timeout,
+          "Exit after SECONDS without a request and without sessions (default 120, 0 = never)", "SECONDS" },
+        { "state-dir", 0, 0, G_OPTION_ARG_FILENAME, &state_dir,
+          "Keep the original values of the kernel settings changed for callers in DIR, so that a restart after a "
+              "crash restores them (default " DEFAULT_STATE_DIR ")",
+          "DIR" },
+        { NULL },
   };
   guint owner_id;
 
@@ -156,15 +169,16 @@ main (int argc, char **argv)
     }
 
   main_loop = g_main_loop_new (NULL, FALSE);
-  g_atomic_int_set (&last_activity, (gint) (g_get_monotonic_time () / G_USEC_PER_SEC));
+  busy_until = g_get_monotonic_time () / G_USEC_PER_SEC;
+
+  /* Before anything else: what a crashed daemon left changed comes back. */
+  sysprofd_system_state_init (state_dir ? state_dir : DEFAULT_STATE_DIR);
+  sysprofd_budget_init ();
 
   skeletons = g_ptr_array_new_with_free_func (g_object_unref);
   g_ptr_array_add (skeletons, ipc_service_impl_new ());
   g_ptr_array_add (skeletons, ipc_host_impl_new ());
   g_ptr_array_add (skeletons, session_manager = ipc_session_manager_impl_new ());
-  for (guint i = 0; i < skeletons->len; i++)
-    /* Runs after the polkit check: only authorized calls keep the daemon alive. */
-    g_signal_connect (skeletons->pdata[i], "g-authorize-method", G_CALLBACK (note_activity), NULL);
 
   g_unix_signal_add (SIGTERM, on_terminate, NULL);
   g_unix_signal_add (SIGINT, on_terminate, NULL);
@@ -177,10 +191,23 @@ main (int argc, char **argv)
 
   g_main_loop_run (main_loop);
 
-  /* SIGTERM or idle: running captures are finalized, not cut off. */
+  /* SIGTERM or idle: running captures are finalized, not cut off; each
+   * session does it in its own thread and reports back here. */
   ipc_session_manager_impl_close_all (session_manager);
+  {
+    gint64 deadline = g_get_monotonic_time () + SHUTDOWN_TIMEOUT_S * G_USEC_PER_SEC;
+
+    /* So that the deadline is looked at even if no session reports. */
+    g_timeout_add (100, keep_waking, NULL);
+    while (ipc_session_manager_impl_n_sessions (session_manager) > 0 && g_get_monotonic_time () < deadline)
+      g_main_context_iteration (NULL, TRUE);
+    if (ipc_session_manager_impl_n_sessions (session_manager) > 0)
+      g_warning ("%u sessions did not finish within %d s", ipc_session_manager_impl_n_sessions (session_manager),
+                 SHUTDOWN_TIMEOUT_S);
+  }
+  sysprofd_dispatcher_shutdown ();
   g_bus_unown_name (owner_id);
-  ipc_service_impl_restore_system ();
+  sysprofd_system_state_restore_all ();
   g_ptr_array_unref (skeletons);
   g_main_loop_unref (main_loop);
   return exit_status;

@@ -889,6 +889,14 @@ sysprof_perf_recorder_start (SysprofPerfRecorder *self, const SysprofPerfRecorde
         }
     }
 
+  if (options->max_events != 0 && targets->len > options->max_events)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_TOO_MANY_OPEN_FILES,
+                   "Recording needs %u perf events (%s x %u CPUs), above the limit of %u", targets->len,
+                   options->n_pids ? "threads" : "1", cpus->len, options->max_events);
+      return FALSE;
+    }
+
   sysprof_clock_init ();
   config.clockid = sysprof_clock != -1 ? sysprof_clock : CLOCK_MONOTONIC;
 

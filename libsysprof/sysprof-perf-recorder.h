@@ -35,11 +35,15 @@ typedef struct
    * while the locked-memory budget (RLIMIT_MEMLOCK + perf_event_mlock_kb)
    * refuses the mapping. */
   guint n_data_pages;
+  /* At most this many perf events (one file descriptor and ring buffer each:
+   * one per CPU, or per thread and CPU with @pids); more is
+   * G_IO_ERROR_TOO_MANY_OPEN_FILES before any is opened.  0: no limit. */
+  guint max_events;
 } SysprofPerfRecorderOptions;
 
-#define SYSPROF_PERF_RECORDER_OPTIONS_INIT             \
-  {                                                    \
-    sizeof (SysprofPerfRecorderOptions), 0, NULL, 0, 0 \
+#define SYSPROF_PERF_RECORDER_OPTIONS_INIT                \
+  {                                                       \
+    sizeof (SysprofPerfRecorderOptions), 0, NULL, 0, 0, 0 \
   }
 
 SYSPROF_AVAILABLE_IN_ALL

@@ -129,6 +129,7 @@ sysprof_session_recorder_start (SysprofSessionRecorder              *self,
       perf_options.frequency_hz = options->frequency_hz;
       perf_options.pids = options->pids;
       perf_options.n_pids = options->n_pids;
+      perf_options.max_events = options->max_perf_events;
       self->perf = sysprof_perf_recorder_new (self->writer);
       if (!sysprof_perf_recorder_start (self->perf, &perf_options, &local_error))
         {

@@ -26,11 +26,13 @@ typedef struct
   /* System counters ("cpu", "memory", "disk", "network"), NULL-terminated;
    * NULL or empty for none. */
   const char *const *counters;
+  /* At most this many perf events, see SysprofPerfRecorderOptions; 0: no limit. */
+  guint max_perf_events;
 } SysprofSessionRecorderOptions;
 
-#define SYSPROF_SESSION_RECORDER_OPTIONS_INIT                      \
-  {                                                                \
-    sizeof (SysprofSessionRecorderOptions), TRUE, 0, NULL, 0, NULL \
+#define SYSPROF_SESSION_RECORDER_OPTIONS_INIT                         \
+  {                                                                   \
+    sizeof (SysprofSessionRecorderOptions), TRUE, 0, NULL, 0, NULL, 0 \
   }
 
 #define SYSPROF_TYPE_SESSION_RECORDER (sysprof_session_recorder_get_type ())

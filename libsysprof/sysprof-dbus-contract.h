@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+/* The contract between sysprofd and its clients, besides the interface XML in
+ * data/dbus-1/interfaces/ (which documents the same limits): names, polkit
+ * actions and every limit the daemon enforces.  The daemon and libsysprof's
+ * recording client both take them from here; nothing else spells them. */
+
+#include <glib.h>
+
+/* Names. */
+#define SYSPROF_DBUS_NAME                "org.gnome.Sysprof3"
+#define SYSPROF_DBUS_PATH                "/org/gnome/Sysprof3"
+#define SYSPROF_DBUS_SESSION_PATH_PREFIX "/org/gnome/Sysprof3/Session/"
+#define SYSPROF_DBUS_SERVICE_INTERFACE   "org.gnome.Sysprof3.Service"
+#define SYSPROF_DBUS_HOST_INTERFACE      "org.gnome.Sysprof3.Host"
+#define SYSPROF_DBUS_MANAGER_INTERFACE   "org.gnome.Sysprof3.SessionManager"
+#define SYSPROF_DBUS_SESSION_INTERFACE   "org.gnome.Sysprof3.Session"
+/* Checked on every call: the whole machine (perf on any process, /proc). */
+#define SYSPROF_DBUS_ACTION_PROFILE "org.gnome.sysprof3.profile"
+/* Checked instead for a session that only records processes its creator
+ * owns (CreateSession with "pids", each of the caller's uid), and for the
+ * calls on such a session. */
+#define SYSPROF_DBUS_ACTION_PROFILE_OWN "org.gnome.sysprof3.profile-own-processes"
+/* sysprofd's AccessDenied messages start with this. */
+#define SYSPROF_DBUS_DENIED_PREFIX "Not authorized to make request: "
+
+/* Recording options (CreateSession). */
+#define SYSPROF_DBUS_DEFAULT_FREQUENCY 997
+#define SYSPROF_DBUS_MAX_FREQUENCY     10000
+#define SYSPROF_DBUS_DEFAULT_MAX_BYTES (G_GUINT64_CONSTANT (4) << 30)
+#define SYSPROF_DBUS_MAX_BYTES         (G_GUINT64_CONSTANT (16) << 30)
+#define SYSPROF_DBUS_MAX_DURATION      86400
+#define SYSPROF_DBUS_MAX_PIDS          1024
+
+/* Sessions. */
+#define SYSPROF_DBUS_MAX_SESSIONS_PER_UID 4
+#define SYSPROF_DBUS_MAX_SESSIONS         32
+/* A detached session must be started within this many seconds of its
+ * creation, and is removed this long after it stopped if nobody closed it. */
+#define SYSPROF_DBUS_DETACHED_START_TIMEOUT 300
+#define SYSPROF_DBUS_DETACHED_LINGER        600
+/* ReadCapture returns at most this much per call. */
+#define SYSPROF_DBUS_READ_CAPTURE_MAX (1024 * 1024)
+/* perf events (file descriptors) one session may open: threads x CPUs for
+ * "pids", CPUs for the whole system. */
+#define SYSPROF_DBUS_MAX_PERF_EVENTS_PER_SESSION 1024
+
+/* Ring buffers (CreateRingBuffer): open at once, and the memory they pin. */
+#define SYSPROF_DBUS_MAX_RINGS_PER_SESSION  256
+#define SYSPROF_DBUS_MAX_RINGS_PER_UID      512
+#define SYSPROF_DBUS_MAX_RINGS              2048
+#define SYSPROF_DBUS_MAX_RING_BYTES_PER_UID (G_GUINT64_CONSTANT (1) << 30)
+#define SYSPROF_DBUS_MAX_RING_BYTES         (G_GUINT64_CONSTANT (4) << 30)
+
+/* Method calls: a caller's calls beyond these are refused with LimitsExceeded
+ * at once, so one caller cannot queue work that delays everyone.  A uid's
+ * calls (all its connections) may be waiting or running at once up to
+ * MAX_CALLS_PER_UID; of those at most MAX_AUTH_PER_UID wait for polkit and
+ * MAX_RUNNING_PER_UID run on the daemon's WORKERS threads, which take the
+ * uids with work in turn. */
+#define SYSPROF_DBUS_MAX_CALLS_PER_UID   64
+#define SYSPROF_DBUS_MAX_AUTH_PER_UID    4
+#define SYSPROF_DBUS_MAX_RUNNING_PER_UID 2
+#define SYSPROF_DBUS_WORKERS             4
+
+/* GetProcFile / GetProcFd. */
+#define SYSPROF_DBUS_PROC_FILE_MAX (64 * 1024 * 1024)
