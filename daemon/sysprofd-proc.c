@@ -18,8 +18,9 @@
 static int
 open_beneath (int dirfd, const char *path, int flags, guint64 resolve)
 {
+  /* openat2() refuses O_NOCTTY beside O_PATH. */
   struct open_how how = {
-    .flags = (guint64) flags | O_CLOEXEC | O_NOCTTY,
+    .flags = (guint64) flags | O_CLOEXEC | ((flags & O_PATH) ? 0 : O_NOCTTY),
     .resolve = resolve,
   };
 

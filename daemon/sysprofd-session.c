@@ -92,6 +92,8 @@ struct _SysprofdSession
   guint64                 charged_perf_fds;
 };
 
+static guint start_timeout = SYSPROF_DBUS_START_TIMEOUT;
+
 typedef void (*SessionFunc) (SysprofdSession *self, GDBusMethodInvocation *invocation);
 
 /* ------------------------------------------------------------------------ */
@@ -238,6 +240,12 @@ sysprofd_session_init (SysprofdSession *self)
   self->loop = g_main_loop_new (self->context, FALSE);
   self->action = SYSPROF_DBUS_ACTION_PROFILE;
   g_mutex_init (&self->lock);
+}
+
+void
+sysprofd_session_set_start_timeout (guint seconds)
+{
+  start_timeout = MAX (seconds, 1);
 }
 
 guint32
@@ -431,7 +439,7 @@ start_timeout_cb (gpointer data)
   if (self->state == STATE_CREATED)
     {
       g_message ("Removing session %s of uid %u: not started within %d s", self->object_path, self->owner_uid,
-                 SYSPROF_DBUS_DETACHED_START_TIMEOUT);
+                 start_timeout);
       request_close (self);
     }
   return G_SOURCE_REMOVE;
@@ -837,7 +845,7 @@ session_thread (gpointer data)
   /* The drainer's source goes to this thread's context. */
   self->rings = sysprof_ring_drainer_new (SYSPROF_DBUS_MAX_RINGS_PER_SESSION);
   self->start_timeout_source =
-      add_timeout (self, SYSPROF_DBUS_DETACHED_START_TIMEOUT * 1000, start_timeout_cb, "[sysprofd] session start");
+      add_timeout (self, start_timeout * 1000, start_timeout_cb, "[sysprofd] session start");
   g_main_loop_run (self->loop);
   /* Answer what was queued before the thread stopped accepting. */
   while (g_main_context_iteration (self->context, FALSE))

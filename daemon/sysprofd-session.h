@@ -16,7 +16,7 @@ G_DECLARE_FINAL_TYPE (SysprofdSession, sysprofd_session, SYSPROFD, SESSION, GObj
  * are authorized with polkit's @action (NULL: SYSPROF_DBUS_ACTION_PROFILE).
  * The session, its rings and perf events are charged to @owner_uid's budget
  * (sysprofd-budget.h); LimitsExceeded when it is spent.  A session not
- * started within SYSPROF_DBUS_DETACHED_START_TIMEOUT seconds closes itself.
+ * started within the start timeout closes itself.
  * Main thread only.  Emits "closed" once, in the main thread, after its
  * thread ended and everything it held was given back. */
 SysprofdSession *sysprofd_session_new (GDBusConnection *connection,
@@ -26,6 +26,9 @@ SysprofdSession *sysprofd_session_new (GDBusConnection *connection,
                                        const char      *action,
                                        GVariant        *options,
                                        GError         **error);
+/* Sessions created from now on close if not started within @seconds
+ * (default SYSPROF_DBUS_START_TIMEOUT). */
+void             sysprofd_session_set_start_timeout (guint seconds);
 guint32          sysprofd_session_get_owner (SysprofdSession *self);
 const char      *sysprofd_session_get_path (SysprofdSession *self);
 /* Stops recording (finalizing the capture, in the session's thread), removes

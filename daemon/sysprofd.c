@@ -18,6 +18,7 @@
 #include "sysprof-dbus-contract.h"
 #include "sysprofd-budget.h"
 #include "sysprofd-dispatcher.h"
+#include "sysprofd-session.h"
 #include "sysprofd-system-state.h"
 
 #define BUS_NAME    SYSPROF_DBUS_NAME
@@ -142,6 +143,7 @@ main (int argc, char **argv)
   g_autoptr (GOptionContext) context = NULL;
   g_autoptr (GError) error = NULL;
   g_autofree char *state_dir = NULL;
+  int              start_timeout = SYSPROF_DBUS_START_TIMEOUT;
   GOptionEntry     entries[] = {
         { "idle-timeout", 0, 0, G_OPTION_ARG_INT, &idle_timeout,
           "Exit after SECONDS without a request and without sessions (default 120, 0 = never)", "SECONDS" },
@@ -174,6 +176,12 @@ main (int argc, char **argv)
   /* Before anything else: what a crashed daemon left changed comes back. */
   sysprofd_system_state_init (state_dir ? state_dir : DEFAULT_STATE_DIR);
   sysprofd_budget_init ();
+  if (start_timeout < 1)
+    {
+      g_printerr ("sysprofd: --start-timeout must be at least 1 second\n");
+      return EXIT_FAILURE;
+    }
+  sysprofd_session_set_start_timeout ((guint) start_timeout);
 
   skeletons = g_ptr_array_new_with_free_func (g_object_unref);
   g_ptr_array_add (skeletons, ipc_service_impl_new ());

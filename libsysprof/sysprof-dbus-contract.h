@@ -36,9 +36,10 @@
 /* Sessions. */
 #define SYSPROF_DBUS_MAX_SESSIONS_PER_UID 4
 #define SYSPROF_DBUS_MAX_SESSIONS         32
-/* A detached session must be started within this many seconds of its
- * creation, and is removed this long after it stopped if nobody closed it. */
-#define SYSPROF_DBUS_DETACHED_START_TIMEOUT 300
+/* A session must be started within this many seconds of its creation
+ * (sysprofd --start-timeout changes it), and a detached one is removed this
+ * long after it stopped if nobody closed it. */
+#define SYSPROF_DBUS_START_TIMEOUT          300
 #define SYSPROF_DBUS_DETACHED_LINGER        600
 /* ReadCapture returns at most this much per call. */
 #define SYSPROF_DBUS_READ_CAPTURE_MAX (1024 * 1024)

@@ -9,6 +9,7 @@
 # private mount namespace and starts the daemon). Nothing global is changed
 # except the test users and group, which are kept for the next run:
 #   sysprof-test-allowed  member of sysprof-users: polkit says yes
+#   sysprof-test-other    member of sysprof-users: polkit says yes (a second user)
 #   sysprof-test-denied   not a member:            polkit says no
 # The test rule answers YES/NO directly because without logind every subject is
 # inactive and non-local, and there is no agent to authenticate with.
@@ -25,6 +26,7 @@
 # --build-dir DIR  where daemon/sysprofd is (default: build/ in the repository;
 #                  a relative DIR is taken from the current directory)
 # --no-daemon      only the bus and polkitd
+# --daemon-arg ARG pass ARG to sysprofd (repeatable)
 #
 # Exit status: CMD's; 77 (meson's "skipped") when not run as root; 1 when the
 # set-up fails. Everything this script started is stopped on exit, the work dir
@@ -35,6 +37,7 @@
 set -euo pipefail
 
 readonly ALLOWED_USER=sysprof-test-allowed
+readonly OTHER_USER=sysprof-test-other
 readonly DENIED_USER=sysprof-test-denied
 readonly TEST_GROUP=sysprof-users
 readonly SERVICE_NAME=org.gnome.Sysprof3
@@ -44,7 +47,7 @@ PROG=$(basename "$0")
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 
 usage () {
-  echo "usage: $PROG [--build-dir DIR] [--no-daemon] CMD ARGS..." >&2
+  echo "usage: $PROG [--build-dir DIR] [--no-daemon] [--daemon-arg ARG]... CMD ARGS..." >&2
   exit "${1:-2}"
 }
 
@@ -55,11 +58,14 @@ die () {
 
 build_dir=$REPO/build
 start_daemon=1
+daemon_args=()
 while [ $# -gt 0 ]; do
   case $1 in
     --build-dir) [ $# -ge 2 ] || usage; build_dir=$2; shift 2 ;;
     --build-dir=*) build_dir=${1#--build-dir=}; shift ;;
     --no-daemon) start_daemon=0; shift ;;
+    --daemon-arg) [ $# -ge 2 ] || usage; daemon_args+=("$2"); shift 2 ;;
+    --daemon-arg=*) daemon_args+=("${1#--daemon-arg=}"); shift ;;
     -h|--help) usage 0 ;;
     --) shift; break ;;
     -*) echo "$PROG: unknown option $1" >&2; usage ;;
@@ -172,11 +178,13 @@ lock_dir=/run/lock
 (
   flock 9
   groupadd -f "$TEST_GROUP"
-  if ! id "$ALLOWED_USER" >/dev/null 2>&1; then
-    useradd -M -s /usr/sbin/nologin -G "$TEST_GROUP" "$ALLOWED_USER"
-  elif ! id -nG "$ALLOWED_USER" | tr ' ' '\n' | grep -qx "$TEST_GROUP"; then
-    usermod -aG "$TEST_GROUP" "$ALLOWED_USER"
-  fi
+  for user in "$ALLOWED_USER" "$OTHER_USER"; do
+    if ! id "$user" >/dev/null 2>&1; then
+      useradd -M -s /usr/sbin/nologin -G "$TEST_GROUP" "$user"
+    elif ! id -nG "$user" | tr ' ' '\n' | grep -qx "$TEST_GROUP"; then
+      usermod -aG "$TEST_GROUP" "$user"
+    fi
+  done
   if ! id "$DENIED_USER" >/dev/null 2>&1; then
     useradd -M -s /usr/sbin/nologin "$DENIED_USER"
   elif id -nG "$DENIED_USER" | tr ' ' '\n' | grep -qx "$TEST_GROUP"; then
@@ -300,7 +308,7 @@ wait_for_name org.freedesktop.PolicyKit1 "$polkitd_pid" polkitd
 
 # The daemon.
 if [ $start_daemon -eq 1 ]; then
-  "$sysprofd" </dev/null >"$WORK/logs/sysprofd.log" 2>&1 &
+  "$sysprofd" --state-dir "$WORK/state" "${daemon_args[@]}" </dev/null >"$WORK/logs/sysprofd.log" 2>&1 &
   daemon_pid=$!
   wait_for_name "$SERVICE_NAME" "$daemon_pid" sysprofd
 fi

@@ -7,7 +7,12 @@
  *   ring-client hostile FILE       rings filled with garbage, impossible
  *       positions and spoiled header words; the n_pages and per-session
  *       limits; then a sound ring with 100 marks "survivor I".  Prints
- *       "refused ...", "lost L" and "state S" */
+ *       "refused ...", "lost L" and "state S"
+ *   ring-client digits FILE        a ring whose whole body is ASCII digits
+ *       behind one METADATA frame header "sysprof.lost-events": a parser
+ *       reading the count from the shared ring runs past its mapping.  Then
+ *       a sound ring with 10 marks "after-digits I".  Prints "lost L" and
+ *       "state S" */
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -278,6 +283,52 @@ hostile (const char *file)
   stop_and_report (path);
 }
 
+static void
+digits (const char *file)
+{
+  g_autofree char         *path = start_session (file);
+  g_autoptr (GError) error = NULL;
+  SysprofMappedRingBuffer *ring;
+  gsize                    size = 0;
+  guint8                  *map = map_raw (path, &size);
+  guint32                 *h = (guint32 *) map;
+  guint8                  *body = map + size;
+  SysprofCaptureMetadata  *meta = (SysprofCaptureMetadata *) body;
+  int                      fd;
+
+  /* Digits everywhere, both views of the body, then one frame header that
+   * passes every check of its own and whose text never ends. */
+  memset (body, '7', size);
+  meta->frame.len = (guint16) (size - 8);
+  meta->frame.type = SYSPROF_CAPTURE_FRAME_METADATA;
+  meta->frame.cpu = -1;
+  meta->frame.pid = getpid ();
+  meta->frame.time = 1;
+  memset (meta->id, 0, sizeof meta->id);
+  g_strlcpy (meta->id, SYSPROF_LOST_EVENTS_METADATA_ID, sizeof meta->id);
+  /* Published: head 0, tail at the end of the frame. */
+  h[0] = 0;
+  h[1] = (guint32) (size - 8);
+  /* Give the drainer many passes over it. */
+  for (guint i = 0; i < 200; i++)
+    {
+      h[0] = 0;
+      h[1] = (guint32) (size - 8);
+      g_usleep (2000);
+    }
+
+  if ((fd = create_ring (path, 1, &error)) < 0)
+    die ("CreateRingBuffer", error);
+  if (!(ring = sysprof_mapped_ring_buffer_new_writer (fd)))
+    die ("mapping the ring", NULL);
+  close (fd);
+  write_marks (ring, "after-digits", 10);
+  g_usleep (100 * 1000);
+  sysprof_mapped_ring_buffer_unref (ring);
+  munmap (map, 2 * size);
+  stop_and_report (path);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -291,6 +342,8 @@ main (int argc, char **argv)
     roundtrip (argv[2], (guint) atoi (argv[3]));
   else if (g_str_equal (argv[1], "hostile") && argc == 3)
     hostile (argv[2]);
+  else if (g_str_equal (argv[1], "digits") && argc == 3)
+    digits (argv[2]);
   else
     return 2;
   return 0;

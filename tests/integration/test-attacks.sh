@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# The attacks of the sysprofd security review, as an authorized user and as a
+# hostile profiled program would make them: each is refused or survived, and
+# the daemon still serves another user afterwards.  Run under
+# tools/with-sysprofd.sh:
+#   test-attacks.sh ATTACK_CLIENT RING_CLIENT SYSPROF_DUMP
+set -euo pipefail
+attack=$(realpath "$1") ring=$(realpath "$2") dump=$(realpath "$3")
+W=$SYSPROFD_TEST_WORKDIR
+A=$DBUS_SYSTEM_BUS_ADDRESS
+n=0
+ok () { n=$((n + 1)); echo "ok $n - $*"; }
+fail () { echo "not ok - $*" >&2; exit 1; }
+
+mkdir -p "$W/bin" "$W/att"
+install -m 755 "$attack" "$ring" "$dump" "$W/bin/"
+chown sysprof-test-allowed "$W/att"
+as () { local user=$1; shift; runuser -u "$user" -- env -i PATH=/usr/bin:/bin DBUS_SYSTEM_BUS_ADDRESS="$A" "$@"; }
+daemon_pid () {
+  busctl --system call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus \
+    GetConnectionUnixProcessID s org.gnome.Sysprof3 | awk '{print $2}'
+}
+pid=$(daemon_pid)
+# After every attack: the same daemon, serving another authorized user.
+still_serves () {
+  local out
+  [ "$(daemon_pid)" = "$pid" ] || fail "after $1: sysprofd is not the same process any more (it died)"
+  out=$(timeout 20 runuser -u sysprof-test-other -- env -i PATH=/usr/bin:/bin DBUS_SYSTEM_BUS_ADDRESS="$A" \
+    "$W/bin/attack-client" latency 1) || fail "after $1: another user's ListProcesses failed: $out"
+}
+field () { awk -v k="$1" '$1 == k { $1 = ""; sub(/^ /, ""); print; exit }'; }
+# Whatever this script started dies with it, even when a check fails.
+trap 'jobs -p | xargs -r kill 2>/dev/null; pkill -u sysprof-test-allowed 2>/dev/null || true' EXIT
+
+# --- 1. Root's memory and secrets through GetProcFile / GetProcFd.
+secret="sysprof-secret-$RANDOM$RANDOM"
+env SYSPROF_TEST_SECRET="$secret" sleep 600 > /dev/null 2>&1 &
+root_pid=$!
+sleep 0.2
+tid=$(ls "/proc/$pid/task" | grep -vx "$pid" | head -n 1)
+denied=(mem environ pagemap stack syscall fd/0 fdinfo/0 root/etc/shadow cwd exe auxv status smaps io map_files
+        task/$root_pid/environ)
+for f in "${denied[@]}"; do
+  out=$(as sysprof-test-allowed "$W/bin/attack-client" proc-file "/proc/$root_pid/$f")
+  echo "$out" | grep -q '^error org.freedesktop.DBus.Error.AccessDenied' || fail "/proc/ROOT/$f: $out"
+  echo "$out" | grep -q "$secret" && fail "the secret leaked through $f"
+done
+for p in /proc/self/maps /proc/self/environ /proc/thread-self/environ "/proc/$pid/maps" "/proc/$pid/environ" \
+         "/proc/$pid/status" "/proc/$tid/maps" "/proc/$pid/task/$tid/stat" /proc/kmsg /proc/kcore /proc/1/environ \
+         /proc/sysrq-trigger /proc/sys/kernel/random/uuid /sys/kernel/debug/tracing/trace_pipe \
+         /sys/kernel/tracing/trace_pipe /proc/self/../1/environ "/proc/$root_pid/./environ"; do
+  out=$(timeout 10 runuser -u sysprof-test-allowed -- env -i PATH=/usr/bin:/bin DBUS_SYSTEM_BUS_ADDRESS="$A" \
+    "$W/bin/attack-client" proc-file "$p") || fail "$p did not answer within 10 s: $out"
+  echo "$out" | grep -q '^error org.freedesktop.DBus.Error.AccessDenied' || fail "$p: $out"
+done
+# GetProcFd is the same gate.
+out=$(as sysprof-test-allowed gdbus call --system -d org.gnome.Sysprof3 -o /org/gnome/Sysprof3 \
+  -m org.gnome.Sysprof3.Service.GetProcFd "b'/proc/$root_pid/mem'" 2>&1) && fail "GetProcFd of mem: $out"
+echo "$out" | grep -q 'AccessDenied' || fail "GetProcFd of mem: $out"
+# What a profiler needs still works, for anyone's process and for one's own.
+for f in maps mountinfo cmdline comm stat statm cgroup; do
+  out=$(as sysprof-test-allowed "$W/bin/attack-client" proc-file "/proc/$root_pid/$f")
+  echo "$out" | grep -qE '^ok [0-9]+' || fail "/proc/ROOT/$f refused: $out"
+done
+as sysprof-test-allowed sleep 60 > /dev/null 2>&1 &
+own_pid=
+for _ in $(seq 50); do own_pid=$(pgrep -n -u sysprof-test-allowed -x sleep) && break; sleep 0.1; done
+[ -n "$own_pid" ] || fail "the user's own process did not start"
+for f in status auxv smaps_rollup maps; do
+  out=$(as sysprof-test-allowed "$W/bin/attack-client" proc-file "/proc/$own_pid/$f")
+  echo "$out" | grep -qE '^ok [1-9]' || fail "own /proc/PID/$f refused: $out"
+done
+for p in /proc/kallsyms /proc/mounts /proc/cpuinfo /proc/stat /proc/meminfo /proc/net/dev /proc/diskstats \
+         /sys/devices/system/cpu/online; do
+  out=$(as sysprof-test-allowed "$W/bin/attack-client" proc-file "$p")
+  echo "$out" | grep -qE '^ok [1-9]' || fail "$p refused: $out"
+done
+kill "$root_pid" 2>/dev/null || true
+pkill -u sysprof-test-allowed -x sleep || true
+still_serves "the /proc attacks"
+ok "root's mem, environ, pagemap, stack, syscall, fd/ and the daemon's own files refused (${#denied[@]} + 17 paths, the secret never seen); /proc/kmsg refused at once; maps/mountinfo/cmdline/comm/stat/statm/cgroup of any process and status/auxv/smaps_rollup of one's own still served"
+
+# --- 2. Close (or the owner leaving) racing pipelined calls on the session.
+out=$(as sysprof-test-allowed "$W/bin/attack-client" close-race 30) || fail "close-race: $out"
+[ "$(echo "$out" | field rounds)" = 30 ] || fail "close-race: $out"
+[ "$(echo "$out" | field read-other)" = 0 ] || fail "close-race: reads failed otherwise than 'closed': $out"
+[ "$(echo "$out" | field close-ok)" = 30 ] || fail "close-race: Close failed: $out"
+out2=$(as sysprof-test-allowed "$W/bin/attack-client" leave-race 30) || fail "leave-race: $out2"
+still_serves "Close and the owner leaving with pipelined calls"
+ok "Close pipelined with six ReadCapture, 30 rounds (read $(echo "$out" | field read-ok), answered 'closed' $(echo "$out" | field read-closed)), and 30 owners leaving with calls pending: the daemon survives"
+
+# --- 3. A profiled program's ring full of digits behind a lost-events header.
+out=$(as sysprof-test-allowed "$W/bin/ring-client" digits "$W/att/digits.syscap") || fail "ring-client digits: $out"
+echo "$out" | grep -qx 'state stopped' || fail "digits: $out"
+"$dump" "$W/att/digits.syscap" > "$W/digits.txt" || fail "the capture after the digits ring is not valid"
+[ "$(grep -c '^  message: after-digits [0-9]*$' "$W/digits.txt")" -eq 10 ] || fail "the sound ring's marks are missing"
+still_serves "a ring of digits"
+ok "a ring of ASCII digits behind a lost-events METADATA header: the daemon survives, the next ring's 10 marks are kept"
+
+# --- 4. Wedging the workers: 400 heavy calls at once from one user.
+as sysprof-test-allowed "$W/bin/attack-client" flood 400 > "$W/flood.out" 2>&1 &
+flooder=$!
+sleep 0.5
+lat=$(runuser -u sysprof-test-other -- env -i PATH=/usr/bin:/bin DBUS_SYSTEM_BUS_ADDRESS="$A" \
+  timeout 60 "$W/bin/attack-client" latency 5) || fail "another user was not served during the flood: $lat"
+wait $flooder || fail "flood: $(cat "$W/flood.out")"
+limited=$(field limited < "$W/flood.out")
+served=$(field ok < "$W/flood.out")
+[ "${limited:-0}" -gt 0 ] || fail "400 calls at once were all admitted: $(cat "$W/flood.out")"
+grep -q '^first-limited uid [0-9]* already has 64 calls waiting or running, the limit per user' "$W/flood.out" \
+  || fail "flood refusal: $(cat "$W/flood.out")"
+max_ms=$(echo "$lat" | field max-ms)
+# The wedge kept others waiting for minutes; here another user waits at most
+# for one worker to finish a call.
+[ "$max_ms" -lt 10000 ] || fail "another user waited $max_ms ms during the flood"
+still_serves "the flood"
+ok "400 GetProcessInfo at once: $served served, $limited refused with LimitsExceeded at once; another user's ListProcesses took at most $max_ms ms meanwhile"
+
+# --- 5. File descriptors: 4 sessions x 256 rings.
+fd_limit=$(awk '/Max open files/ {print $4}' "/proc/$pid/limits")
+mkfifo "$W/hold"
+chmod 666 "$W/hold"
+as sysprof-test-allowed sh -c "exec '$W/bin/attack-client' ring-exhaust 4 < '$W/hold'" > "$W/exhaust.out" 2>&1 &
+exhauster=$!
+exec 9> "$W/hold"
+for _ in $(seq 200); do grep -q '^refused' "$W/exhaust.out" && break; sleep 0.1; done
+rings=$(field rings < "$W/exhaust.out")
+grep -q '^refused .*the limit per user is 512' "$W/exhaust.out" || fail "ring exhaustion: $(cat "$W/exhaust.out")"
+fds=$(ls "/proc/$pid/fd" | wc -l)
+[ "$fds" -lt "$fd_limit" ] || fail "the daemon holds $fds fds, its limit is $fd_limit"
+out=$(runuser -u sysprof-test-other -- env -i PATH=/usr/bin:/bin DBUS_SYSTEM_BUS_ADDRESS="$A" \
+  timeout 60 "$W/bin/attack-client" session-latency) || fail "another user cannot record while rings are exhausted: $out"
+echo "$out" | grep -qx 'state stopped' || fail "another user's session: $out"
+exec 9>&-
+wait $exhauster || true
+for _ in $(seq 100); do [ "$(ls "/proc/$pid/fd" | wc -l)" -lt $((fds - 400)) ] && break; sleep 0.1; done
+fds_after=$(ls "/proc/$pid/fd" | wc -l)
+[ "$fds_after" -lt $((fds - 400)) ] || fail "the rings' fds were not given back: $fds -> $fds_after"
+still_serves "ring exhaustion"
+ok "4 sessions x 256 rings: refused at $rings rings (per-user budget), the daemon held $fds of $fd_limit fds; another user recorded meanwhile; fds back to $fds_after when the attacker left"
+
+# --- 6. Hostile rings kept full by 64 writers, with a 32 MiB max-bytes.
+as sysprof-test-allowed "$W/bin/attack-client" hostile-writers 8 33554432 64 > "$W/writers.out" 2>&1 &
+writers=$!
+sleep 2
+worst=0
+for _ in 1 2 3; do
+  out=$(runuser -u sysprof-test-other -- env -i PATH=/usr/bin:/bin DBUS_SYSTEM_BUS_ADDRESS="$A" \
+    timeout 60 "$W/bin/attack-client" session-latency) || fail "another user's session during hostile rings: $out"
+  ms=$(echo "$out" | field ms)
+  [ "$ms" -gt "$worst" ] && worst=$ms
+done
+wait $writers || fail "hostile-writers: $(cat "$W/writers.out")"
+bytes=$(field bytes < "$W/writers.out")
+# max-bytes is enforced as frames are written: the capture ends at the cap,
+# plus what finalizing it adds (kernel symbols, a few MiB).
+[ "$bytes" -le $((32 * 1024 * 1024 + 16 * 1024 * 1024)) ] || fail "a 32 MiB session wrote $bytes bytes"
+grep -qx 'state failed' "$W/writers.out" || fail "the capped session did not stop at max-bytes: $(cat "$W/writers.out")"
+[ "$worst" -lt 5000 ] || fail "another user's CreateSession..Close took $worst ms during hostile rings"
+still_serves "hostile rings"
+ok "64 rings kept full of jumbled and garbage frames: the session stopped at max-bytes ($bytes bytes written); another user's CreateSession, Start, Stop, Close took at most $worst ms meanwhile"
+
+echo "1..$n"
