@@ -287,7 +287,7 @@ reopen_directory (int root_fd, GPtrArray *names)
 static void
 set_walk_error (GError **error, int saved, int pid, const char *path)
 {
-  g_autofree char *shown = g_utf8_make_valid (path, -1);
+  g_autofree char *shown = sysprofd_escape_text (path);
 
   switch (saved)
     {
@@ -353,7 +353,7 @@ sysprofd_mountinfo_open_in_process (int pid, const char *path, char **canonical,
 
   if (path[0] != '/')
     {
-      g_autofree char *shown = g_utf8_make_valid (path, -1);
+      g_autofree char *shown = sysprofd_escape_text (path);
       g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS,
                    "The path \"%s\" is not absolute: give it as process %d sees it from its root directory", shown,
                    pid);

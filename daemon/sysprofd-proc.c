@@ -26,10 +26,42 @@ open_beneath (int dirfd, const char *path)
   return (int) syscall (SYS_openat2, dirfd, path, &how, sizeof how);
 }
 
+char *
+sysprofd_escape_text (const char *text)
+{
+  GString *out;
+
+  g_return_val_if_fail (text != NULL, NULL);
+
+  out = g_string_sized_new (strlen (text));
+  for (const char *p = text; *p;)
+    {
+      gunichar c = g_utf8_get_char_validated (p, -1);
+
+      /* -1 and -2: not UTF-8 here, or cut short by the end of the string. */
+      if (c == (gunichar) -1 || c == (gunichar) -2 || c < 0x20 || c == 0x7f)
+        g_string_append_printf (out, "\\x%02x", (guchar) *p++);
+      else if (c == '\\')
+        {
+          g_string_append (out, "\\\\");
+          p++;
+        }
+      else
+        {
+          const char *next = g_utf8_next_char (p);
+
+          g_string_append_len (out, p, next - p);
+          p = next;
+        }
+    }
+  return g_string_free (out, FALSE);
+}
+
 int
 sysprofd_proc_open (const guint8 *path, gsize path_len, GError **error)
 {
   g_autofree char *str = NULL;
+  g_autofree char *shown = NULL;
   const char      *root;
   const char      *rest;
   int              dirfd;
@@ -47,6 +79,8 @@ sysprofd_proc_open (const guint8 *path, gsize path_len, GError **error)
       return -1;
     }
   str = g_strndup ((const char *) path, path_len);
+  /* The caller chose the bytes: error messages must still be UTF-8. */
+  shown = sysprofd_escape_text (str);
 
   if (g_str_has_prefix (str, "/proc/"))
     root = "/proc";
@@ -55,7 +89,7 @@ sysprofd_proc_open (const guint8 *path, gsize path_len, GError **error)
   else
     {
       g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED,
-                   "Access to %s denied: only files under /proc and /sys", str);
+                   "Access to %s denied: only files under /proc and /sys", shown);
       return -1;
     }
   rest = str + strlen (root) + 1;
@@ -63,7 +97,7 @@ sysprofd_proc_open (const guint8 *path, gsize path_len, GError **error)
     rest++;
   if (*rest == 0)
     {
-      g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS, "%s is not a file", str);
+      g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS, "%s is not a file", shown);
       return -1;
     }
 
@@ -86,21 +120,22 @@ sysprofd_proc_open (const guint8 *path, gsize path_len, GError **error)
     case EXDEV:
     case ELOOP:
       g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED,
-                   "Access to %s denied: it leads outside %s (through \"..\", a symlink or a /proc magic link)", str,
+                   "Access to %s denied: it leads outside %s (through \"..\", a symlink or a /proc magic link)", shown,
                    root);
       break;
     case ENOENT:
-    case ENOTDIR: g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_FILE_NOT_FOUND, "%s does not exist", str); break;
+    case ENOTDIR: g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_FILE_NOT_FOUND, "%s does not exist", shown); break;
     case EACCES:
     case EPERM:
-      g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED, "Access to %s denied: %s", str, g_strerror (saved));
+      g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED, "Access to %s denied: %s", shown,
+                   g_strerror (saved));
       break;
     case ENOSYS:
       g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_NOT_SUPPORTED,
-                   "This kernel lacks openat2(), which sysprofd needs to open %s safely", str);
+                   "This kernel lacks openat2(), which sysprofd needs to open %s safely", shown);
       break;
     default:
-      g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_FAILED, "Cannot open %s: %s", str, g_strerror (saved));
+      g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_FAILED, "Cannot open %s: %s", shown, g_strerror (saved));
       break;
     }
   return -1;

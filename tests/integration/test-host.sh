@@ -57,6 +57,8 @@ call_fails () { local error=$1 pattern=$2 method=$3 out; shift 3
   if out=$(call "$method" "$@" 2>&1); then fail "$method $* answered: $(echo "$out" | head -c 200)"; fi
   echo "$out" | grep -q "GDBus.Error:org.freedesktop.DBus.Error.$error: .*$pattern" \
     || fail "$method $*: expected $error matching '$pattern', got: $out"; }
+# Any string as gdbus's byte array literal, so that any byte gets through.
+bytes_of () { printf '[%s]' "$(printf '%s' "$1" | od -An -tx1 -v | xargs | sed 's/\([0-9a-f][0-9a-f]\)/byte 0x\1,/g; s/,$//')"; }
 # ResolvePath's answer as a plain path.
 resolve () { call ResolvePath "$1" "b'$2'" | sed -n "s/^(b'\(.*\)',)$/\1/p"; }
 # ListDebugDirectories' answer, one path a line, in order.
@@ -348,6 +350,23 @@ mapfile -t dirs < <(debug_dirs "$fifo_pid")
 [ $((SECONDS - start)) -lt 5 ] || fail "ListDebugDirectories waited on a FIFO"
 [ "${dirs[*]}" = "$want" ] || fail "ListDebugDirectories($fifo_pid) with a FIFO .flatpak-info = ${dirs[*]}"
 ok "ListDebugDirectories: plain process -> '${want}'; a FIFO as /.flatpak-info is ignored without blocking"
+
+# ---------------------------------------------------------------------------
+# Paths that are not UTF-8: clean errors with the bytes escaped, no GLib
+# criticals in the daemon.
+call_fails FileNotFound "/nonexistent-\\\\xff/x does not exist for process $$" ResolvePath "$$" \
+  "$(bytes_of "$(printf '/nonexistent-\377/x')")"
+call_fails InvalidArgs 'The path "a\\xffb" is not absolute' ResolvePath "$$" "$(bytes_of "$(printf 'a\377b')")"
+for p in '/proc/\xff' '/\xffetc'; do
+  if out=$(as sysprof-test-allowed gdbus call --system --timeout 20 -d org.gnome.Sysprof3 -o /org/gnome/Sysprof3 \
+             -m org.gnome.Sysprof3.Service.GetProcFile -- "$(bytes_of "$(printf '%b' "$p")")" 2>&1); then
+    fail "GetProcFile($p) answered: $(echo "$out" | head -c 200)"
+  fi
+  # The message shows the path as written here: \xff for the byte.
+  echo "$out" | grep -E 'Error\.(FileNotFound|AccessDenied): ' | grep -qF -- "$p" || fail "GetProcFile($p): $out"
+done
+if grep -E 'CRITICAL|WARNING' "$W/logs/sysprofd.log"; then fail "the daemon logged criticals or warnings"; fi
+ok "paths with invalid UTF-8 (ResolvePath missing and relative; GetProcFile): errors show the bytes as \\xNN, the daemon logs no criticals or warnings"
 
 # ---------------------------------------------------------------------------
 # Bad input: clear errors, and the daemon keeps answering.
