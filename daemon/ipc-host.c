@@ -7,6 +7,7 @@
 
 #include "ipc-host.h"
 #include "sysprofd-auth.h"
+#include "sysprofd-credentials.h"
 #include "sysprofd-flatpak.h"
 #include "sysprofd-mountinfo.h"
 #include "sysprofd-proc.h"
@@ -96,12 +97,16 @@ path_from_bytes (GVariant *bytes, GError **error)
 static gboolean
 handle_resolve_path (IpcHost *host, GDBusMethodInvocation *invocation, gint pid, GVariant *path_bytes)
 {
+  g_autoptr (SysprofdCredentials) creds = NULL;
   g_autoptr (GError) error = NULL;
   g_autofree char *path = NULL;
   g_autofree char *host_path = NULL;
 
+  /* The path is the caller's choice: it is resolved with the caller's right
+   * to search directories, not the daemon's. */
   if (!(path = path_from_bytes (path_bytes, &error)) ||
-      !(host_path = sysprofd_mountinfo_resolve_path (pid, path, &error)))
+      !(creds = sysprofd_credentials_from_invocation (invocation, &error)) ||
+      !(host_path = sysprofd_mountinfo_resolve_path (pid, path, creds, &error)))
     {
       g_dbus_method_invocation_return_gerror (invocation, error);
       return TRUE;
@@ -186,7 +191,7 @@ read_flatpak_info (int pid, SysprofdFlatpakInfo **info, GError **error)
   int         path_fd;
   int         fd;
 
-  if ((path_fd = sysprofd_mountinfo_open_in_process (pid, "/.flatpak-info", NULL, &local_error)) < 0)
+  if ((path_fd = sysprofd_mountinfo_open_in_process (pid, "/.flatpak-info", NULL, NULL, &local_error)) < 0)
     {
       if (g_error_matches (local_error, G_DBUS_ERROR, G_DBUS_ERROR_FILE_NOT_FOUND))
         return TRUE;
@@ -219,6 +224,14 @@ read_flatpak_info (int pid, SysprofdFlatpakInfo **info, GError **error)
   return TRUE;
 }
 
+/* Resolved with the daemon's rights, not the caller's (unlike ResolvePath):
+ * the caller names only the process, and the names looked up are fixed
+ * (/usr/lib/debug and /.flatpak-info in the process's root) or made by
+ * Flatpak's layout, so the answer is which debug directories exist, which is
+ * what the method is for.  One limit: the app-path and runtime-path of
+ * /.flatpak-info are taken as written, and whoever starts a sandbox writes
+ * that file, so such a caller can learn whether DIR/lib/debug is a
+ * directory for a DIR it chooses. */
 static GPtrArray *
 list_debug_directories (int pid, GError **error)
 {
@@ -229,7 +242,7 @@ list_debug_directories (int pid, GError **error)
   g_autoptr (GError) local_error = NULL;
   char *usr_debug;
 
-  if ((usr_debug = sysprofd_mountinfo_resolve_path (pid, "/usr/lib/debug", &local_error)))
+  if ((usr_debug = sysprofd_mountinfo_resolve_path (pid, "/usr/lib/debug", NULL, &local_error)))
     g_ptr_array_add (candidates, usr_debug);
   else if (!g_error_matches (local_error, G_DBUS_ERROR, G_DBUS_ERROR_FILE_NOT_FOUND))
     {
