@@ -7,6 +7,7 @@
 
 #include "ipc-host.h"
 #include "sysprofd-dispatcher.h"
+#include "sysprofd-credentials.h"
 #include "sysprofd-flatpak.h"
 #include "sysprofd-mountinfo.h"
 #include "sysprofd-proc.h"
@@ -95,19 +96,37 @@ path_from_bytes (GVariant *bytes, GError **error)
   return g_strndup ((const char *) data, len);
 }
 
+/* Who calls, as the dispatcher learnt it from the bus. */
+static SysprofdCredentials *
+credentials_of (SysprofdCall *call)
+{
+  guint             n_groups;
+  const guint32    *groups = sysprofd_call_get_groups (call, &n_groups);
+  g_autofree gid_t *gids = g_new (gid_t, MAX (n_groups, 1));
+
+  if (n_groups == 0)
+    return sysprofd_credentials_from_user_database ((uid_t) sysprofd_call_get_uid (call));
+  for (guint i = 0; i < n_groups; i++)
+    gids[i] = (gid_t) groups[i];
+  return sysprofd_credentials_new ((uid_t) sysprofd_call_get_uid (call), SYSPROFD_CREDENTIALS_NO_GID, gids, n_groups);
+}
+
 static void
 do_resolve_path (SysprofdCall *call)
 {
   GDBusMethodInvocation *invocation = sysprofd_call_get_invocation (call);
   g_autoptr (GVariant) path_bytes = NULL;
+  g_autoptr (SysprofdCredentials) creds = NULL;
   g_autoptr (GError) error = NULL;
   g_autofree char *path = NULL;
   g_autofree char *host_path = NULL;
   gint32           pid;
 
   g_variant_get (g_dbus_method_invocation_get_parameters (invocation), "(i@ay)", &pid, &path_bytes);
-  if (!(path = path_from_bytes (path_bytes, &error)) ||
-      !(host_path = sysprofd_mountinfo_resolve_path (pid, path, &error)))
+  /* The path is the caller's choice: it is resolved with the caller's right
+   * to search directories, not the daemon's. */
+  if (!(path = path_from_bytes (path_bytes, &error)) || !(creds = credentials_of (call)) ||
+      !(host_path = sysprofd_mountinfo_resolve_path (pid, path, creds, &error)))
     {
       g_dbus_method_invocation_return_gerror (invocation, error);
       return;
@@ -191,7 +210,7 @@ read_flatpak_info (int pid, SysprofdFlatpakInfo **info, GError **error)
   int         path_fd;
   int         fd;
 
-  if ((path_fd = sysprofd_mountinfo_open_in_process (pid, "/.flatpak-info", NULL, &local_error)) < 0)
+  if ((path_fd = sysprofd_mountinfo_open_in_process (pid, "/.flatpak-info", NULL, NULL, &local_error)) < 0)
     {
       if (g_error_matches (local_error, G_DBUS_ERROR, G_DBUS_ERROR_FILE_NOT_FOUND))
         return TRUE;
@@ -224,6 +243,14 @@ read_flatpak_info (int pid, SysprofdFlatpakInfo **info, GError **error)
   return TRUE;
 }
 
+/* Resolved with the daemon's rights, not the caller's (unlike ResolvePath):
+ * the caller names only the process, and the names looked up are fixed
+ * (/usr/lib/debug and /.flatpak-info in the process's root) or made by
+ * Flatpak's layout, so the answer is which debug directories exist, which is
+ * what the method is for.  One limit: the app-path and runtime-path of
+ * /.flatpak-info are taken as written, and whoever starts a sandbox writes
+ * that file, so such a caller can learn whether DIR/lib/debug is a
+ * directory for a DIR it chooses. */
 static GPtrArray *
 list_debug_directories (int pid, GError **error)
 {
@@ -234,7 +261,7 @@ list_debug_directories (int pid, GError **error)
   g_autoptr (GError) local_error = NULL;
   char *usr_debug;
 
-  if ((usr_debug = sysprofd_mountinfo_resolve_path (pid, "/usr/lib/debug", &local_error)))
+  if ((usr_debug = sysprofd_mountinfo_resolve_path (pid, "/usr/lib/debug", NULL, &local_error)))
     g_ptr_array_add (candidates, usr_debug);
   else if (!g_error_matches (local_error, G_DBUS_ERROR, G_DBUS_ERROR_FILE_NOT_FOUND))
     {

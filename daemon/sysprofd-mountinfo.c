@@ -5,9 +5,11 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/openat2.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "sysprofd-mountinfo.h"
@@ -17,6 +19,8 @@
 #define MOUNTINFO_MAX (64 * 1024 * 1024)
 /* As the kernel's MAXSYMLINKS. */
 #define MAX_SYMLINKS 40
+/* As the kernel's XATTR_SIZE_MAX. */
+#define ACL_MAX (64 * 1024)
 
 void
 sysprofd_mount_free (SysprofdMount *mount)
@@ -243,14 +247,16 @@ sysprofd_mount_to_variant (const SysprofdMount *mount)
   return g_variant_dict_end (&dict);
 }
 
-/* Queues the components of @path so that the first one is popped first. */
+/* Queues the components of @path so that the first one is popped first.
+ * "." stays: like any name, it is looked up in a directory, which must be
+ * one the caller can search. */
 static void
 push_components (GPtrArray *pending, const char *path)
 {
   g_auto (GStrv) parts = g_strsplit (path, "/", -1);
 
   for (guint i = g_strv_length (parts); i > 0; i--)
-    if (parts[i - 1][0] != 0 && !g_str_equal (parts[i - 1], "."))
+    if (parts[i - 1][0] != 0)
       g_ptr_array_add (pending, g_strdup (parts[i - 1]));
 }
 
@@ -287,7 +293,7 @@ reopen_directory (int root_fd, GPtrArray *names)
 static void
 set_walk_error (GError **error, int saved, int pid, const char *path)
 {
-  g_autofree char *shown = g_utf8_make_valid (path, -1);
+  g_autofree char *shown = sysprofd_escape_text (path);
 
   switch (saved)
     {
@@ -305,6 +311,38 @@ set_walk_error (GError **error, int saved, int pid, const char *path)
                    g_strerror (saved));
       break;
     }
+}
+
+/* Whether @creds could look names up in the directory @dir_fd, decided from
+ * the directory alone, never from the name to be looked up: that is what keeps
+ * the answer from telling whether a name exists where the caller cannot look.
+ * A POSIX access ACL is evaluated when the directory has one, since its named
+ * entries can refuse what the mode bits show.  Errors refuse. */
+static gboolean
+may_search (const SysprofdCredentials *creds, int dir_fd)
+{
+  g_autofree guint8 *acl = NULL;
+  char               fd_path[64];
+  struct stat        st;
+  ssize_t            len;
+
+  if (fstat (dir_fd, &st) < 0 || !S_ISDIR (st.st_mode))
+    return FALSE;
+  if (creds->uid == 0)
+    return TRUE;
+
+  /* fgetxattr() refuses O_PATH descriptors; the path through /proc/self/fd
+   * reaches the same inode. */
+  g_snprintf (fd_path, sizeof fd_path, "/proc/self/fd/%d", dir_fd);
+  if ((len = getxattr (fd_path, "system.posix_acl_access", NULL, 0)) < 0)
+    return (errno == ENODATA || errno == EOPNOTSUPP) && sysprofd_credentials_can_search (creds, &st);
+  if (len == 0 || len > ACL_MAX)
+    return FALSE;
+  acl = g_malloc ((gsize) len);
+  /* An ACL that grew in between fails with ERANGE, and so refuses. */
+  if ((len = getxattr (fd_path, "system.posix_acl_access", acl, (gsize) len)) < 0)
+    return FALSE;
+  return sysprofd_credentials_can_search_acl (creds, &st, acl, (gsize) len);
 }
 
 static int
@@ -338,22 +376,28 @@ open_root (int pid, GError **error)
  * canonical component and reopens from the root.  So nothing leaves the
  * process's root: not "..", not an absolute symlink, and not a magic link
  * (its target is read as text, as if it were a plain symlink).  At most three
- * fds are open at a time, however deep the path. */
+ * fds are open at a time, however deep the path.
+ *
+ * The daemon walks as root; with @creds, it also refuses to look into a
+ * directory the caller could not search, so that a caller learns no more
+ * than its own lookups would tell it. */
 int
-sysprofd_mountinfo_open_in_process (int pid, const char *path, char **canonical, GError **error)
+sysprofd_mountinfo_open_in_process (
+    int pid, const char *path, const SysprofdCredentials *creds, char **canonical, GError **error)
 {
   g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (GPtrArray) pending = g_ptr_array_new_with_free_func (g_free);
-  guint links = 0;
-  int   root_fd;
-  int   cur;
-  int   saved = 0;
+  guint    links = 0;
+  gboolean denied = FALSE;
+  int      root_fd;
+  int      cur;
+  int      saved = 0;
 
   g_return_val_if_fail (path != NULL, -1);
 
   if (path[0] != '/')
     {
-      g_autofree char *shown = g_utf8_make_valid (path, -1);
+      g_autofree char *shown = sysprofd_escape_text (path);
       g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS,
                    "The path \"%s\" is not absolute: give it as process %d sees it from its root directory", shown,
                    pid);
@@ -381,6 +425,16 @@ sysprofd_mountinfo_open_in_process (int pid, const char *path, char **canonical,
       struct stat      st;
       int              fd;
 
+      /* Every component is a lookup in @cur, "." and ".." too (the kernel
+       * checks those as well), and so is every one a symlink leads through. */
+      if (creds != NULL && !may_search (creds, cur))
+        {
+          denied = TRUE;
+          goto fail;
+        }
+
+      if (g_str_equal (name, "."))
+        continue;
       if (g_str_equal (name, ".."))
         {
           /* ".." of the root is the root, as for the process itself. */
@@ -454,7 +508,18 @@ sysprofd_mountinfo_open_in_process (int pid, const char *path, char **canonical,
   return cur;
 
 fail:
-  set_walk_error (error, saved, pid, path);
+  if (denied)
+    {
+      /* The directory and the uid, never the rest of @path: the message must
+       * be the same whether the name looked for exists or not. */
+      g_autofree char *dir = join_components (names);
+      g_autofree char *shown = sysprofd_escape_text (dir);
+
+      g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED,
+                   "Access denied: uid %u cannot search %s as process %d sees it", (guint) creds->uid, shown, pid);
+    }
+  else
+    set_walk_error (error, saved, pid, path);
   if (cur >= 0)
     close (cur);
   close (root_fd);
@@ -586,17 +651,151 @@ translate_to_host (int pid, int fd, const char *canonical)
   return NULL;
 }
 
-char *
-sysprofd_mountinfo_resolve_path (int pid, const char *path, GError **error)
+/* What /proc/PID/maps shows for @path: the kernel writes a newline in a
+ * pathname as \012 and every other byte as it is. */
+static char *
+maps_form (const char *path)
 {
+  GString *out = g_string_sized_new (strlen (path));
+
+  for (const char *p = path; *p; p++)
+    if (*p == '\n')
+      g_string_append (out, "\\012");
+    else
+      g_string_append_c (out, *p);
+  return g_string_free (out, FALSE);
+}
+
+/* Whether the line of maps @name (@name_len bytes, without the newline) is
+ * @wanted, or @wanted with the " (deleted)" the kernel appends for a file
+ * deleted since it was mapped: clients strip that suffix before asking. */
+static gboolean
+maps_name_matches (const char *name, gsize name_len, const char *wanted, gsize wanted_len)
+{
+  static const char deleted[] = " (deleted)";
+
+  if (name_len < wanted_len || memcmp (name, wanted, wanted_len) != 0)
+    return FALSE;
+  return name_len == wanted_len ||
+         (name_len == wanted_len + strlen (deleted) && memcmp (name + wanted_len, deleted, strlen (deleted)) == 0);
+}
+
+/* Whether process @pid maps the file @st under the name @path.  The names in
+ * maps are hostile text: whoever named a file chose them, and they need not
+ * name the file in the process's tree at all (a file on a mount the process
+ * has detached shows its path inside that mount, which can read like any path
+ * of the process's own tree; a file can be named "x (deleted)").  So a name
+ * only picks the lines, and a line counts only when it shows this very file:
+ * its device and inode, or those /proc/PID/map_files/RANGE leads to (the same
+ * as fstat() reports on btrfs subvolumes, where maps shows the superblock's
+ * device). */
+static gboolean
+is_mapped_file (int pid, const char *path, const struct stat *st)
+{
+  g_autofree char *wanted = maps_form (path);
+  g_autofree char *line = NULL;
+  gsize            wanted_len = strlen (wanted);
+  size_t           line_size = 0;
+  gboolean         found = FALSE;
+  ssize_t          n;
+  FILE            *maps;
+  int              proc_fd;
+  int              fd;
+
+  if ((proc_fd = sysprofd_mountinfo_open_process (pid, NULL)) < 0)
+    return FALSE;
+  if ((fd = openat (proc_fd, "maps", O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0 || !(maps = fdopen (fd, "r")))
+    {
+      if (fd >= 0)
+        close (fd);
+      close (proc_fd);
+      return FALSE;
+    }
+
+  /* Line by line: a process can have some 65,000 mappings. */
+  while (!found && (n = getline (&line, &line_size, maps)) > 0)
+    {
+      unsigned long start;
+      unsigned long end;
+      unsigned long inode;
+      unsigned int  major;
+      unsigned int  minor;
+      int           name_at = -1;
+      gsize         name_len;
+      char          range[64];
+      struct stat   mapped;
+
+      /* "start-end perms offset major:minor inode", padding, the pathname
+       * (absolute, so the padding cannot eat any of it). */
+      if (sscanf (line, "%lx-%lx %*s %*s %x:%x %lu %n", &start, &end, &major, &minor, &inode, &name_at) != 5 ||
+          name_at < 0 || name_at > n)
+        continue;
+      name_len = (gsize) (n - name_at);
+      if (name_len > 0 && line[name_at + name_len - 1] == '\n')
+        name_len--;
+      if (!maps_name_matches (line + name_at, name_len, wanted, wanted_len))
+        continue;
+
+      if (makedev (major, minor) == st->st_dev && (guint64) inode == (guint64) st->st_ino)
+        found = TRUE;
+      else
+        {
+          g_snprintf (range, sizeof range, "map_files/%lx-%lx", start, end);
+          found =
+              fstatat (proc_fd, range, &mapped, 0) == 0 && mapped.st_dev == st->st_dev && mapped.st_ino == st->st_ino;
+        }
+    }
+  fclose (maps);
+  close (proc_fd);
+  return found;
+}
+
+/* The one exception to the caller's credentials: the file process @pid maps
+ * under the name @path.  A profiler must find the libraries of a root
+ * process, wherever they lie; and the name is in /proc/PID/maps, which
+ * authorized callers read through GetProcFile anyway, so resolving it tells
+ * them nothing new.  The file is opened before maps is read: two files alive
+ * at once never share a device and inode, so a match is this file, even if
+ * the process unmaps it right after. */
+static int
+open_mapped_file (int pid, const char *path, char **canonical)
+{
+  g_autofree char *found = NULL;
+  struct stat      st;
+  int              fd;
+
+  if ((fd = sysprofd_mountinfo_open_in_process (pid, path, NULL, &found, NULL)) < 0)
+    return -1;
+  if (fstat (fd, &st) < 0 || !is_mapped_file (pid, path, &st))
+    {
+      close (fd);
+      return -1;
+    }
+  *canonical = g_steal_pointer (&found);
+  return fd;
+}
+
+char *
+sysprofd_mountinfo_resolve_path (int pid, const char *path, const SysprofdCredentials *creds, GError **error)
+{
+  g_autoptr (GError) local_error = NULL;
   g_autofree char *canonical = NULL;
   char            *host;
   int              fd;
 
   g_return_val_if_fail (path != NULL, NULL);
 
-  if ((fd = sysprofd_mountinfo_open_in_process (pid, path, &canonical, error)) < 0)
-    return NULL;
+  fd = sysprofd_mountinfo_open_in_process (pid, path, creds, &canonical, &local_error);
+  /* Only a refusal looks further; whatever maps says, the refusal stands
+   * unless the path leads to the mapped file itself, so the answer for any
+   * other name still does not depend on whether it exists. */
+  if (fd < 0 && creds != NULL && g_error_matches (local_error, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED))
+    fd = open_mapped_file (pid, path, &canonical);
+  if (fd < 0)
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return NULL;
+    }
   host = translate_to_host (pid, fd, canonical);
   close (fd);
   if (host != NULL)

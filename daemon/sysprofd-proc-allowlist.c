@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "sysprofd-proc-allowlist.h"
+#include "sysprofd-proc.h"
 
 /* Patterns, one component per '/': PID and TID are a number, cpuN and
  * policyN a word followed by a number, * any name.  Derived from what
@@ -143,7 +144,7 @@ sysprofd_proc_allowlist_match (const char *path, SysprofdProcRequest *request, G
   g_return_val_if_fail (request != NULL, FALSE);
 
   memset (request, 0, sizeof *request);
-  shown = g_utf8_make_valid (path, -1);
+  shown = sysprofd_escape_text (path);
   if (path[0] != '/')
     {
       g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS, "%s is not an absolute path", shown);

@@ -27,6 +27,37 @@ open_beneath (int dirfd, const char *path, int flags, guint64 resolve)
   return (int) syscall (SYS_openat2, dirfd, path, &how, sizeof how);
 }
 
+char *
+sysprofd_escape_text (const char *text)
+{
+  GString *out;
+
+  g_return_val_if_fail (text != NULL, NULL);
+
+  out = g_string_sized_new (strlen (text));
+  for (const char *p = text; *p;)
+    {
+      gunichar c = g_utf8_get_char_validated (p, -1);
+
+      /* -1 and -2: not UTF-8 here, or cut short by the end of the string. */
+      if (c == (gunichar) -1 || c == (gunichar) -2 || c < 0x20 || c == 0x7f)
+        g_string_append_printf (out, "\\x%02x", (guchar) *p++);
+      else if (c == '\\')
+        {
+          g_string_append (out, "\\\\");
+          p++;
+        }
+      else
+        {
+          const char *next = g_utf8_next_char (p);
+
+          g_string_append_len (out, p, next - p);
+          p = next;
+        }
+    }
+  return g_string_free (out, FALSE);
+}
+
 static void
 set_open_error (GError **error, int saved, const char *shown, const char *root)
 {
@@ -190,7 +221,7 @@ check_resolved (int fd, const SysprofdProcRequest *request, const char *shown, G
     }
   if (!ok)
     {
-      g_autofree char *target_shown = target ? g_utf8_make_valid (target, -1) : g_strdup ("an unknown file");
+      g_autofree char *target_shown = target ? sysprofd_escape_text (target) : g_strdup ("an unknown file");
 
       g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED, "Access to %s denied: it resolves to %s", shown,
                    target_shown);
@@ -221,7 +252,8 @@ sysprofd_proc_open (const guint8 *path, gsize path_len, guint32 caller_uid, GErr
       return -1;
     }
   str = g_strndup ((const char *) path, path_len);
-  shown = g_utf8_make_valid (str, -1);
+  /* The caller chose the bytes: error messages must still be UTF-8. */
+  shown = sysprofd_escape_text (str);
   if (!sysprofd_proc_allowlist_match (str, &request, error))
     return -1;
 

@@ -15,6 +15,11 @@ G_BEGIN_DECLS
  * Returns the fd, or -1 with a G_DBUS_ERROR (ACCESS_DENIED, FILE_NOT_FOUND,
  * INVALID_ARGS, FAILED). */
 int sysprofd_proc_open (const guint8 *path, gsize path_len, guint32 caller_uid, GError **error);
+/* @text (a path a caller sent, or text from /proc or mountinfo) as valid
+ * UTF-8 for an error message or a D-Bus string: bytes that are not UTF-8 and
+ * control characters become \xNN and a backslash \\, so the text stays
+ * recognizable and tells apart what was escaped. */
+char *sysprofd_escape_text (const char *text);
 /* Reads @fd to its end (at most @max bytes; more is an error). */
 GBytes *sysprofd_read_fd (int fd, gsize max, GError **error);
 /* Every numeric entry of /proc. */

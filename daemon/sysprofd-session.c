@@ -844,8 +844,7 @@ session_thread (gpointer data)
   g_main_context_push_thread_default (self->context);
   /* The drainer's source goes to this thread's context. */
   self->rings = sysprof_ring_drainer_new (SYSPROF_DBUS_MAX_RINGS_PER_SESSION);
-  self->start_timeout_source =
-      add_timeout (self, start_timeout * 1000, start_timeout_cb, "[sysprofd] session start");
+  self->start_timeout_source = add_timeout (self, start_timeout * 1000, start_timeout_cb, "[sysprofd] session start");
   g_main_loop_run (self->loop);
   /* Answer what was queued before the thread stopped accepting. */
   while (g_main_context_iteration (self->context, FALSE))

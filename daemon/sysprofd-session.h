@@ -28,9 +28,9 @@ SysprofdSession *sysprofd_session_new (GDBusConnection *connection,
                                        GError         **error);
 /* Sessions created from now on close if not started within @seconds
  * (default SYSPROF_DBUS_START_TIMEOUT). */
-void             sysprofd_session_set_start_timeout (guint seconds);
-guint32          sysprofd_session_get_owner (SysprofdSession *self);
-const char      *sysprofd_session_get_path (SysprofdSession *self);
+void        sysprofd_session_set_start_timeout (guint seconds);
+guint32     sysprofd_session_get_owner (SysprofdSession *self);
+const char *sysprofd_session_get_path (SysprofdSession *self);
 /* Stops recording (finalizing the capture, in the session's thread), removes
  * the object from the bus at once, and emits "closed" when done. */
 void sysprofd_session_close (SysprofdSession *self);

@@ -57,6 +57,8 @@ call_fails () { local error=$1 pattern=$2 method=$3 out; shift 3
   if out=$(call "$method" "$@" 2>&1); then fail "$method $* answered: $(echo "$out" | head -c 200)"; fi
   echo "$out" | grep -q "GDBus.Error:org.freedesktop.DBus.Error.$error: .*$pattern" \
     || fail "$method $*: expected $error matching '$pattern', got: $out"; }
+# Any string as gdbus's byte array literal, so that any byte gets through.
+bytes_of () { printf '[%s]' "$(printf '%s' "$1" | od -An -tx1 -v | xargs | sed 's/\([0-9a-f][0-9a-f]\)/byte 0x\1,/g; s/,$//')"; }
 # ResolvePath's answer as a plain path.
 resolve () { call ResolvePath "$1" "b'$2'" | sed -n "s/^(b'\(.*\)',)$/\1/p"; }
 # ListDebugDirectories' answer, one path a line, in order.
@@ -348,6 +350,198 @@ mapfile -t dirs < <(debug_dirs "$fifo_pid")
 [ $((SECONDS - start)) -lt 5 ] || fail "ListDebugDirectories waited on a FIFO"
 [ "${dirs[*]}" = "$want" ] || fail "ListDebugDirectories($fifo_pid) with a FIFO .flatpak-info = ${dirs[*]}"
 ok "ListDebugDirectories: plain process -> '${want}'; a FIFO as /.flatpak-info is ignored without blocking"
+
+# ---------------------------------------------------------------------------
+# ResolvePath with the caller's rights: the authorized user probing directories
+# it cannot search.  The kernel's own answer to the user is checked first, so
+# that each case is what it claims to be.
+allowed_uid=$(id -u sysprof-test-allowed) allowed_gid=$(id -g sysprof-test-allowed)
+sleep 600 & probe=$!; pids+=("$probe")
+cred=$W/cred secret=$W/cred/secret
+mkdir -p "$cred/open" "$cred/attack"
+mkdir -m 700 "$secret"
+chmod 755 "$cred" "$cred/open"
+echo key > "$secret/key"
+echo file > "$cred/open/file"
+cp "$ns/host lib/libdemo.so" "$secret/libmapped.so"
+echo gone > "$secret/gone.so"
+ln -s "$secret/key" "$cred/abs-link"
+ln -s "$secret/absent-$$" "$cred/abs-link-absent"
+ln -s secret "$cred/rel-link"
+as sysprof-test-allowed stat "$cred/open/file" > /dev/null || fail "the user cannot reach $cred/open/file"
+as sysprof-test-allowed stat "$secret" > /dev/null || fail "the user cannot stat $secret itself"
+if as sysprof-test-allowed stat "$secret/key" > /dev/null 2>&1; then fail "the user can search $secret"; fi
+
+# ResolvePath($2, $3) as user $1: the path, or the error (which then fails
+# the comparison that follows and shows in its message).
+resolve_as () { local out
+  out=$(call_as "$1" ResolvePath "$2" "$(bytes_of "$3")" 2>&1) || { echo "$out"; return 0; }
+  echo "$out" | sed -n "s/^(b'\(.*\)',)$/\1/p"; }
+# ResolvePath($1, $2) by the allowed user must be refused by the search check
+# on directory $3; the whole answer is left in $answer.
+expect_denied () { local pid=$1 path=$2 dir=$3
+  if answer=$(call ResolvePath "$pid" "$(bytes_of "$path")" 2>&1); then fail "ResolvePath($pid, $path) answered: $answer"; fi
+  echo "$answer" | grep -qxF "Error: GDBus.Error:org.freedesktop.DBus.Error.AccessDenied: Access denied: uid $allowed_uid cannot search $dir as process $pid sees it" \
+    || fail "ResolvePath($pid, $path): expected AccessDenied on $dir for uid $allowed_uid, got: $answer"; }
+
+# A name that exists and one that does not: the same answer, without the name.
+expect_denied "$probe" "$secret/key" "$secret"; first=$answer
+for p in "$secret/absent-$$" "$secret/key/x" "$secret/../secret/key" "$secret/." "$cred/abs-link" \
+         "$cred/abs-link-absent" "$cred/rel-link/key" "$cred/rel-link/absent-$$"; do
+  expect_denied "$probe" "$p" "$secret"
+  [ "$answer" = "$first" ] || fail "ResolvePath($probe, $p) answers differently from $secret/key: $answer"
+done
+case $first in *key*|*absent*) fail "the refusal names the file looked for: $first" ;; esac
+got=$(resolve_as sysprof-test-allowed "$probe" "$secret")
+[ "$got" = "$secret" ] || fail "ResolvePath of $secret itself (its parent is searchable): $got"
+got=$(resolve_as sysprof-test-allowed "$probe" "$cred/open/file")
+[ "$got" = "$cred/open/file" ] || fail "ResolvePath of a reachable file: $got"
+got=$(resolve_as root "$probe" "$secret/key")
+[ "$got" = "$secret/key" ] || fail "ResolvePath($secret/key) as root: $got"
+got=$(resolve_as root "$probe" "$cred/abs-link")
+[ "$got" = "$secret/key" ] || fail "ResolvePath($cred/abs-link) as root: $got"
+if out=$(call_as root ResolvePath "$probe" "$(bytes_of "$secret/absent-$$")" 2>&1); then fail "root: absent file answered $out"; fi
+echo "$out" | grep -q 'Error.FileNotFound: .*does not exist' || fail "root: absent file: $out"
+ok "ResolvePath as uid $allowed_uid into a 0700 root directory, directly, through '..', an absolute and a relative symlink: one AccessDenied naming $secret, the same for existing and missing names; the directory itself and reachable files resolve; root resolves everything"
+
+# POSIX ACLs: a named user or the owning group can be refused what the mode
+# bits show, and a named user granted what they do not.  Entries are
+# tag:perm:id (acl.h tags: 1 owner, 2 user, 4 group, 16 mask, 32 other).
+set_acl () { python3 -c 'import os, struct, sys
+entries = [tuple(int(x) for x in e.split(":")) for e in sys.argv[2:]]
+os.setxattr(sys.argv[1], "system.posix_acl_access", struct.pack("<I", 2) + b"".join(struct.pack("<HHI", *e) for e in entries))' "$@"; }
+none=4294967295
+mkdir -m 755 "$cred/acl-user-refused" "$cred/acl-group-refused" "$cred/acl-user-granted"
+chgrp "$allowed_gid" "$cred/acl-group-refused"
+set_acl "$cred/acl-user-refused" 1:7:$none 2:0:"$allowed_uid" 4:5:$none 16:5:$none 32:5:$none \
+  || fail "cannot set a POSIX ACL in $cred (a file system without ACLs?)"
+set_acl "$cred/acl-group-refused" 1:7:$none 2:5:65534 4:0:$none 16:5:$none 32:0:$none
+set_acl "$cred/acl-user-granted" 1:7:$none 2:5:"$allowed_uid" 4:0:$none 16:5:$none 32:0:$none
+for d in acl-user-refused acl-group-refused acl-user-granted; do echo f > "$cred/$d/f"; done
+[ "$(stat -c %a "$cred/acl-group-refused")" = 750 ] || fail "the group-refused ACL shows mode $(stat -c %a "$cred/acl-group-refused")"
+for d in acl-user-refused acl-group-refused; do
+  if as sysprof-test-allowed stat "$cred/$d/f" > /dev/null 2>&1; then fail "the kernel lets the user into $d"; fi
+  expect_denied "$probe" "$cred/$d/f" "$cred/$d"
+done
+as sysprof-test-allowed stat "$cred/acl-user-granted/f" > /dev/null || fail "the kernel keeps the user out of acl-user-granted"
+got=$(resolve_as sysprof-test-allowed "$probe" "$cred/acl-user-granted/f")
+[ "$got" = "$cred/acl-user-granted/f" ] || fail "ResolvePath into a 0750 root:root directory whose ACL grants the user: $got"
+ok "ResolvePath follows POSIX ACLs as the kernel does: a named user refused in a 755 directory, the owning group refused under a mask that shows 750, a named user granted in a root:root 750 directory"
+
+# A small program that maps files, optionally detaches a mount afterwards,
+# says "ready PID" and waits.
+cat > "$cred/mapper.c" << 'EOF'
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+int
+main (int argc, char **argv)
+{
+  const char *detach = NULL;
+  int         first = 1;
+
+  if (argc > 2 && strcmp (argv[1], "--detach") == 0)
+    {
+      detach = argv[2];
+      first = 3;
+    }
+  for (int i = first; i < argc; i++)
+    {
+      int fd = open (argv[i], O_RDONLY | O_CLOEXEC);
+
+      if (fd < 0 || mmap (NULL, 1, PROT_READ, MAP_PRIVATE, fd, 0) == MAP_FAILED)
+        {
+          perror (argv[i]);
+          return 1;
+        }
+      close (fd);
+    }
+  if (detach != NULL && umount2 (detach, MNT_DETACH) < 0)
+    {
+      perror (detach);
+      return 1;
+    }
+  printf ("ready %d\n", (int) getpid ());
+  fflush (stdout);
+  for (;;)
+    pause ();
+}
+EOF
+cc -o "$cred/mapper" "$cred/mapper.c"
+chmod a+rx "$cred/mapper"
+# Sets variable $1 to the pid of the mapper started as job $3 with its output
+# in $2, once it has mapped everything.
+wait_ready () { local _ p=
+  for _ in $(seq 200); do
+    p=$(sed -n 's/^ready \([0-9]*\)$/\1/p' "$2" 2> /dev/null)
+    [ -n "$p" ] && break
+    kill -0 "$3" 2> /dev/null || fail "the mapper writing $2 exited: $(cat "$2")"
+    sleep 0.05
+  done
+  [ -n "$p" ] || fail "the mapper writing $2 was not ready within 10 s"
+  printf -v "$1" %s "$p"; }
+
+# A root process that maps a library of the secret directory: the profiler
+# must be able to find it.  Only that name, for that process, and only while
+# it is that very file.
+root_mapper='' attacker=''
+"$cred/mapper" "$secret/libmapped.so" "$secret/gone.so" > "$cred/root-mapper.out" & job=$!; pids+=("$job")
+wait_ready root_mapper "$cred/root-mapper.out" "$job"
+got=$(resolve_as sysprof-test-allowed "$root_mapper" "$secret/libmapped.so")
+[ "$got" = "$secret/libmapped.so" ] || fail "ResolvePath($root_mapper, $secret/libmapped.so), a file it maps: $got"
+[ "$(build_id "$got")" = "$host_id" ] || fail "ResolvePath of the mapped library: wrong build-id"
+expect_denied "$root_mapper" "$secret/key" "$secret"
+expect_denied "$probe" "$secret/libmapped.so" "$secret"
+# Replaced after it was mapped: maps shows "NAME (deleted)", and the name now
+# leads to another file, or to none.
+rm "$secret/gone.so"; echo new > "$secret/gone.so"
+grep -qF " $secret/gone.so (deleted)" "/proc/$root_mapper/maps" || fail "maps does not show the replaced file as deleted"
+expect_denied "$root_mapper" "$secret/gone.so" "$secret"; first=$answer
+expect_denied "$root_mapper" "$secret/gone.so (deleted)" "$secret"
+rm "$secret/gone.so"
+expect_denied "$root_mapper" "$secret/gone.so" "$secret"
+[ "$answer" = "$first" ] || fail "a replaced mapped file: the answer depends on whether the name exists: $answer"
+
+# The user's own process in its own user and mount namespaces maps decoys
+# from a tmpfs laid out like the secret directory, then detaches the tmpfs:
+# maps then shows the decoys under the secret directory's names.
+# shellcheck disable=SC2016  # expanded by the inner sh
+as sysprof-test-allowed unshare -Urm sh -c 'mount -t tmpfs tmpfs "$1" && mkdir -p "$1$2" && echo decoy > "$1$2/key" &&
+    echo decoy > "$1$2/$3" && exec "$4" --detach "$1" "$1$2/key" "$1$2/$3"' \
+  sh "$cred/attack" "$secret" "absent-$$" "$cred/mapper" > "$cred/attacker.out" & job=$!; sandboxes+=("$job")
+wait_ready attacker "$cred/attacker.out" "$job"
+inner+=("$attacker")
+if ! grep -qF " $secret/key" "/proc/$attacker/maps" || ! grep -qF " $secret/absent-$$" "/proc/$attacker/maps"; then
+  fail "the detached decoys do not show under $secret in maps:
+$(cat "/proc/$attacker/maps")"
+fi
+expect_denied "$attacker" "$secret/key" "$secret"; first=$answer
+expect_denied "$attacker" "$secret/absent-$$" "$secret"
+[ "$answer" = "$first" ] || fail "decoys in maps: the answer depends on whether the name exists: $answer"
+ok "maps exception: a library a root process maps from $secret resolves for that process only; a replaced mapped file ('(deleted)' in maps) and decoys from a detached mount named like files of $secret are refused alike"
+
+# ---------------------------------------------------------------------------
+# Paths that are not UTF-8: clean errors with the bytes escaped, no GLib
+# criticals in the daemon.
+mkdir -m 700 "$cred/$(printf '\376\377')"
+call_fails FileNotFound "/nonexistent-\\\\xff/x does not exist for process $$" ResolvePath "$$" \
+  "$(bytes_of "$(printf '/nonexistent-\377/x')")"
+call_fails InvalidArgs 'The path "a\\xffb" is not absolute' ResolvePath "$$" "$(bytes_of "$(printf 'a\377b')")"
+expect_denied "$$" "$(printf '%s/\376\377/x' "$cred")" "$cred/\\xfe\\xff"
+for p in '/proc/\xff' '/\xffetc'; do
+  if out=$(as sysprof-test-allowed gdbus call --system --timeout 20 -d org.gnome.Sysprof3 -o /org/gnome/Sysprof3 \
+             -m org.gnome.Sysprof3.Service.GetProcFile -- "$(bytes_of "$(printf '%b' "$p")")" 2>&1); then
+    fail "GetProcFile($p) answered: $(echo "$out" | head -c 200)"
+  fi
+  # The message shows the path as written here: \xff for the byte.
+  echo "$out" | grep -E 'Error\.(FileNotFound|AccessDenied): ' | grep -qF -- "$p" || fail "GetProcFile($p): $out"
+done
+if grep -E 'CRITICAL|WARNING' "$W/logs/sysprofd.log"; then fail "the daemon logged criticals or warnings"; fi
+ok "paths with invalid UTF-8 (ResolvePath missing, relative and refused; GetProcFile): errors show the bytes as \\xNN, the daemon logs no criticals or warnings"
 
 # ---------------------------------------------------------------------------
 # Bad input: clear errors, and the daemon keeps answering.
