@@ -483,7 +483,7 @@ sysprof_ring_drainer_close (SysprofRingDrainer *self)
   g_clear_handle_id (&self->source, g_source_remove);
   /* What the rings hold, in passes of the usual size.  A producer still
    * running could keep us here, so no more than all of them can hold at once
-   * (a pass that stops at a budget has taken 384 KiB at least). */
+   * (a pass that stops at a budget has taken 192 KiB at least). */
   for (guint i = 0; i < self->rings->len; i++)
     {
       Ring *ring = g_ptr_array_index (self->rings, i);
