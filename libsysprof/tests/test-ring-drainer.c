@@ -514,9 +514,10 @@ count_frames (Fixture *f)
 
 /* Lengths, bytes and the tail changed while we drain, with a writer that
  * takes frames and, the second time, one that refuses them (the path where a
- * frame is skipped without being written).  Nothing outside a ring's
- * mapping is read (ASan build: nothing outside the frame copy either), and
- * the capture reads back valid. */
+ * frame is skipped without being written: a drainer that re-read the length
+ * there went past the published bytes, then past the mapping, SIGBUS).
+ * Nothing outside a ring's mapping is read and the capture reads back
+ * valid. */
 static void
 test_flipping_producer (gconstpointer data)
 {
