@@ -38,6 +38,8 @@ struct _SysprofCaptureWriter
 
   /* Bytes already handed to the fd, header included. */
   uint64_t written;
+  /* 0, or the size the capture may not exceed (sysprof_capture_writer_set_max_size). */
+  uint64_t max_size;
 
   SysprofCaptureFileHeader header;
   int64_t                  max_time;
@@ -290,6 +292,38 @@ sysprof_capture_writer_get_size (SysprofCaptureWriter *self)
   return self->written + self->len;
 }
 
+/* The JITMAP frame that @pending_bytes of entries make. */
+static inline size_t
+jitmap_frame_len (size_t pending_bytes)
+{
+  return pending_bytes ? SYSPROF_ALIGN_UP (sizeof (SysprofCaptureJitmap) + pending_bytes, SYSPROF_CAPTURE_ALIGN) : 0;
+}
+
+/* Whether @len more bytes keep the capture within max_size.  The size is
+ * get_size()'s, plus the JITMAP frame the pending entries will make: flush()
+ * owes that frame (samples already point at its addresses), so it is counted
+ * when its entries are added and always fits when it is written. */
+static inline bool
+sysprof_capture_writer_fits (SysprofCaptureWriter *self, size_t pending_bytes, uint64_t len)
+{
+  uint64_t size = self->written + self->len + jitmap_frame_len (pending_bytes);
+
+  return self->max_size == 0 || (size <= self->max_size && self->max_size - size >= len);
+}
+
+bool
+sysprof_capture_writer_set_max_size (SysprofCaptureWriter *self, uint64_t max_bytes)
+{
+  sysprof_return_val_if_fail (self != NULL, false);
+
+  /* Pending JIT entries were accepted under the old limit: their frame goes
+   * into the buffer now, so that the new limit only concerns what follows. */
+  if (max_bytes != 0 && !sysprof_capture_writer_flush_jitmap (self))
+    return false;
+  self->max_size = max_bytes;
+  return true;
+}
+
 /* Makes room for an @aligned-byte frame when the buffer is full. */
 static __attribute__ ((noinline)) bool
 sysprof_capture_writer_make_room (SysprofCaptureWriter *self, size_t aligned)
@@ -306,10 +340,18 @@ sysprof_capture_writer_make_room (SysprofCaptureWriter *self, size_t aligned)
 
 /* The hot path of every add_*: a pointer to @len bytes of buffer with the
  * frame header filled in, or NULL with errno.  The caller fills the payload and
- * calls sysprof_capture_writer_commit(). */
+ * calls sysprof_capture_writer_commit().  @capped_len of them count against
+ * max_size now: @len, but less for a frame that shrinks before its commit
+ * (its caller checks the final length) and 0 for the pending JIT map (counted
+ * already). */
 static inline __attribute__ ((always_inline)) void *
-sysprof_capture_writer_reserve (
-    SysprofCaptureWriter *self, size_t len, int64_t time, int cpu, int32_t pid, SysprofCaptureFrameType type)
+sysprof_capture_writer_reserve_capped (SysprofCaptureWriter   *self,
+                                       size_t                  len,
+                                       size_t                  capped_len,
+                                       int64_t                 time,
+                                       int                     cpu,
+                                       int32_t                 pid,
+                                       SysprofCaptureFrameType type)
 {
   size_t              aligned = SYSPROF_ALIGN_UP (len, SYSPROF_CAPTURE_ALIGN);
   uint8_t            *frame;
@@ -321,6 +363,13 @@ sysprof_capture_writer_reserve (
     .type = type,
   };
 
+  if (SYSPROF_UNLIKELY (self->max_size != 0) &&
+      !sysprof_capture_writer_fits (self, self->jit_pending_bytes,
+                                    SYSPROF_ALIGN_UP (capped_len, SYSPROF_CAPTURE_ALIGN)))
+    {
+      errno = EFBIG;
+      return NULL;
+    }
   if (SYSPROF_UNLIKELY (self->size - self->len < aligned || aligned > SYSPROF_CAPTURE_MAX_FRAME_LEN) &&
       !sysprof_capture_writer_make_room (self, aligned))
     return NULL;
@@ -332,6 +381,13 @@ sysprof_capture_writer_reserve (
   memcpy (frame, &header, sizeof header);
 
   return frame;
+}
+
+static inline __attribute__ ((always_inline)) void *
+sysprof_capture_writer_reserve (
+    SysprofCaptureWriter *self, size_t len, int64_t time, int cpu, int32_t pid, SysprofCaptureFrameType type)
+{
+  return sysprof_capture_writer_reserve_capped (self, len, len, time, cpu, pid, type);
 }
 
 static inline __attribute__ ((always_inline)) void
@@ -609,6 +665,12 @@ sysprof_capture_writer_add_jitmap (SysprofCaptureWriter *self, const char *name)
 
   if (self->jit_pending_bytes + 8 + name_len + 1 > JITMAP_PENDING_MAX && !sysprof_capture_writer_flush_jitmap (self))
     return 0;
+  /* The entry grows the JITMAP frame flush() owes (see _fits()). */
+  if (!sysprof_capture_writer_fits (self, self->jit_pending_bytes + 8 + name_len + 1, 0))
+    {
+      errno = EFBIG;
+      return 0;
+    }
 
   if ((self->jit_table_used + 1) * 2 > self->jit_table_size && !jit_table_grow (self))
     return 0;
@@ -666,10 +728,11 @@ sysprof_capture_writer_flush_jitmap (SysprofCaptureWriter *self)
   if (self->jit_pending_len == 0)
     return true;
 
-  /* Stamped like Sysprof: our own pid, no cpu, the current time. */
-  ev = (SysprofCaptureJitmap *) sysprof_capture_writer_reserve (self, sizeof *ev + self->jit_pending_bytes,
-                                                                SYSPROF_CAPTURE_CURRENT_TIME, -1, getpid (),
-                                                                SYSPROF_CAPTURE_FRAME_JITMAP);
+  /* Stamped like Sysprof: our own pid, no cpu, the current time.  Counted
+   * against max_size as its entries came (capped length 0). */
+  ev = (SysprofCaptureJitmap *) sysprof_capture_writer_reserve_capped (self, sizeof *ev + self->jit_pending_bytes, 0,
+                                                                       SYSPROF_CAPTURE_CURRENT_TIME, -1, getpid (),
+                                                                       SYSPROF_CAPTURE_FRAME_JITMAP);
   if (ev == NULL)
     return false;
 
@@ -1020,9 +1083,10 @@ sysprof_capture_writer_add_allocation (SysprofCaptureWriter *self,
   sysprof_return_val_if_fail (self != NULL, false);
 
   /* Reserve the deepest stack, let the callback unwind straight into the
-   * frame, then shrink the frame to what it produced. */
-  if (!(ev = RESERVE (SysprofCaptureAllocation, MAX_UNWIND_DEPTH * sizeof (SysprofCaptureAddress),
-                      SYSPROF_CAPTURE_FRAME_ALLOCATION)))
+   * frame, then shrink the frame to what it produced; max_size is checked
+   * against that final length. */
+  if (!(ev = sysprof_capture_writer_reserve_capped (self, sizeof *ev + MAX_UNWIND_DEPTH * sizeof *ev->addrs, sizeof *ev,
+                                                    time, cpu, pid, SYSPROF_CAPTURE_FRAME_ALLOCATION)))
     return false;
 
   /* Frames start 8-aligned in the buffer, so the packed array is aligned. */
@@ -1033,6 +1097,12 @@ sysprof_capture_writer_add_allocation (SysprofCaptureWriter *self,
     n = 0;
   if (n > MAX_UNWIND_DEPTH)
     n = MAX_UNWIND_DEPTH;
+  if (!sysprof_capture_writer_fits (self, self->jit_pending_bytes,
+                                    (size_t) n * sizeof (SysprofCaptureAddress) + sizeof *ev))
+    {
+      errno = EFBIG;
+      return false;
+    }
 
   ev->frame.len = (uint16_t) (sizeof *ev + (size_t) n * sizeof (SysprofCaptureAddress));
   ev->alloc_addr = alloc_addr;
@@ -1308,6 +1378,12 @@ sysprof_capture_writer_splice (SysprofCaptureWriter *self, SysprofCaptureWriter 
 
   if (!sysprof_capture_writer_flush (self) || !sysprof_capture_writer_flush (dest))
     return false;
+  /* All or nothing: a part would end inside a frame. */
+  if (!sysprof_capture_writer_fits (dest, dest->jit_pending_bytes, self->written - sizeof (SysprofCaptureFileHeader)))
+    {
+      errno = EFBIG;
+      return false;
+    }
 
   if (!_sysprof_copy_range (self->fd, sizeof (SysprofCaptureFileHeader),
                             self->written - sizeof (SysprofCaptureFileHeader), dest->fd))

@@ -39,6 +39,18 @@ void sysprof_capture_writer_stat (SysprofCaptureWriter *self, SysprofCaptureStat
 /* Bytes handed to the fd so far plus what is still buffered. */
 SYSPROF_AVAILABLE_IN_ALL
 uint64_t sysprof_capture_writer_get_size (SysprofCaptureWriter *self);
+/* Caps the capture at @max_bytes as get_size() counts them (0: no cap, the
+ * default).  From then on every add function, and splice, refuses a frame
+ * that would take the capture beyond the cap: it fails with errno EFBIG and
+ * writes nothing of it, while a smaller frame that still fits is taken.  JIT
+ * map entries count when they are added, so the JITMAP frame that flush()
+ * owes always fits.  A cap below the current size keeps what is there and
+ * refuses all that follows.  Setting 0 lifts the cap, for instance for the
+ * last frames of a session stopped at its limit.  A cap first moves the
+ * pending JIT map into the buffer (it was accepted without the cap): false
+ * with errno when that fails, and the cap is not set. */
+SYSPROF_AVAILABLE_IN_ALL
+bool sysprof_capture_writer_set_max_size (SysprofCaptureWriter *self, uint64_t max_bytes);
 
 SYSPROF_AVAILABLE_IN_ALL
 bool sysprof_capture_writer_add_timestamp (SysprofCaptureWriter *self, int64_t time, int cpu, int32_t pid);

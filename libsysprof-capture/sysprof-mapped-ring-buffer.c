@@ -41,6 +41,10 @@ struct _SysprofMappedRingBuffer
   size_t      page_size;
   /* Our own copy: the header's size word belongs to the other process. */
   uint32_t size;
+  /* Reader: where we are.  The header's head word is only written, for the
+   * producer to see: it lies in the producer's memory, and a position it
+   * could move would let it make us skip, repeat or misalign frames. */
+  uint32_t head;
 };
 
 static size_t
@@ -253,6 +257,30 @@ sysprof_mapped_ring_buffer_advance (SysprofMappedRingBuffer *self, size_t len)
   return true;
 }
 
+/* The bytes published after our head: the tail word is read once and
+ * checked; the caller uses this one value for everything it decides. */
+static bool
+reader_available (SysprofMappedRingBuffer *self, size_t *avail)
+{
+  uint32_t tail = atomic_load_explicit (&header (self)->tail, memory_order_acquire);
+
+  if (tail >= self->size || tail % RING_ALIGN)
+    {
+      errno = EBADMSG;
+      return false;
+    }
+  *avail = tail >= self->head ? tail - self->head : (size_t) self->size - self->head + tail;
+  return true;
+}
+
+/* Publishes our new head (the producer may now reuse what lies before it). */
+static void
+reader_advance (SysprofMappedRingBuffer *self, size_t len)
+{
+  self->head = (uint32_t) (((size_t) self->head + len) % self->size);
+  atomic_store_explicit (&header (self)->head, self->head, memory_order_release);
+}
+
 bool
 sysprof_mapped_ring_buffer_drain (SysprofMappedRingBuffer        *self,
                                   SysprofMappedRingBufferCallback callback,
@@ -269,33 +297,28 @@ sysprof_mapped_ring_buffer_drain (SysprofMappedRingBuffer        *self,
   budget = self->size;
   while (budget > 0)
     {
-      /* Re-read every time; the producer may write anything here. */
-      uint32_t head = atomic_load (&header (self)->head);
-      uint32_t tail = atomic_load (&header (self)->tail);
-      size_t   avail, len;
-      bool     more;
+      size_t avail, len;
+      bool   more;
 
-      if (head >= self->size || tail >= self->size || head % RING_ALIGN || tail % RING_ALIGN)
-        {
-          errno = EBADMSG;
-          return false;
-        }
-      if (head == tail)
+      /* The tail is re-read every time; the producer may write anything
+       * there. */
+      if (!reader_available (self, &avail))
+        return false;
+      if (avail == 0)
         break;
-      avail = tail > head ? tail - head : (size_t) self->size - head + tail;
       /* Never offer part of what was published: it could end inside a
        * frame.  (The first call always fits: avail < size.) */
       if (avail > budget)
         break;
       /* head + avail < 2 × size: within the doubled body mapping. */
       len = avail;
-      more = callback (body (self) + head, &len, user_data);
+      more = callback (body (self) + self->head, &len, user_data);
       if (len > avail || len % RING_ALIGN)
         {
           errno = EINVAL;
           return false;
         }
-      atomic_store (&header (self)->head, (uint32_t) (((size_t) head + len) % self->size));
+      reader_advance (self, len);
       budget -= len;
       if (!more || len == 0)
         break;
@@ -311,63 +334,60 @@ sysprof_mapped_ring_buffer_clear (SysprofMappedRingBuffer *self)
   sysprof_return_if_fail (self != NULL);
   sysprof_return_if_fail (self->mode == MODE_READER);
 
+  /* Read once: the value checked is the value kept. */
   tail = atomic_load (&header (self)->tail);
   if (tail >= self->size || tail % RING_ALIGN)
     {
       atomic_store (&header (self)->tail, 0);
       tail = 0;
     }
+  self->head = tail;
   atomic_store (&header (self)->head, tail);
 }
 
 const void *
 sysprof_mapped_ring_buffer_peek (SysprofMappedRingBuffer *self, size_t *len)
 {
-  uint32_t head, tail;
-
   sysprof_return_val_if_fail (self != NULL, NULL);
   sysprof_return_val_if_fail (self->mode == MODE_READER, NULL);
   sysprof_return_val_if_fail (len != NULL, NULL);
 
-  head = atomic_load (&header (self)->head);
-  tail = atomic_load (&header (self)->tail);
   *len = 0;
-  if (head >= self->size || tail >= self->size || head % RING_ALIGN || tail % RING_ALIGN)
-    {
-      errno = EBADMSG;
-      return NULL;
-    }
-  *len = tail >= head ? tail - head : (size_t) self->size - head + tail;
-  /* head + len < 2 x size: within the doubled body mapping. */
-  return body (self) + head;
+  if (!reader_available (self, len))
+    return NULL;
+  /* head < size and len < size: within the doubled body mapping. */
+  return body (self) + self->head;
 }
 
 bool
 sysprof_mapped_ring_buffer_consume (SysprofMappedRingBuffer *self, size_t len)
 {
-  size_t   avail;
-  uint32_t head;
+  size_t avail;
 
   sysprof_return_val_if_fail (self != NULL, false);
   sysprof_return_val_if_fail (self->mode == MODE_READER, false);
 
-  if (sysprof_mapped_ring_buffer_peek (self, &avail) == NULL)
+  if (!reader_available (self, &avail))
     return false;
   if (len > avail || len % RING_ALIGN)
     {
       errno = EINVAL;
       return false;
     }
-  head = atomic_load (&header (self)->head);
-  atomic_store (&header (self)->head, (uint32_t) (((size_t) head + len) % self->size));
+  reader_advance (self, len);
   return true;
 }
 
 bool
 sysprof_mapped_ring_buffer_is_empty (SysprofMappedRingBuffer *self)
 {
+  uint32_t tail;
+
   sysprof_return_val_if_fail (self != NULL, true);
-  return atomic_load (&header (self)->head) == atomic_load (&header (self)->tail);
+  tail = atomic_load (&header (self)->tail);
+  if (self->mode == MODE_READER)
+    return tail == self->head;
+  return atomic_load (&header (self)->head) == tail;
 }
 
 SysprofMappedRingBuffer *

@@ -18,8 +18,11 @@ SYSPROF_BEGIN_DECLS
  * size) and size (= body size), then the body.  The body is mapped twice back
  * to back so a frame crossing the end of the ring is contiguous in memory.
  *
- * The reader (consumer) side treats the producer as hostile: positions are
- * re-read and checked on every step and it never reads outside its mapping. */
+ * The reader (consumer) side treats the producer as hostile.  It keeps its
+ * own head (the header's head word is written for the producer, never read
+ * back), reads the tail word once per step, checks it and decides everything
+ * from that one value, and never reads outside its mapping.  The bytes it
+ * offers stay writable by the producer: copy them before checking them. */
 typedef struct _SysprofMappedRingBuffer SysprofMappedRingBuffer;
 
 /* Called by _drain() with @data pointing at @*len readable bytes (everything

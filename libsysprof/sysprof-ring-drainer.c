@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sysprof-ring-drainer.h"
+#include "sysprof-ring-drainer-private.h"
 
 #define DEFAULT_MAX_RINGS 1024
 #define DRAIN_MS          1
@@ -16,22 +16,47 @@ typedef struct
 {
   SysprofMappedRingBuffer *buffer;
   gboolean                 ended;
-  gboolean                 invalid;
 } Ring;
+
+/* Where a pass stands in one ring's published bytes.  Everything behind
+ * @data belongs to the producer and may change while we look: @next is our
+ * copy of the header at @pos, read once and checked (pos + next.len <= avail),
+ * and the only header used for that frame. */
+typedef struct
+{
+  Ring               *ring;
+  const guint8       *data;
+  size_t              avail;
+  size_t              pos;
+  SysprofCaptureFrame next;
+  gboolean            invalid;
+} Cursor;
 
 struct _SysprofRingDrainer
 {
   GObject parent_instance;
 
   SysprofCaptureWriter *writer;
-  GPtrArray            *rings; /* of Ring */
+  GPtrArray            *rings; /* of Ring, in the order they were created */
   guint                 max_rings;
   guint                 source;
   GMainContext         *context;
   gboolean              closed;
+  gboolean              limit_reached;
+  guint64               max_bytes;
   guint64               n_frames;
   guint64               n_lost;
   guint64               n_reported;
+
+  /* Kept from pass to pass: a cursor per ring, the merge heap (indexes into
+   * cursors) and room for one frame copied out of its ring. */
+  Cursor *cursors;
+  guint  *heap;
+  guint   n_allocated;
+  guint8 *frame;
+
+  guint last_frames;
+  gsize last_bytes;
 };
 
 G_DEFINE_FINAL_TYPE (SysprofRingDrainer, sysprof_ring_drainer, G_TYPE_OBJECT)
@@ -54,6 +79,9 @@ sysprof_ring_drainer_finalize (GObject *object)
   g_clear_pointer (&self->rings, g_ptr_array_unref);
   g_clear_pointer (&self->writer, sysprof_capture_writer_unref);
   g_clear_pointer (&self->context, g_main_context_unref);
+  g_clear_pointer (&self->cursors, g_free);
+  g_clear_pointer (&self->heap, g_free);
+  g_clear_pointer (&self->frame, g_free);
 
   G_OBJECT_CLASS (sysprof_ring_drainer_parent_class)->finalize (object);
 }
@@ -68,6 +96,7 @@ static void
 sysprof_ring_drainer_init (SysprofRingDrainer *self)
 {
   self->rings = g_ptr_array_new_with_free_func (ring_free);
+  self->frame = g_malloc (SYSPROF_CAPTURE_MAX_FRAME_LEN);
 }
 
 SysprofRingDrainer *
@@ -92,144 +121,261 @@ sysprof_ring_drainer_set_writer (SysprofRingDrainer *self, SysprofCaptureWriter 
   self->writer = sysprof_capture_writer_ref (writer);
 }
 
-/* Producers report the events they lost in METADATA frames of their own;
- * counting them as they pass gives a live figure. */
-static void
-count_reported (SysprofRingDrainer *self, const guint8 *frame, size_t len)
+void
+sysprof_ring_drainer_set_max_bytes (SysprofRingDrainer *self, guint64 max_bytes)
 {
-  const SysprofCaptureMetadata *meta = (const SysprofCaptureMetadata *) (const void *) frame;
+  g_return_if_fail (SYSPROF_IS_RING_DRAINER (self));
 
-  if (len > sizeof *meta && strncmp (meta->id, SYSPROF_LOST_EVENTS_METADATA_ID, sizeof meta->id) == 0)
-    self->n_reported += g_ascii_strtoull (meta->metadata, NULL, 10);
+  self->max_bytes = max_bytes;
+  self->limit_reached = FALSE;
 }
 
-/* Where the merge stands in one ring's published bytes. */
-typedef struct
+static guint64
+add_saturated (guint64 a, guint64 b)
 {
-  Ring         *ring;
-  const guint8 *data;
-  size_t        avail;
-  size_t        pos;
-  gint64        next_time;
-  gboolean      has_next;
-} Cursor;
+  return a > G_MAXUINT64 - b ? G_MAXUINT64 : a + b;
+}
 
-/* Looks at the header of the next frame: its time for the merge, or the
- * end of the ring.  Bytes that cannot start a frame make the ring invalid. */
+/* Producers report the events they lost in METADATA frames of their own;
+ * counting them as they pass gives a live figure.  @frame is our validated
+ * copy, and the number is read within its @len bytes: the text need not end
+ * before the frame does (a ring of digits once made us read past its
+ * mapping). */
 static void
+count_reported (SysprofRingDrainer *self, const guint8 *frame, gsize len)
+{
+  const SysprofCaptureMetadata *meta = (const SysprofCaptureMetadata *) (const void *) frame;
+  guint64                       n = 0;
+
+  if (len <= sizeof *meta || strncmp (meta->id, SYSPROF_LOST_EVENTS_METADATA_ID, sizeof meta->id) != 0)
+    return;
+  for (gsize i = 0; i < len - sizeof *meta && g_ascii_isdigit (meta->metadata[i]); i++)
+    {
+      guint digit = (guint) (meta->metadata[i] - '0');
+
+      if (n > (G_MAXUINT64 - digit) / 10)
+        {
+          n = G_MAXUINT64;
+          break;
+        }
+      n = n * 10 + digit;
+    }
+  self->n_reported = add_saturated (self->n_reported, n);
+}
+
+/* Reads and checks the header of the next frame: TRUE when @c->next holds a
+ * frame that lies whole within what was published.  Bytes that cannot start
+ * a frame make the ring invalid; the end-of-stream frame ends it. */
+static gboolean
 cursor_next (Cursor *c)
 {
-  SysprofCaptureFrame header;
+  size_t left = c->avail - c->pos;
 
-  c->has_next = FALSE;
-  if (c->pos == c->avail)
-    return;
-  if (c->avail - c->pos < sizeof header)
+  if (left == 0)
+    return FALSE;
+  if (left < sizeof c->next)
     {
-      c->ring->invalid = TRUE;
-      return;
+      c->invalid = TRUE;
+      return FALSE;
     }
-  memcpy (&header, c->data + c->pos, sizeof header);
-  if (header.type == FRAME_END)
+  memcpy (&c->next, c->data + c->pos, sizeof c->next);
+  if (c->next.type == FRAME_END)
     {
       c->ring->ended = TRUE;
       c->pos = c->avail;
-      return;
+      return FALSE;
     }
-  c->next_time = header.time;
-  c->has_next = TRUE;
-}
-
-/* Copies the frame at @c into the writer; FALSE when the ring is invalid. */
-static gboolean
-copy_frame (SysprofRingDrainer *self, Cursor *c)
-{
-  const guint8 *frame = c->data + c->pos;
-  size_t        n = sysprof_capture_writer_add_untrusted (self->writer, frame, c->avail - c->pos);
-
-  if (n == 0 && errno == EBADMSG)
-    return FALSE;
-  if (n == 0)
+  if (c->next.len < sizeof c->next || c->next.len % SYSPROF_CAPTURE_ALIGN != 0 || c->next.len > left ||
+      c->next.type == 0 || c->next.type >= SYSPROF_CAPTURE_FRAME_LAST)
     {
-      /* The writer failed (disk full): the frame is lost, not the ring.
-       * Its header passed the checks, so its length can be skipped. */
-      guint16 frame_len;
-
-      memcpy (&frame_len, frame, sizeof frame_len);
-      n = frame_len;
-      self->n_lost++;
+      c->invalid = TRUE;
+      return FALSE;
     }
-  else
-    {
-      self->n_frames++;
-      if (((const SysprofCaptureFrame *) (const void *) frame)->type == SYSPROF_CAPTURE_FRAME_METADATA)
-        count_reported (self, frame, n);
-    }
-  c->pos += n;
   return TRUE;
 }
 
-/* Copies what every ring holds now, merged by time: each ring is in time
- * order (one thread writes it), and a reader of the capture sees an
- * allocation before a free of it done by another thread just after.  The
- * merge costs a scan of the rings per frame; a program has few threads
- * writing at once. */
+/* Whether the frame at @a comes before the one at @b: by time, and for equal
+ * times by ring, the first created first. */
+static inline gboolean
+cursor_before (const Cursor *cursors, guint a, guint b)
+{
+  return cursors[a].next.time < cursors[b].next.time || (cursors[a].next.time == cursors[b].next.time && a < b);
+}
+
+/* Restores the min-heap below @i, whose key may have grown. */
 static void
+heap_sift_down (const Cursor *cursors, guint *heap, guint n, guint i)
+{
+  for (;;)
+    {
+      guint least = i;
+      guint left = 2 * i + 1;
+      guint right = left + 1;
+      guint tmp;
+
+      if (left < n && cursor_before (cursors, heap[left], heap[least]))
+        least = left;
+      if (right < n && cursor_before (cursors, heap[right], heap[least]))
+        least = right;
+      if (least == i)
+        return;
+      tmp = heap[i];
+      heap[i] = heap[least];
+      heap[least] = tmp;
+      i = least;
+    }
+}
+
+/* Whether the limit stops a frame of @len bytes; once it does, it stops them
+ * all. */
+static gboolean
+limit_stops (SysprofRingDrainer *self, gsize len)
+{
+  guint64 size;
+
+  if (self->limit_reached || self->max_bytes == 0)
+    return self->limit_reached;
+  size = sysprof_capture_writer_get_size (self->writer);
+  if (size > self->max_bytes || self->max_bytes - size < len)
+    self->limit_reached = TRUE;
+  return self->limit_reached;
+}
+
+/* Takes the frame at @c into the writer, or counts it lost; FALSE when it is
+ * invalid (and with it, what its ring holds). */
+static gboolean
+take_frame (SysprofRingDrainer *self, Cursor *c)
+{
+  gsize len = c->next.len;
+
+  if (limit_stops (self, len))
+    {
+      self->n_lost++;
+      c->pos += len;
+      return TRUE;
+    }
+  /* The only read of the frame's bytes.  From here on we look at our copy,
+   * with the header that was checked and merged by. */
+  memcpy (self->frame, c->data + c->pos, len);
+  memcpy (self->frame, &c->next, sizeof c->next);
+  c->pos += len;
+  if (!sysprof_capture_frame_validate (self->frame, len))
+    return FALSE;
+  if (!sysprof_capture_writer_add_raw (self->writer, (const SysprofCaptureFrame *) (const void *) self->frame))
+    {
+      /* The frame is lost, not the ring: the disk is full, or the capture
+       * reached its size (the writer's own cap, or the file size limit). */
+      if (errno == EFBIG)
+        self->limit_reached = TRUE;
+      self->n_lost++;
+      return TRUE;
+    }
+  self->n_frames++;
+  if (c->next.type == SYSPROF_CAPTURE_FRAME_METADATA)
+    count_reported (self, self->frame, len);
+  return TRUE;
+}
+
+static void
+ensure_cursors (SysprofRingDrainer *self, guint n)
+{
+  if (n <= self->n_allocated)
+    return;
+  self->cursors = g_renew (Cursor, self->cursors, n);
+  self->heap = g_renew (guint, self->heap, n);
+  self->n_allocated = n;
+}
+
+/* Copies what the rings hold now, merged by time, up to the pass budgets.
+ * Each ring is in time order (one thread writes it), and a reader of the
+ * capture must see an allocation before a free of it done by another thread
+ * just after: the ring whose next frame is the earliest goes first, found
+ * with a binary heap (log2 of the rings per frame).  Stopping at a budget
+ * keeps the order: everything copied came before everything left.  Returns
+ * TRUE when frames were left for the next pass. */
+static gboolean
 drain_pass (SysprofRingDrainer *self)
 {
-  g_autofree Cursor *cursors = NULL;
-  guint              n = self->rings->len;
+  guint    n = self->rings->len;
+  guint    n_heap = 0;
+  guint    frames = 0;
+  gsize    bytes = 0;
+  gboolean left = FALSE;
 
+  self->last_frames = 0;
+  self->last_bytes = 0;
   if (self->writer == NULL || n == 0)
-    return;
-  cursors = g_new0 (Cursor, n);
+    return FALSE;
+  ensure_cursors (self, n);
   for (guint i = 0; i < n; i++)
     {
-      Cursor *c = &cursors[i];
+      Cursor *c = &self->cursors[i];
 
+      memset (c, 0, sizeof *c);
       c->ring = g_ptr_array_index (self->rings, i);
-      c->ring->invalid = FALSE;
       if (c->ring->ended)
         continue;
       if ((c->data = sysprof_mapped_ring_buffer_peek (c->ring->buffer, &c->avail)) == NULL)
-        {
-          c->ring->invalid = TRUE;
-          continue;
-        }
-      cursor_next (c);
+        c->invalid = TRUE;
+      else if (cursor_next (c))
+        self->heap[n_heap++] = i;
     }
+  for (guint i = n_heap / 2; i-- > 0;)
+    heap_sift_down (self->cursors, self->heap, n_heap, i);
 
-  for (;;)
+  while (n_heap > 0)
     {
-      Cursor *best = NULL;
+      Cursor *c = &self->cursors[self->heap[0]];
 
-      for (guint i = 0; i < n; i++)
-        if (cursors[i].has_next && (best == NULL || cursors[i].next_time < best->next_time))
-          best = &cursors[i];
-      if (best == NULL)
-        break;
-      if (!copy_frame (self, best))
+      if (frames == SYSPROF_RING_DRAINER_PASS_FRAMES || c->next.len > SYSPROF_RING_DRAINER_PASS_BYTES - bytes)
         {
-          /* Frame boundaries are lost: drop what the ring holds. */
-          best->ring->invalid = TRUE;
-          best->has_next = FALSE;
+          left = TRUE;
+          break;
+        }
+      frames++;
+      bytes += c->next.len;
+      if (!take_frame (self, c))
+        c->invalid = TRUE;
+      else if (cursor_next (c))
+        {
+          heap_sift_down (self->cursors, self->heap, n_heap, 0);
           continue;
         }
-      cursor_next (best);
+      /* This ring is done for this pass. */
+      self->heap[0] = self->heap[--n_heap];
+      heap_sift_down (self->cursors, self->heap, n_heap, 0);
     }
 
   for (guint i = 0; i < n; i++)
     {
-      Cursor *c = &cursors[i];
+      Cursor *c = &self->cursors[i];
 
-      if (c->data == NULL && !c->ring->invalid)
-        continue;
-      if (c->ring->invalid || !sysprof_mapped_ring_buffer_consume (c->ring->buffer, c->pos))
+      /* An invalid ring has lost its frame boundaries: drop what it holds.
+       * Consuming fails when the producer moved the tail back under us. */
+      if (c->invalid || (c->pos > 0 && !sysprof_mapped_ring_buffer_consume (c->ring->buffer, c->pos)))
         {
           self->n_lost++;
           sysprof_mapped_ring_buffer_clear (c->ring->buffer);
         }
     }
+  self->last_frames = frames;
+  self->last_bytes = bytes;
+  return left;
+}
+
+gboolean
+_sysprof_ring_drainer_drain_pass (SysprofRingDrainer *self)
+{
+  g_return_val_if_fail (SYSPROF_IS_RING_DRAINER (self), FALSE);
+  return drain_pass (self);
+}
+
+void
+_sysprof_ring_drainer_get_last_pass (SysprofRingDrainer *self, guint *n_frames, gsize *n_bytes)
+{
+  g_return_if_fail (SYSPROF_IS_RING_DRAINER (self));
+  *n_frames = self->last_frames;
+  *n_bytes = self->last_bytes;
 }
 
 static gboolean
@@ -263,7 +409,9 @@ ensure_source (SysprofRingDrainer *self)
   if (self->source != 0)
     return;
   source = g_timeout_source_new (DRAIN_MS);
-  /* Ahead of D-Bus calls and perf records: a full ring stalls its producer. */
+  /* Ahead of D-Bus calls and perf records: a full ring stalls its producer.
+   * A pass is bounded, so what runs at a lower priority still gets the time
+   * between passes. */
   g_source_set_priority (source, G_PRIORITY_HIGH);
   g_source_set_callback (source, drain_all_cb, self, NULL);
   g_source_set_static_name (source, "[sysprof-ring-drainer]");
@@ -324,21 +472,33 @@ sysprof_ring_drainer_create_ring (SysprofRingDrainer *self, guint n_pages, GErro
 void
 sysprof_ring_drainer_close (SysprofRingDrainer *self)
 {
+  guint64 budget = 0;
+  guint64 taken = 0;
+
   g_return_if_fail (SYSPROF_IS_RING_DRAINER (self));
 
   if (self->closed)
     return;
   self->closed = TRUE;
   g_clear_handle_id (&self->source, g_source_remove);
-  /* Each pass takes at most one ring's worth; a producer still running could
-   * keep us here, so a few passes and no more. */
-  for (guint pass = 0; pass < 4; pass++)
-    drain_pass (self);
+  /* What the rings hold, in passes of the usual size.  A producer still
+   * running could keep us here, so no more than all of them can hold at once
+   * (a pass that stops at a budget has taken 192 KiB at least). */
+  for (guint i = 0; i < self->rings->len; i++)
+    {
+      Ring *ring = g_ptr_array_index (self->rings, i);
+
+      budget += sysprof_mapped_ring_buffer_get_size (ring->buffer);
+    }
+  while (drain_pass (self) && (taken += self->last_bytes) < budget)
+    ;
   g_ptr_array_set_size (self->rings, 0);
   if (self->writer != NULL && self->n_lost > 0)
     {
-      g_autofree char *text = g_strdup_printf (
-          "%" G_GUINT64_FORMAT " ring buffers: invalid frames or frames that could not be written", self->n_lost);
+      g_autofree char *text =
+          g_strdup_printf ("%" G_GUINT64_FORMAT " ring buffers: invalid frames, or frames not written (a write error "
+                           "or the size limit)",
+                           self->n_lost);
 
       sysprof_capture_writer_add_metadata (self->writer, SYSPROF_CAPTURE_CURRENT_TIME, -1, -1,
                                            SYSPROF_LOST_EVENTS_METADATA_ID, text, -1);
@@ -363,5 +523,12 @@ guint64
 sysprof_ring_drainer_get_n_lost (SysprofRingDrainer *self)
 {
   g_return_val_if_fail (SYSPROF_IS_RING_DRAINER (self), 0);
-  return self->n_lost + self->n_reported;
+  return add_saturated (self->n_lost, self->n_reported);
+}
+
+gboolean
+sysprof_ring_drainer_get_limit_reached (SysprofRingDrainer *self)
+{
+  g_return_val_if_fail (SYSPROF_IS_RING_DRAINER (self), FALSE);
+  return self->limit_reached;
 }

@@ -18,17 +18,23 @@ G_BEGIN_DECLS
 
 /* Mapped ring buffers (Sysprof's layout) handed to profiled programs, whose
  * frames are copied into a capture writer.  Everything in a ring is written
- * by a process we do not trust: each frame's length is read once, the frame
- * is copied and only the copy is validated and kept
- * (sysprof_capture_writer_add_untrusted).  A ring whose content stops making
- * sense loses what it holds (counted in get_n_lost) and goes on.
+ * by a process we do not trust and may change while we read it: each
+ * frame's header is read once and checked against what was published, the
+ * frame is copied once, and only the copy is validated
+ * (sysprof_capture_frame_validate), written and looked at.  A ring whose
+ * content stops making sense loses what it holds (counted in get_n_lost) and
+ * goes on.
  *
  * Rings are drained from the thread-default main context of the thread that
  * created the drainer, every millisecond while any ring is open (a busy
  * producer fills a 2 MiB ring in a few ms), and a last time by
- * sysprof_ring_drainer_close().  A ring ends when its producer writes the
- * end-of-stream frame (type 0xFF, Sysprof's collector does at thread exit);
- * its slot is then free again. */
+ * sysprof_ring_drainer_close().  The frames of all rings are merged by time
+ * (equal times: the ring created first goes first).  A pass takes at most
+ * 1 MiB or 8192 frames, whichever comes first, and leaves the rest for the
+ * next one: however many rings are open and whatever they hold, a pass costs
+ * the same, and the main context's other sources run between passes.  A ring
+ * ends when its producer writes the end-of-stream frame (type 0xFF, Sysprof's
+ * collector does at thread exit); its slot is then free again. */
 SYSPROF_AVAILABLE_IN_ALL
 G_DECLARE_FINAL_TYPE (SysprofRingDrainer, sysprof_ring_drainer, SYSPROF, RING_DRAINER, GObject)
 
@@ -39,6 +45,17 @@ SysprofRingDrainer *sysprof_ring_drainer_new (guint max_rings);
 /* Starts draining into @writer (a reference is kept). */
 SYSPROF_AVAILABLE_IN_ALL
 void sysprof_ring_drainer_set_writer (SysprofRingDrainer *self, SysprofCaptureWriter *writer);
+/* Stops copying frames once the writer's size (sysprof_capture_writer_get_size,
+ * which counts every writer of the capture) would pass @max_bytes (0, the
+ * default: no limit).  Frames are then counted lost and dropped from their
+ * rings, and get_limit_reached() turns TRUE for the owner to stop the
+ * session.  Setting it again (0 lifts it) clears get_limit_reached(). */
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_ring_drainer_set_max_bytes (SysprofRingDrainer *self, guint64 max_bytes);
+/* TRUE once a frame was not copied for the size limit: the one of
+ * set_max_bytes(), or the writer's own (it refused a frame with EFBIG). */
+SYSPROF_AVAILABLE_IN_ALL
+gboolean sysprof_ring_drainer_get_limit_reached (SysprofRingDrainer *self);
 /* A new ring of @n_pages data pages (a power of two up to
  * SYSPROF_RING_DRAINER_MAX_PAGES; 0: SYSPROF_RING_DRAINER_DEFAULT_PAGES).
  * Returns a close-on-exec fd of its memfd for the producer, owned by the
@@ -48,10 +65,11 @@ void sysprof_ring_drainer_set_writer (SysprofRingDrainer *self, SysprofCaptureWr
  * close, or the errno of the memfd. */
 SYSPROF_AVAILABLE_IN_ALL
 int sysprof_ring_drainer_create_ring (SysprofRingDrainer *self, guint n_pages, GError **error);
-/* Drains every ring one last time (when a writer is set) and forgets them;
- * when anything was lost, writes a METADATA frame
- * SYSPROF_LOST_EVENTS_METADATA_ID saying how much.  Later rings are refused.
- * Idempotent. */
+/* Drains every ring one last time (when a writer is set), at most as many
+ * bytes as all of them can hold, and forgets them; when anything was lost,
+ * writes a METADATA frame SYSPROF_LOST_EVENTS_METADATA_ID saying how much
+ * (not subject to set_max_bytes; the writer's own cap applies).  Later rings
+ * are refused.  Idempotent. */
 SYSPROF_AVAILABLE_IN_ALL
 void sysprof_ring_drainer_close (SysprofRingDrainer *self);
 /* Rings open now (created, not ended, not closed). */
@@ -61,8 +79,9 @@ guint sysprof_ring_drainer_get_n_rings (SysprofRingDrainer *self);
 SYSPROF_AVAILABLE_IN_ALL
 guint64 sysprof_ring_drainer_get_n_frames (SysprofRingDrainer *self);
 /* Losses so far: ours (an invalid frame, with whatever its ring held behind
- * it, counts one; so does a frame the writer could not take) and those the
- * producers reported in their SYSPROF_LOST_EVENTS_METADATA_ID frames. */
+ * it, counts one; so does a frame the writer could not take, or one not
+ * copied for the size limit) and those the producers reported in their
+ * SYSPROF_LOST_EVENTS_METADATA_ID frames. */
 SYSPROF_AVAILABLE_IN_ALL
 guint64 sysprof_ring_drainer_get_n_lost (SysprofRingDrainer *self);
 

@@ -820,6 +820,155 @@ test_disk_full (void)
   }
 }
 
+static int
+one_frame_backtrace (SysprofCaptureAddress *addrs, unsigned int n_addrs, void *user_data)
+{
+  (void) n_addrs;
+  addrs[0] = 0x1234;
+  return GPOINTER_TO_INT (user_data);
+}
+
+/* Asserts that every kind of frame is refused with EFBIG and that nothing
+ * of it reaches the capture. */
+static void
+assert_all_refused (SysprofCaptureWriter *w)
+{
+  SysprofCaptureAddress addrs[2] = { 1, 2 };
+  SysprofCaptureCounter ctr = { .id = 1 };
+  guint8                raw[32] = { 0 };
+  SysprofCaptureFrame  *f = (SysprofCaptureFrame *) raw;
+  uint64_t              size = sysprof_capture_writer_get_size (w);
+
+  f->len = sizeof raw;
+  f->type = SYSPROF_CAPTURE_FRAME_TIMESTAMP;
+  errno = 0;
+  g_assert_false (sysprof_capture_writer_add_timestamp (w, 1, 0, 1));
+  g_assert_cmpint (errno, ==, EFBIG);
+  errno = 0;
+  g_assert_false (sysprof_capture_writer_add_sample (w, 1, 0, 1, 1, addrs, 2));
+  g_assert_cmpint (errno, ==, EFBIG);
+  errno = 0;
+  g_assert_false (sysprof_capture_writer_add_allocation (w, 1, 0, 1, 1, 0x10, 8, one_frame_backtrace, NULL));
+  g_assert_cmpint (errno, ==, EFBIG);
+  errno = 0;
+  g_assert_false (sysprof_capture_writer_define_counters (w, 1, 0, 1, &ctr, 1));
+  g_assert_cmpint (errno, ==, EFBIG);
+  errno = 0;
+  g_assert_false (sysprof_capture_writer_add_raw (w, f));
+  g_assert_cmpint (errno, ==, EFBIG);
+  errno = 0;
+  g_assert_cmpuint (sysprof_capture_writer_add_untrusted (w, raw, sizeof raw), ==, 0);
+  g_assert_cmpint (errno, ==, EFBIG);
+  errno = 0;
+  g_assert_cmpuint (sysprof_capture_writer_add_jitmap (w, "refused"), ==, 0);
+  g_assert_cmpint (errno, ==, EFBIG);
+  g_assert_cmpuint (sysprof_capture_writer_get_size (w), ==, size);
+}
+
+/* A cap on the capture's size: frames that would pass it are refused
+ * (EFBIG), smaller ones still fit, JIT map entries count when they are
+ * added, the cap can be lifted, and a reader reads the capture to its end. */
+static void
+test_max_size (void)
+{
+  g_autofree char                *path = tmp_path ("max-size.syscap");
+  g_autofree char                *other_path = tmp_path ("max-size-other.syscap");
+  SysprofCaptureWriter           *w = sysprof_capture_writer_new (path, 0);
+  SysprofCaptureWriter           *other = sysprof_capture_writer_new (other_path, 0);
+  const gsize                     mark_len = (sizeof (SysprofCaptureMark) + 2 + 7) / 8 * 8;
+  SysprofCaptureReader           *r;
+  SysprofCaptureFrameType         type;
+  const SysprofCaptureAllocation *alloc;
+  const SysprofCaptureJitmap     *jitmap;
+  SysprofCaptureAddress           jit;
+  uint64_t                        cap;
+  guint                           n_marks = 0, n_read = 0;
+
+  g_assert_nonnull (w);
+  g_assert_false (sysprof_capture_writer_set_max_size (NULL, 1));
+  g_assert_cmpint (errno, ==, EINVAL);
+
+  /* 50 marks fit, then room for a timestamp (24 bytes) and 8 bytes more. */
+  cap = sysprof_capture_writer_get_size (w) + 50 * mark_len + 24 + 8;
+  g_assert_true (sysprof_capture_writer_set_max_size (w, cap));
+  while (sysprof_capture_writer_add_mark (w, n_marks, 0, 1, 0, "group", "mark", "m"))
+    n_marks++;
+  g_assert_cmpint (errno, ==, EFBIG);
+  g_assert_cmpuint (n_marks, ==, 50);
+  g_assert_true (sysprof_capture_writer_add_timestamp (w, 100, 0, 1));
+  g_assert_cmpuint (sysprof_capture_writer_get_size (w), ==, cap - 8);
+  assert_all_refused (w);
+  /* The buffer reaches the file: still within the cap. */
+  g_assert_true (sysprof_capture_writer_flush (w));
+  g_assert_cmpuint (sysprof_capture_writer_get_size (w), ==, cap - 8);
+
+  /* An allocation is checked at the length its backtrace gave it. */
+  cap = sysprof_capture_writer_get_size (w) + sizeof (SysprofCaptureAllocation);
+  g_assert_true (sysprof_capture_writer_set_max_size (w, cap));
+  g_assert_false (
+      sysprof_capture_writer_add_allocation (w, 101, 0, 1, 1, 0x10, 8, one_frame_backtrace, GINT_TO_POINTER (1)));
+  g_assert_cmpint (errno, ==, EFBIG);
+  g_assert_true (sysprof_capture_writer_add_allocation (w, 102, 0, 1, 1, 0x20, 16, one_frame_backtrace, NULL));
+  g_assert_cmpuint (sysprof_capture_writer_get_size (w), ==, cap);
+  assert_all_refused (w);
+
+  /* A JIT entry takes its share of the cap at once; flush() writes its
+   * frame within the cap. */
+  cap = sysprof_capture_writer_get_size (w) + (sizeof (SysprofCaptureJitmap) + 8 + 4 + 7) / 8 * 8;
+  g_assert_true (sysprof_capture_writer_set_max_size (w, cap));
+  jit = sysprof_capture_writer_add_jitmap (w, "jit");
+  g_assert_cmpuint (jit, !=, 0);
+  g_assert_cmpuint (sysprof_capture_writer_add_jitmap (w, "jit"), ==, jit);
+  assert_all_refused (w);
+  g_assert_true (sysprof_capture_writer_flush (w));
+  g_assert_cmpuint (sysprof_capture_writer_get_size (w), ==, cap);
+
+  /* Splice is all or nothing. */
+  write_numbered (other, 0, 10);
+  g_assert_false (sysprof_capture_writer_splice (other, w));
+  g_assert_cmpint (errno, ==, EFBIG);
+  g_assert_cmpuint (sysprof_capture_writer_get_size (w), ==, cap);
+
+  /* Lifted: the owner writes its last frames. */
+  g_assert_true (sysprof_capture_writer_set_max_size (w, 0));
+  g_assert_true (sysprof_capture_writer_add_mark (w, 200, 0, 1, 0, "group", "last", "m"));
+  g_assert_true (sysprof_capture_writer_splice (other, w));
+  /* A cap below the size keeps what is there and refuses the rest. */
+  g_assert_true (sysprof_capture_writer_set_max_size (w, 1));
+  assert_all_refused (w);
+  g_assert_true (sysprof_capture_writer_flush (w));
+
+  r = reopen (path);
+  while (sysprof_capture_reader_peek_type (r, &type))
+    {
+      switch ((int) type)
+        {
+        case SYSPROF_CAPTURE_FRAME_MARK:
+          g_assert_nonnull (sysprof_capture_reader_read_mark (r));
+          n_read++;
+          break;
+        case SYSPROF_CAPTURE_FRAME_ALLOCATION:
+          alloc = sysprof_capture_reader_read_allocation (r);
+          g_assert_nonnull (alloc);
+          g_assert_cmpuint (alloc->alloc_addr, ==, 0x20);
+          g_assert_cmpuint (alloc->n_addrs, ==, 0);
+          break;
+        case SYSPROF_CAPTURE_FRAME_JITMAP:
+          jitmap = sysprof_capture_reader_read_jitmap (r);
+          g_assert_nonnull (jitmap);
+          g_assert_cmpuint (jitmap->n_jitmaps, ==, 1);
+          g_assert_cmpstr ((const char *) jitmap->data + 8, ==, "jit");
+          break;
+        default: g_assert_true (sysprof_capture_reader_skip (r)); break;
+        }
+    }
+  g_assert_cmpint (sysprof_capture_reader_get_error (r)->code, ==, 0);
+  g_assert_cmpuint (n_read, ==, 51);
+  sysprof_capture_reader_unref (r);
+  sysprof_capture_writer_unref (other);
+  sysprof_capture_writer_unref (w);
+}
+
 static void
 test_from_env (void)
 {
@@ -865,6 +1014,7 @@ main (int argc, char **argv)
   g_test_add_func ("/Capture/Writer/splice", test_splice_and_create_reader);
   g_test_add_func ("/Capture/Writer/cat-remaps", test_cat_remaps);
   g_test_add_func ("/Capture/Writer/disk-full", test_disk_full);
+  g_test_add_func ("/Capture/Writer/max-size", test_max_size);
   g_test_add_func ("/Capture/Writer/from-env", test_from_env);
   return g_test_run ();
 }

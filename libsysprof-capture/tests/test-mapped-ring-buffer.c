@@ -308,6 +308,56 @@ test_hostile (void)
   sysprof_mapped_ring_buffer_unref (reader);
 }
 
+/* The head word lies in the producer's memory: whatever it writes there, the
+ * consumer goes on from where it is, frame after frame. */
+static void
+test_head_is_ours (void)
+{
+  SysprofMappedRingBuffer *reader = sysprof_mapped_ring_buffer_new_reader (page ());
+  SysprofMappedRingBuffer *writer;
+  Expect                   expect = { 0 };
+  int                      fd = sysprof_mapped_ring_buffer_dup_fd (reader);
+  guint32                 *hdr = mmap (NULL, page (), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  const guint32            spoilt[] = { 4, 0xFFFFFFF8u, (guint32) page () - 8, 0 };
+  guint32                  seq = 0;
+
+  g_assert_true (hdr != MAP_FAILED);
+  writer = sysprof_mapped_ring_buffer_new_writer (fd);
+  close (fd);
+  for (guint round = 0; round < 400; round++)
+    {
+      const void *data;
+      size_t      avail, one;
+
+      for (guint i = 0; i < 3; i++)
+        {
+          guint8 *p = sysprof_mapped_ring_buffer_allocate (writer, 48);
+
+          g_assert_nonnull (p);
+          fill_frame (p, 48, seq++);
+          g_assert_true (sysprof_mapped_ring_buffer_advance (writer, 48));
+        }
+      __atomic_store_n (&hdr[0], spoilt[round % G_N_ELEMENTS (spoilt)], __ATOMIC_SEQ_CST);
+      /* One frame by peek and consume, the others by drain. */
+      data = sysprof_mapped_ring_buffer_peek (reader, &avail);
+      g_assert_nonnull (data);
+      g_assert_cmpuint (avail, ==, 3 * 48);
+      one = avail;
+      check_frame (data, &one, &expect);
+      g_assert_true (sysprof_mapped_ring_buffer_consume (reader, one));
+      __atomic_store_n (&hdr[0], spoilt[(round + 1) % G_N_ELEMENTS (spoilt)], __ATOMIC_SEQ_CST);
+      g_assert_false (sysprof_mapped_ring_buffer_is_empty (reader));
+      g_assert_true (sysprof_mapped_ring_buffer_drain (reader, check_frame, &expect));
+      g_assert_true (sysprof_mapped_ring_buffer_is_empty (reader));
+      /* What the producer reads back is where the consumer stands. */
+      g_assert_cmpuint (__atomic_load_n (&hdr[0], __ATOMIC_SEQ_CST), ==, __atomic_load_n (&hdr[1], __ATOMIC_SEQ_CST));
+    }
+  g_assert_cmpuint (expect.n_frames, ==, seq);
+  munmap (hdr, page ());
+  sysprof_mapped_ring_buffer_unref (writer);
+  sysprof_mapped_ring_buffer_unref (reader);
+}
+
 static void
 test_frame_validate (void)
 {
@@ -345,6 +395,7 @@ main (int argc, char **argv)
   g_test_add_func ("/Capture/MappedRingBuffer/peek-consume", test_peek_consume);
   g_test_add_func ("/Capture/MappedRingBuffer/writer-rejects-bad-header", test_writer_rejects_bad_header);
   g_test_add_func ("/Capture/MappedRingBuffer/hostile", test_hostile);
+  g_test_add_func ("/Capture/MappedRingBuffer/head-is-ours", test_head_is_ours);
   g_test_add_func ("/Capture/MappedRingBuffer/frame-validate", test_frame_validate);
   return g_test_run ();
 }
