@@ -18,6 +18,8 @@
 /* Descriptors a session holds besides perf events and rings: the capture
  * file and the writer's duplicate of it. */
 #define SESSION_FDS 2
+/* Within this of max-bytes the capture counts as full: the largest frame. */
+#define MAX_BYTES_SLACK 65536
 
 /* A session records in a thread of its own, with its own main context: the
  * perf rings, the counters, the ring drainer and the session's timers are
@@ -343,6 +345,10 @@ finish (SysprofdSession *self, gboolean success, const char *message)
 
   sysprof_ring_drainer_close (self->rings);
   release_ended_rings (self, TRUE);
+  /* What finalizing adds (kernel symbols, a few MiB) goes beyond max-bytes:
+   * a capture without them could not be symbolized. */
+  if (self->writer != NULL)
+    sysprof_capture_writer_set_max_size (self->writer, 0);
   if (self->recorder != NULL)
     {
       g_autoptr (GError) error = NULL;
@@ -399,7 +405,10 @@ progress_cb (gpointer data)
     sysprof_capture_writer_flush (self->writer);
   release_ended_rings (self, FALSE);
   update_progress (self);
-  if (self->writer && sysprof_capture_writer_get_size (self->writer) >= self->max_bytes)
+  /* The writer refuses frames beyond max-bytes as they come; once it is
+   * (nearly) full, the session ends. */
+  if (self->writer != NULL && (sysprof_ring_drainer_get_limit_reached (self->rings) ||
+                               sysprof_capture_writer_get_size (self->writer) + MAX_BYTES_SLACK >= self->max_bytes))
     {
       g_clear_pointer (&self->progress_source, g_source_unref);
       finish (self, FALSE, "stopped at the max-bytes limit");
@@ -607,6 +616,9 @@ do_start (SysprofdSession *self, GDBusMethodInvocation *invocation)
       }
   }
 
+  /* max-bytes, enforced as frames are written, by every instrument. */
+  sysprof_capture_writer_set_max_size (self->writer, self->max_bytes);
+  sysprof_ring_drainer_set_max_bytes (self->rings, self->max_bytes);
   /* Frames waiting in rings follow the /proc snapshot of the start. */
   sysprof_ring_drainer_set_writer (self->rings, self->writer);
   clear_source (&self->start_timeout_source);

@@ -3,6 +3,7 @@
  * requests for unprivileged clients after polkit agreed. */
 
 #include <locale.h>
+#include <malloc.h>
 #include <stdlib.h>
 
 #include <gio/gio.h>
@@ -156,6 +157,10 @@ main (int argc, char **argv)
   guint owner_id;
 
   setlocale (LC_ALL, "");
+  /* A thread per session and per worker: without a bound, glibc gives most
+   * of them an arena of their own, which stays mapped (and partly resident)
+   * after the thread is gone. */
+  mallopt (M_ARENA_MAX, 2);
 
   context = g_option_context_new (NULL);
   g_option_context_set_summary (context,

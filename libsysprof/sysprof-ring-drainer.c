@@ -39,7 +39,7 @@ struct _SysprofRingDrainer
   SysprofCaptureWriter *writer;
   GPtrArray            *rings; /* of Ring, in the order they were created */
   guint                 max_rings;
-  guint                 source;
+  GSource              *source; /* in self->context, not always the default one */
   GMainContext         *context;
   gboolean              closed;
   gboolean              limit_reached;
@@ -70,12 +70,23 @@ ring_free (gpointer data)
   g_free (ring);
 }
 
+/* By pointer: g_source_remove() only looks in the default main context. */
+static void
+clear_source (SysprofRingDrainer *self)
+{
+  if (self->source != NULL)
+    {
+      g_source_destroy (self->source);
+      g_clear_pointer (&self->source, g_source_unref);
+    }
+}
+
 static void
 sysprof_ring_drainer_finalize (GObject *object)
 {
   SysprofRingDrainer *self = SYSPROF_RING_DRAINER (object);
 
-  g_clear_handle_id (&self->source, g_source_remove);
+  clear_source (self);
   g_clear_pointer (&self->rings, g_ptr_array_unref);
   g_clear_pointer (&self->writer, sysprof_capture_writer_unref);
   g_clear_pointer (&self->context, g_main_context_unref);
@@ -395,7 +406,7 @@ drain_all_cb (gpointer data)
     }
   if (self->rings->len == 0)
     {
-      self->source = 0;
+      g_clear_pointer (&self->source, g_source_unref);
       return G_SOURCE_REMOVE;
     }
   return G_SOURCE_CONTINUE;
@@ -406,7 +417,7 @@ ensure_source (SysprofRingDrainer *self)
 {
   GSource *source;
 
-  if (self->source != 0)
+  if (self->source != NULL)
     return;
   source = g_timeout_source_new (DRAIN_MS);
   /* Ahead of D-Bus calls and perf records: a full ring stalls its producer.
@@ -415,8 +426,8 @@ ensure_source (SysprofRingDrainer *self)
   g_source_set_priority (source, G_PRIORITY_HIGH);
   g_source_set_callback (source, drain_all_cb, self, NULL);
   g_source_set_static_name (source, "[sysprof-ring-drainer]");
-  self->source = g_source_attach (source, self->context);
-  g_source_unref (source);
+  g_source_attach (source, self->context);
+  self->source = source;
 }
 
 int
@@ -480,7 +491,7 @@ sysprof_ring_drainer_close (SysprofRingDrainer *self)
   if (self->closed)
     return;
   self->closed = TRUE;
-  g_clear_handle_id (&self->source, g_source_remove);
+  clear_source (self);
   /* What the rings hold, in passes of the usual size.  A producer still
    * running could keep us here, so no more than all of them can hold at once
    * (a pass that stops at a budget has taken 192 KiB at least). */

@@ -73,7 +73,7 @@ write_mark_at (SysprofMappedRingBuffer *ring, const char *name, gint64 time)
   gsize               len = sizeof *mark + 8;
 
   while ((mark = sysprof_mapped_ring_buffer_allocate (ring, len)) == NULL)
-    g_main_context_iteration (NULL, TRUE);
+    g_main_context_iteration (g_main_context_get_thread_default (), TRUE);
   memset (mark, 0, len);
   mark->frame.len = (guint16) len;
   mark->frame.type = SYSPROF_CAPTURE_FRAME_MARK;
@@ -171,6 +171,52 @@ test_round_trip (void)
   g_assert_cmpuint (sysprof_ring_drainer_get_n_lost (f.drainer), ==, 0);
   sysprof_mapped_ring_buffer_unref (ring);
   fixture_clear (&f);
+}
+
+/* sysprofd drains each session's rings in a thread of its own: the drainer's
+ * source lives in that thread's context, and closing or dropping the drainer
+ * there must remove it from there (g_source_remove() would look in the
+ * default context, miss it, and leave a source pointing at freed memory). */
+static gpointer
+other_context_thread (gpointer data)
+{
+  GMainContext            *context = g_main_context_new ();
+  SysprofMappedRingBuffer *ring;
+  Fixture                  f;
+  guint64                  lost;
+
+  (void) data;
+  g_main_context_push_thread_default (context);
+  fixture_init (&f);
+  sysprof_ring_drainer_set_writer (f.drainer, f.writer);
+  ring = producer_ring (&f, 1);
+  for (guint i = 0; i < 100; i++)
+    write_mark (ring, "other-context");
+  /* Drained by its source, in this context only. */
+  while (sysprof_ring_drainer_get_n_frames (f.drainer) < 100)
+    g_main_context_iteration (context, TRUE);
+  g_assert_false (g_main_context_pending (g_main_context_default ()));
+  sysprof_ring_drainer_close (f.drainer);
+  g_assert_cmpuint (count_marks (&f, "other-context", &lost), ==, 100);
+  /* A second drainer dropped while its source is attached. */
+  g_clear_object (&f.drainer);
+  f.drainer = sysprof_ring_drainer_new (4);
+  sysprof_mapped_ring_buffer_unref (ring);
+  ring = producer_ring (&f, 1);
+  sysprof_mapped_ring_buffer_unref (ring);
+  fixture_clear (&f);
+  /* Nothing of theirs is left to dispatch. */
+  while (g_main_context_iteration (context, FALSE))
+    ;
+  g_main_context_pop_thread_default (context);
+  g_main_context_unref (context);
+  return NULL;
+}
+
+static void
+test_other_context (void)
+{
+  g_thread_join (g_thread_new ("other-context", other_context_thread, NULL));
 }
 
 /* Two threads' rings written before a drain: the capture has their frames
@@ -842,6 +888,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/Libsysprof/RingDrainer/round-trip", test_round_trip);
   g_test_add_func ("/Libsysprof/RingDrainer/merge", test_merge);
+  g_test_add_func ("/Libsysprof/RingDrainer/other-context", test_other_context);
   g_test_add_func ("/Libsysprof/RingDrainer/limits", test_limits);
   g_test_add_func ("/Libsysprof/RingDrainer/hostile", test_hostile);
   g_test_add_func ("/Libsysprof/RingDrainer/lost-events-digits", test_lost_events_digits);

@@ -5,12 +5,14 @@
  *
  *   attack-client close-race ROUNDS
  *       per round: a session is created and started, then Close and six
- *       ReadCapture calls go out at once on the same connection; prints
+ *       ReadCapture calls go out at once on the same connection, Close at
+ *       another place among them every round; prints
  *       "rounds N", "read-ok A", "read-closed B" (UnknownObject), "read-other C"
  *   attack-client leave-race ROUNDS
  *       the same, but the connection itself goes away with the calls pending
  *   attack-client flood N
- *       N GetProcessInfo calls of every attribute at once; prints "ok A",
+ *       N GetProcessInfo calls of every attribute at once, over 8
+ *       connections; prints "ok A",
  *       "limited B" (LimitsExceeded), "other C" and "first-limited MESSAGE"
  *   attack-client latency N
  *       N ListProcesses one after the other; prints "max-ms M"
@@ -69,8 +71,8 @@ create_session (GDBusConnection *bus, GVariant *options)
   g_autoptr (GVariant) reply = NULL;
   char *path;
 
-  reply = call_sync (bus, PATH, NAME ".SessionManager", "CreateSession", g_variant_new ("(@a{sv})", options), NULL,
-                     &error);
+  reply =
+      call_sync (bus, PATH, NAME ".SessionManager", "CreateSession", g_variant_new ("(@a{sv})", options), NULL, &error);
   if (reply == NULL)
     die ("CreateSession", error);
   g_variant_get (reply, "(o)", &path);
@@ -162,9 +164,12 @@ close_race (GDBusConnection *bus, guint rounds)
       g_autofree char *path = create_session (bus, quiet_options ());
 
       session_method (bus, path, "Start");
-      send_async (bus, path, SESSION, "Close", NULL, &closes);
-      for (guint i = 0; i < 6; i++)
-        send_async (bus, path, SESSION, "ReadCapture", g_variant_new ("(tu)", (guint64) 0, 4096u), &reads);
+      /* Close among the reads, at a place that changes every round. */
+      for (guint i = 0; i < 7; i++)
+        if (i == r % 7)
+          send_async (bus, path, SESSION, "Close", NULL, &closes);
+        else
+          send_async (bus, path, SESSION, "ReadCapture", g_variant_new ("(tu)", (guint64) 0, 4096u), &reads);
       wait_for (&closes);
       wait_for (&reads);
     }
@@ -181,8 +186,8 @@ leave_race (const char *address, guint rounds)
     {
       g_autoptr (GError) error = NULL;
       g_autoptr (GDBusConnection) bus = g_dbus_connection_new_for_address_sync (
-          address, G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION,
-          NULL, NULL, &error);
+          address, G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION, NULL,
+          NULL, &error);
       g_autofree char *path = NULL;
       Tally            t = { 0 };
 
@@ -200,13 +205,27 @@ leave_race (const char *address, guint rounds)
   printf ("rounds %u\n", rounds);
 }
 
+/* Over 8 connections of its own: the bus itself allows one connection 128
+ * pending calls, and a uid's limit must hold across its connections. */
 static void
-flood (GDBusConnection *bus, guint n)
+flood (const char *address, guint n)
 {
+  g_autoptr (GPtrArray) buses = g_ptr_array_new_with_free_func (g_object_unref);
   Tally t = { 0 };
 
+  for (guint i = 0; i < 8; i++)
+    {
+      g_autoptr (GError) error = NULL;
+      GDBusConnection *bus = g_dbus_connection_new_for_address_sync (
+          address, G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION, NULL,
+          NULL, &error);
+
+      if (bus == NULL)
+        die ("connecting", error);
+      g_ptr_array_add (buses, bus);
+    }
   for (guint i = 0; i < n; i++)
-    send_async (bus, PATH, NAME ".Service", "GetProcessInfo",
+    send_async (buses->pdata[i % buses->len], PATH, NAME ".Service", "GetProcessInfo",
                 g_variant_new ("(s)", "pid,cmdline,comm,maps,statm,mountinfo,cgroup"), &t);
   wait_for (&t);
   printf ("ok %u\nlimited %u\nother %u\n", t.ok, t.limited, t.other);
@@ -245,9 +264,9 @@ get_state (GDBusConnection *bus, const char *path, guint64 *bytes, guint64 *lost
   const char  *state = "?";
   char        *ret;
 
-  reply = g_dbus_connection_call_sync (bus, NAME, path, "org.freedesktop.DBus.Properties", "GetAll",
-                                       g_variant_new ("(s)", SESSION), NULL, G_DBUS_CALL_FLAGS_NONE, TIMEOUT, NULL,
-                                       &error);
+  reply =
+      g_dbus_connection_call_sync (bus, NAME, path, "org.freedesktop.DBus.Properties", "GetAll",
+                                   g_variant_new ("(s)", SESSION), NULL, G_DBUS_CALL_FLAGS_NONE, TIMEOUT, NULL, &error);
   if (reply == NULL)
     die ("GetAll", error);
   props = g_variant_get_child_value (reply, 0);
@@ -459,7 +478,13 @@ main (int argc, char **argv)
       leave_race (address, (guint) atoi (argv[2]));
     }
   else if (g_str_equal (mode, "flood") && argc == 3)
-    flood (bus, (guint) atoi (argv[2]));
+    {
+      g_autofree char *address = g_dbus_address_get_for_bus_sync (G_BUS_TYPE_SYSTEM, NULL, &error);
+
+      if (address == NULL)
+        die ("bus address", error);
+      flood (address, (guint) atoi (argv[2]));
+    }
   else if (g_str_equal (mode, "latency") && argc == 3)
     latency (bus, (guint) atoi (argv[2]));
   else if (g_str_equal (mode, "session-latency") && argc == 2)

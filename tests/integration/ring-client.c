@@ -286,7 +286,7 @@ hostile (const char *file)
 static void
 digits (const char *file)
 {
-  g_autofree char         *path = start_session (file);
+  g_autofree char *path = start_session (file);
   g_autoptr (GError) error = NULL;
   SysprofMappedRingBuffer *ring;
   gsize                    size = 0;

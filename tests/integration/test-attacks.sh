@@ -31,7 +31,8 @@ still_serves () {
 }
 field () { awk -v k="$1" '$1 == k { $1 = ""; sub(/^ /, ""); print; exit }'; }
 # Whatever this script started dies with it, even when a check fails.
-trap 'jobs -p | xargs -r kill 2>/dev/null; pkill -u sysprof-test-allowed 2>/dev/null || true' EXIT
+cleanup () { local rc=$?; jobs -p | xargs -r kill 2>/dev/null || true; pkill -u sysprof-test-allowed 2>/dev/null || true; exit $rc; }
+trap cleanup EXIT
 
 # --- 1. Root's memory and secrets through GetProcFile / GetProcFd.
 secret="sysprof-secret-$RANDOM$RANDOM"
@@ -108,7 +109,7 @@ wait $flooder || fail "flood: $(cat "$W/flood.out")"
 limited=$(field limited < "$W/flood.out")
 served=$(field ok < "$W/flood.out")
 [ "${limited:-0}" -gt 0 ] || fail "400 calls at once were all admitted: $(cat "$W/flood.out")"
-grep -q '^first-limited uid [0-9]* already has 64 calls waiting or running, the limit per user' "$W/flood.out" \
+grep -q '^first-limited .*LimitsExceeded: uid [0-9]* already has 64 calls waiting or running, the limit per user' "$W/flood.out" \
   || fail "flood refusal: $(cat "$W/flood.out")"
 max_ms=$(echo "$lat" | field max-ms)
 # The wedge kept others waiting for minutes; here another user waits at most
