@@ -39,8 +39,8 @@
 /* A session must be started within this many seconds of its creation
  * (sysprofd --start-timeout changes it), and a detached one is removed this
  * long after it stopped if nobody closed it. */
-#define SYSPROF_DBUS_START_TIMEOUT          300
-#define SYSPROF_DBUS_DETACHED_LINGER        600
+#define SYSPROF_DBUS_START_TIMEOUT   300
+#define SYSPROF_DBUS_DETACHED_LINGER 600
 /* ReadCapture returns at most this much per call. */
 #define SYSPROF_DBUS_READ_CAPTURE_MAX (1024 * 1024)
 /* perf events (file descriptors) one session may open: threads x CPUs for
