@@ -152,6 +152,8 @@ main (int argc, char **argv)
           "Keep the original values of the kernel settings changed for callers in DIR, so that a restart after a "
               "crash restores them (default " DEFAULT_STATE_DIR ")",
           "DIR" },
+        { "start-timeout", 0, 0, G_OPTION_ARG_INT, &start_timeout,
+          "Close a session that is not started within SECONDS of its creation (default 300)", "SECONDS" },
         { NULL },
   };
   guint owner_id;
