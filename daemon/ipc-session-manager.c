@@ -2,6 +2,7 @@
 #include "ipc-session-manager.h"
 #include "sysprof-dbus-contract.h"
 #include "sysprofd-dispatcher.h"
+#include "sysprofd-proc.h"
 #include "sysprofd-session.h"
 
 /* Sessions by object path; only touched in the main context. */
@@ -30,7 +31,8 @@ do_create_session (SysprofdCall *call)
   g_variant_get (g_dbus_method_invocation_get_parameters (invocation), "(@a{sv})", &options);
   path = g_strdup_printf (SYSPROF_DBUS_SESSION_PATH_PREFIX "%u", next_session_id++);
   session = sysprofd_session_new (g_dbus_method_invocation_get_connection (invocation), path, uid,
-                                  g_dbus_method_invocation_get_sender (invocation), NULL, options, &error);
+                                  g_dbus_method_invocation_get_sender (invocation), sysprofd_call_get_action (call),
+                                  options, &error);
   if (session == NULL)
     {
       g_dbus_method_invocation_return_gerror (invocation, error);
@@ -42,11 +44,34 @@ do_create_session (SysprofdCall *call)
   g_dbus_method_invocation_return_value (invocation, g_variant_new ("(o)", path));
 }
 
+/* Recording only processes of one's own needs less trust than recording the
+ * machine: the weaker action.  Anything else, or options that do not parse
+ * (the session refuses them after authorization), needs the full one. */
+static const char *
+choose_action (SysprofdCall *call)
+{
+  g_autoptr (GVariant) options = NULL;
+  g_autoptr (GVariant) pids = NULL;
+  const gint32 *p;
+  gsize         n;
+
+  g_variant_get (g_dbus_method_invocation_get_parameters (sysprofd_call_get_invocation (call)), "(@a{sv})", &options);
+  if (!(pids = g_variant_lookup_value (options, "pids", G_VARIANT_TYPE ("ai"))))
+    return NULL;
+  p = g_variant_get_fixed_array (pids, &n, sizeof (gint32));
+  if (n == 0 || n > SYSPROF_DBUS_MAX_PIDS)
+    return NULL;
+  for (gsize i = 0; i < n; i++)
+    if (!sysprofd_process_is_owned_by (p[i], sysprofd_call_get_uid (call)))
+      return NULL;
+  return SYSPROF_DBUS_ACTION_PROFILE_OWN;
+}
+
 static gboolean
 handle_create_session (IpcSessionManager *manager, GDBusMethodInvocation *invocation, GVariant *options)
 {
   (void) manager, (void) options;
-  sysprofd_dispatch (invocation, SYSPROFD_CALL_IN_MAIN, NULL, do_create_session, NULL, NULL);
+  sysprofd_dispatch (invocation, SYSPROFD_CALL_IN_MAIN, choose_action, do_create_session, NULL, NULL);
   return TRUE;
 }
 

@@ -44,6 +44,7 @@ struct _SysprofdCall
   UidState              *uid_state; /* set once admitted */
   SysprofdCallFlags      flags;
   SysprofdActionFunc     action;
+  const char            *fallback; /* a weaker action to ask for next */
   SysprofdCallFunc       func;
   gpointer               data;
   GDestroyNotify         destroy;
@@ -184,6 +185,12 @@ sysprofd_call_get_uid (SysprofdCall *call)
   return call->caller->uid;
 }
 
+const char *
+sysprofd_call_get_action (SysprofdCall *call)
+{
+  return g_object_get_data (G_OBJECT (call->invocation), "sysprofd-action");
+}
+
 guint32
 sysprofd_call_get_pid (SysprofdCall *call)
 {
@@ -293,6 +300,7 @@ queue_for_worker (SysprofdCall *call)
 /* Authorization */
 
 static void start_authorization (SysprofdCall *call);
+static void check_action (SysprofdCall *call, const char *action, gboolean may_interact);
 
 static void
 run (SysprofdCall *call)
@@ -317,6 +325,14 @@ authorization_done (GObject *source, GAsyncResult *res, gpointer data)
   const char *action = g_object_get_data (G_OBJECT (call->invocation), "sysprofd-action");
 
   result = polkit_authority_check_authorization_finish (POLKIT_AUTHORITY (source), res, &error);
+
+  /* Not trusted with the machine: perhaps with what the call needs. */
+  if (error == NULL && call->fallback != NULL &&
+      (result == NULL || !polkit_authorization_result_get_is_authorized (result)))
+    {
+      check_action (call, g_steal_pointer (&call->fallback), TRUE);
+      return;
+    }
 
   /* The slot goes to the uid's next call. */
   g_mutex_lock (&lock);
@@ -344,13 +360,24 @@ authorization_done (GObject *source, GAsyncResult *res, gpointer data)
 }
 
 static void
-start_authorization (SysprofdCall *call)
+check_action (SysprofdCall *call, const char *action, gboolean may_interact)
 {
-  g_autoptr (PolkitSubject) subject = NULL;
-  g_autoptr (GError) error = NULL;
+  g_autoptr (PolkitSubject) subject = polkit_system_bus_name_new (call->caller->sender);
   PolkitCheckAuthorizationFlags flags = POLKIT_CHECK_AUTHORIZATION_FLAGS_NONE;
   GDBusMessage                 *message = g_dbus_method_invocation_get_message (call->invocation);
-  const char                   *action = NULL;
+
+  g_object_set_data (G_OBJECT (call->invocation), "sysprofd-action", (gpointer) action);
+  /* Only ask for a password when the caller said it can wait for one. */
+  if (may_interact && (g_dbus_message_get_flags (message) & G_DBUS_MESSAGE_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION))
+    flags |= POLKIT_CHECK_AUTHORIZATION_FLAGS_ALLOW_USER_INTERACTION;
+  polkit_authority_check_authorization (authority, subject, action, NULL, flags, NULL, authorization_done, call);
+}
+
+static void
+start_authorization (SysprofdCall *call)
+{
+  g_autoptr (GError) error = NULL;
+  const char *action = NULL;
 
   if (authority == NULL && (authority = polkit_authority_get_sync (NULL, &error)) == NULL)
     {
@@ -373,15 +400,16 @@ start_authorization (SysprofdCall *call)
 
   if (call->action != NULL)
     action = call->action (call);
-  if (action == NULL)
-    action = SYSPROF_DBUS_ACTION_PROFILE;
-  g_object_set_data (G_OBJECT (call->invocation), "sysprofd-action", (gpointer) action);
-
-  /* Only ask for a password when the caller said it can wait for one. */
-  if (g_dbus_message_get_flags (message) & G_DBUS_MESSAGE_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION)
-    flags |= POLKIT_CHECK_AUTHORIZATION_FLAGS_ALLOW_USER_INTERACTION;
-  subject = polkit_system_bus_name_new (call->caller->sender);
-  polkit_authority_check_authorization (authority, subject, action, NULL, flags, NULL, authorization_done, call);
+  /* A call that needs only a weaker action still gets the full one when the
+   * caller holds it (a session of one's own processes then keeps its kernel
+   * stacks): asked first, without a password prompt. */
+  if (action != NULL && !g_str_equal (action, SYSPROF_DBUS_ACTION_PROFILE))
+    {
+      call->fallback = action;
+      check_action (call, SYSPROF_DBUS_ACTION_PROFILE, FALSE);
+    }
+  else
+    check_action (call, SYSPROF_DBUS_ACTION_PROFILE, TRUE);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -56,6 +56,8 @@ void sysprofd_dispatch (GDBusMethodInvocation *invocation,
 GDBusMethodInvocation *sysprofd_call_get_invocation (SysprofdCall *call);
 gpointer               sysprofd_call_get_data (SysprofdCall *call);
 guint32                sysprofd_call_get_uid (SysprofdCall *call);
+/* The polkit action the call was authorized for (once it runs). */
+const char *sysprofd_call_get_action (SysprofdCall *call);
 /* The caller's primary and supplementary groups (@n_groups of them). */
 const guint32 *sysprofd_call_get_groups (SysprofdCall *call, guint *n_groups);
 /* The caller's process id as the bus knows it, or 0. */

@@ -187,6 +187,27 @@ open_process (int proc_fd, const SysprofdProcRequest *request, guint32 caller_ui
   return pid_fd;
 }
 
+gboolean
+sysprofd_process_is_owned_by (int pid, guint32 uid)
+{
+  char        name[16];
+  struct stat st;
+  gint64      tgid = 0;
+  guint32     uids[4];
+  gboolean    owned;
+  int         pid_fd;
+
+  if (pid <= 0)
+    return FALSE;
+  g_snprintf (name, sizeof name, "/proc/%d", pid);
+  if ((pid_fd = open (name, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+    return FALSE;
+  owned = read_process_ids (pid_fd, &tgid, uids) && fstat (pid_fd, &st) == 0 && tgid != (gint64) getpid () &&
+          uids[0] == uid && uids[1] == uid && uids[2] == uid && uids[3] == uid && st.st_uid == uid;
+  close (pid_fd);
+  return owned;
+}
+
 /* After openat2 resolved it, the file must be what the allowlist allowed:
  * the kernel's name of the open file is checked, not only the request. */
 static gboolean

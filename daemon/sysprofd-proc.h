@@ -20,6 +20,11 @@ int sysprofd_proc_open (const guint8 *path, gsize path_len, guint32 caller_uid, 
  * control characters become \xNN and a backslash \\, so the text stays
  * recognizable and tells apart what was escaped. */
 char *sysprofd_escape_text (const char *text);
+/* Whether every uid of process @pid (real, effective, saved, filesystem) is
+ * @uid and the kernel agrees (a process that is not dumpable, after a
+ * setuid exec for instance, has its /proc directory owned by root).  The
+ * daemon's own process is nobody's. */
+gboolean sysprofd_process_is_owned_by (int pid, guint32 uid);
 /* Reads @fd to its end (at most @max bytes; more is an error). */
 GBytes *sysprofd_read_fd (int fd, gsize max, GError **error);
 /* Every numeric entry of /proc. */

@@ -12,6 +12,7 @@
 #include "sysprof-dbus-contract.h"
 #include "sysprofd-budget.h"
 #include "sysprofd-dispatcher.h"
+#include "sysprofd-proc.h"
 #include "sysprofd-session.h"
 
 #define PROGRESS_MS 250
@@ -67,6 +68,7 @@ struct _SysprofdSession
   guint64  max_bytes;
   guint    max_duration;
   gboolean detached;
+  gboolean own_processes_only; /* authorized with SYSPROF_DBUS_ACTION_PROFILE_OWN */
 
   /* Handing work to the session's thread. */
   GMainContext *context;
@@ -569,6 +571,19 @@ do_start (SysprofdSession *self, GDBusMethodInvocation *invocation)
                                              "The session was already started");
       return;
     }
+  /* Authorized for processes of the owner's: are they still (a pid may
+   * have been reused since CreateSession)? */
+  if (self->own_processes_only)
+    for (guint i = 0; i < self->pids->len; i++)
+      if (!sysprofd_process_is_owned_by (g_array_index (self->pids, gint32, i), self->owner_uid))
+        {
+          g_dbus_method_invocation_return_error (
+              invocation, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED,
+              SYSPROF_DBUS_DENIED_PREFIX "process %d is no longer one of uid %u's, and this session may only record "
+                                         "processes of its owner's (%s)",
+              g_array_index (self->pids, gint32, i), self->owner_uid, SYSPROF_DBUS_ACTION_PROFILE_OWN);
+          return;
+        }
   max_events = estimate_perf_events (self);
   if (max_events > 0 && !sysprofd_budget_charge (self->owner_uid, SYSPROFD_RESOURCE_FD, max_events, &error))
     {
@@ -601,6 +616,7 @@ do_start (SysprofdSession *self, GDBusMethodInvocation *invocation)
     options.n_pids = self->pids->len;
     options.counters = (const char *const *) self->counters;
     options.max_perf_events = max_events;
+    options.own_processes_only = self->own_processes_only;
     self->recorder = sysprof_session_recorder_new (self->writer);
     g_signal_connect (self->recorder, "warning", G_CALLBACK (recorder_warning), self);
     if (!sysprof_session_recorder_start (self->recorder, &options, &error))
@@ -1154,6 +1170,7 @@ sysprofd_session_new (GDBusConnection *connection,
   self->owner_name = g_strdup (owner_name);
   if (action != NULL)
     self->action = action;
+  self->own_processes_only = g_strcmp0 (self->action, SYSPROF_DBUS_ACTION_PROFILE_OWN) == 0;
   if (!parse_options (self, options, error))
     return NULL;
 

@@ -49,6 +49,7 @@ typedef struct
   gboolean         mmap2;
   guint            frequency;
   int              clockid;
+  gboolean         user_only;
 } EventConfig;
 
 typedef struct
@@ -641,6 +642,9 @@ open_event (const EventConfig *config, const Target *target)
   attr.sample_id_all = 1;
   /* The idle task's samples say nothing about the workload. */
   attr.exclude_idle = 1;
+  attr.exclude_kernel = config->user_only;
+  attr.exclude_hv = config->user_only;
+  attr.exclude_callchain_kernel = config->user_only;
   /* Kernel timestamps on the clock of every other frame of the capture. */
   attr.use_clockid = 1;
   attr.clockid = config->clockid;
@@ -842,6 +846,7 @@ sysprof_perf_recorder_start (SysprofPerfRecorder *self, const SysprofPerfRecorde
       options = &defaults;
     }
 
+  config.user_only = options->user_only;
   config.frequency = options->frequency_hz != 0 ? options->frequency_hz : SYSPROF_PERF_RECORDER_DEFAULT_FREQUENCY;
   if (config.frequency > SYSPROF_PERF_RECORDER_MAX_FREQUENCY)
     {

@@ -39,11 +39,14 @@ typedef struct
    * one per CPU, or per thread and CPU with @pids); more is
    * G_IO_ERROR_TOO_MANY_OPEN_FILES before any is opened.  0: no limit. */
   guint max_events;
+  /* User space only: no kernel samples and no kernel part in callchains, what
+   * an unprivileged perf user gets at perf_event_paranoid 2. */
+  gboolean user_only;
 } SysprofPerfRecorderOptions;
 
-#define SYSPROF_PERF_RECORDER_OPTIONS_INIT                \
-  {                                                       \
-    sizeof (SysprofPerfRecorderOptions), 0, NULL, 0, 0, 0 \
+#define SYSPROF_PERF_RECORDER_OPTIONS_INIT                   \
+  {                                                          \
+    sizeof (SysprofPerfRecorderOptions), 0, NULL, 0, 0, 0, 0 \
   }
 
 SYSPROF_AVAILABLE_IN_ALL

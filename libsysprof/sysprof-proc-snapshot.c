@@ -227,3 +227,17 @@ sysprof_proc_snapshot_write (SysprofCaptureWriter *writer, GError **error)
 
   return write_global_file (writer, "/proc/mounts", error) && write_global_file (writer, "/proc/cpuinfo", error);
 }
+
+gboolean
+sysprof_proc_snapshot_write_pids (SysprofCaptureWriter *writer, const int *pids, gsize n_pids, GError **error)
+{
+  g_return_val_if_fail (writer != NULL, FALSE);
+  g_return_val_if_fail (pids != NULL || n_pids == 0, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  sysprof_clock_init ();
+  for (gsize i = 0; i < n_pids; i++)
+    if (pids[i] > 0 && !write_process (writer, pids[i], error))
+      return FALSE;
+  return write_global_file (writer, "/proc/mounts", error) && write_global_file (writer, "/proc/cpuinfo", error);
+}

@@ -23,4 +23,10 @@ G_BEGIN_DECLS
 SYSPROF_AVAILABLE_IN_ALL
 gboolean sysprof_proc_snapshot_write (SysprofCaptureWriter *writer, GError **error);
 
+/* The same for the processes @pids only (those that exist), and the two
+ * global files: a recording restricted to some processes tells nothing of
+ * the others. */
+SYSPROF_AVAILABLE_IN_ALL
+gboolean sysprof_proc_snapshot_write_pids (SysprofCaptureWriter *writer, const int *pids, gsize n_pids, GError **error);
+
 G_END_DECLS

@@ -22,6 +22,7 @@ struct _SysprofSessionRecorder
   SysprofPerfRecorder    *perf;     /* kept after stop for its counts */
   SysprofCounterRecorder *counters; /* NULL without counters */
   State                   state;
+  gboolean                own_processes_only;
 };
 
 enum
@@ -116,7 +117,10 @@ sysprof_session_recorder_start (SysprofSessionRecorder              *self,
 
   /* What runs already: processes, their maps and mount namespaces.  A partial
    * snapshot still symbolizes most of a recording. */
-  if (!sysprof_proc_snapshot_write (self->writer, &local_error))
+  self->own_processes_only = options->own_processes_only;
+  if (!(options->own_processes_only
+            ? sysprof_proc_snapshot_write_pids (self->writer, options->pids, options->n_pids, &local_error)
+            : sysprof_proc_snapshot_write (self->writer, &local_error)))
     {
       warn (self, "the /proc snapshot is incomplete: %s", local_error->message);
       g_clear_error (&local_error);
@@ -130,6 +134,7 @@ sysprof_session_recorder_start (SysprofSessionRecorder              *self,
       perf_options.pids = options->pids;
       perf_options.n_pids = options->n_pids;
       perf_options.max_events = options->max_perf_events;
+      perf_options.user_only = options->own_processes_only;
       self->perf = sysprof_perf_recorder_new (self->writer);
       if (!sysprof_perf_recorder_start (self->perf, &perf_options, &local_error))
         {
@@ -178,7 +183,7 @@ sysprof_session_recorder_stop (SysprofSessionRecorder *self, GError **error)
     sysprof_perf_recorder_stop (self->perf);
 
   /* Kernel addresses resolve anywhere only with the symbols of this kernel. */
-  if (!sysprof_kallsyms_write (self->writer, &local_error))
+  if (!self->own_processes_only && !sysprof_kallsyms_write (self->writer, &local_error))
     warn (self, "cannot embed kernel symbols: %s", local_error->message);
 
   if (!sysprof_capture_writer_flush (self->writer))

@@ -28,11 +28,16 @@ typedef struct
   const char *const *counters;
   /* At most this many perf events, see SysprofPerfRecorderOptions; 0: no limit. */
   guint max_perf_events;
+  /* Only what the processes of @pids show of themselves: user-space samples
+   * (see SysprofPerfRecorderOptions.user_only), a /proc snapshot of @pids
+   * alone, and no kernel symbols (their addresses would give away the
+   * kernel's layout). */
+  gboolean own_processes_only;
 } SysprofSessionRecorderOptions;
 
-#define SYSPROF_SESSION_RECORDER_OPTIONS_INIT                         \
-  {                                                                   \
-    sizeof (SysprofSessionRecorderOptions), TRUE, 0, NULL, 0, NULL, 0 \
+#define SYSPROF_SESSION_RECORDER_OPTIONS_INIT                            \
+  {                                                                      \
+    sizeof (SysprofSessionRecorderOptions), TRUE, 0, NULL, 0, NULL, 0, 0 \
   }
 
 #define SYSPROF_TYPE_SESSION_RECORDER (sysprof_session_recorder_get_type ())

@@ -12,7 +12,9 @@
 #   sysprof-test-other    member of sysprof-users: polkit says yes (a second user)
 #   sysprof-test-denied   not a member:            polkit says no
 # The test rule answers YES/NO directly because without logind every subject is
-# inactive and non-local, and there is no agent to authenticate with.
+# inactive and non-local, and there is no agent to authenticate with; it says
+# YES to everyone for org.gnome.sysprof3.profile-own-processes (as its default
+# does for an active local user).
 #
 # CMD sees:
 #   DBUS_SYSTEM_BUS_ADDRESS  the private bus (also honoured by busctl, gdbus, pkcheck)
@@ -42,6 +44,7 @@ readonly DENIED_USER=sysprof-test-denied
 readonly TEST_GROUP=sysprof-users
 readonly SERVICE_NAME=org.gnome.Sysprof3
 readonly ACTION_ID=org.gnome.sysprof3.profile
+readonly OWN_ACTION_ID=org.gnome.sysprof3.profile-own-processes
 
 PROG=$(basename "$0")
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -244,6 +247,12 @@ polkit.addRule(function(action, subject) {
                    " groups=" + subject.groups + " local=" + subject.local +
                    " active=" + subject.active + " => " + (yes ? "YES" : "NO"));
         return yes ? polkit.Result.YES : polkit.Result.NO;
+    }
+    // Profiling one's own programs: what its default allows an active local
+    // user (nobody here has a logind session to be active in).
+    if (action.id == "$OWN_ACTION_ID") {
+        polkit.log("$OWN_ACTION_ID: user=" + subject.user + " => YES");
+        return polkit.Result.YES;
     }
 });
 EOF

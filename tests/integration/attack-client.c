@@ -27,9 +27,13 @@
  *       valid frames (times jumping back and forth) and garbage by one
  *       thread each for SECONDS; prints "bytes B", "state S", "lost L"
  *   attack-client proc-file PATH
- *       GetProcFile(PATH); prints "ok LENGTH" or "error NAME: MESSAGE" */
+ *       GetProcFile(PATH); prints "ok LENGTH" or "error NAME: MESSAGE"
+ *   attack-client pids-session FILE SECONDS PID...
+ *       a session recording PIDs into FILE for SECONDS; prints "state S",
+ *       or "error NAME: MESSAGE" from the first call that fails */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -456,6 +460,70 @@ proc_file (GDBusConnection *bus, const char *file)
   }
 }
 
+static gboolean
+report_error (GError *error)
+{
+  g_autofree char *name = g_dbus_error_get_remote_error (error);
+
+  g_dbus_error_strip_remote_error (error);
+  printf ("error %s: %s\n", name ? name : "?", error->message);
+  return FALSE;
+}
+
+static void
+pids_session (GDBusConnection *bus, const char *file, guint seconds, char **pid_args)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GVariant) reply = NULL;
+  g_autoptr (GUnixFDList) fds = g_unix_fd_list_new ();
+  g_autoptr (GArray) pids = g_array_new (FALSE, FALSE, sizeof (gint32));
+  g_autofree char *path = NULL;
+  g_autofree char *state = NULL;
+  GVariantBuilder  b;
+  int              fd;
+
+  for (guint i = 0; pid_args[i]; i++)
+    {
+      gint32 pid = (gint32) atoi (pid_args[i]);
+      g_array_append_val (pids, pid);
+    }
+  g_variant_builder_init (&b, G_VARIANT_TYPE_VARDICT);
+  g_variant_builder_add (&b, "{sv}", "frequency", g_variant_new_uint32 (999));
+  g_variant_builder_add (&b, "{sv}", "pids",
+                         g_variant_new_fixed_array (G_VARIANT_TYPE_INT32, pids->data, pids->len, sizeof (gint32)));
+  reply = call_sync (bus, PATH, NAME ".SessionManager", "CreateSession",
+                     g_variant_new ("(@a{sv})", g_variant_builder_end (&b)), NULL, &error);
+  if (reply == NULL)
+    {
+      report_error (error);
+      return;
+    }
+  g_variant_get (reply, "(o)", &path);
+  g_clear_pointer (&reply, g_variant_unref);
+  if ((fd = open (file, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0 ||
+      g_unix_fd_list_append (fds, fd, &error) < 0)
+    die (file, error);
+  close (fd);
+  if (!(reply = g_dbus_connection_call_with_unix_fd_list_sync (bus, NAME, path, SESSION, "SetCaptureFd",
+                                                               g_variant_new ("(h)", 0), NULL, G_DBUS_CALL_FLAGS_NONE,
+                                                               TIMEOUT, fds, NULL, NULL, &error)))
+    {
+      report_error (error);
+      return;
+    }
+  g_clear_pointer (&reply, g_variant_unref);
+  if (!(reply = call_sync (bus, path, SESSION, "Start", NULL, NULL, &error)))
+    {
+      report_error (error);
+      return;
+    }
+  g_usleep ((gulong) seconds * G_USEC_PER_SEC);
+  session_method (bus, path, "Stop");
+  state = get_state (bus, path, NULL, NULL);
+  session_method (bus, path, "Close");
+  printf ("state %s\n", state);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -495,6 +563,8 @@ main (int argc, char **argv)
     hostile_writers (bus, (guint) atoi (argv[2]), g_ascii_strtoull (argv[3], NULL, 10), (guint) atoi (argv[4]));
   else if (g_str_equal (mode, "proc-file") && argc == 3)
     proc_file (bus, argv[2]);
+  else if (g_str_equal (mode, "pids-session") && argc >= 5)
+    pids_session (bus, argv[2], (guint) atoi (argv[3]), argv + 4);
   else
     {
       g_printerr ("attack-client: unknown mode or wrong arguments (see the comment at the top)\n");

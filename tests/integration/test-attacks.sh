@@ -162,4 +162,41 @@ grep -qx 'state failed' "$W/writers.out" || fail "the capped session did not sto
 still_serves "hostile rings"
 ok "64 rings kept full of jumbled and garbage frames: the session stopped at max-bytes ($bytes bytes written); another user's CreateSession, Start, Stop, Close took at most $worst ms meanwhile"
 
+# --- 10. Sessions of one's own processes: the weaker polkit action.
+mkdir -p "$W/own"
+chown sysprof-test-denied "$W/own"
+busy_as () { as "$1" sh -c 'i=0; while [ $i -lt 100000000 ]; do i=$((i+1)); done' > /dev/null 2>&1 & }
+find_busy () { local p=; for _ in $(seq 50); do p=$(pgrep -n -u "$1" -x sh) && break; sleep 0.1; done; echo "$p"; }
+busy_as sysprof-test-denied
+denied_busy=$(find_busy sysprof-test-denied)
+[ -n "$denied_busy" ] || fail "the denied user's workload did not start"
+# The user polkit denies the machine records its own program...
+out=$(as sysprof-test-denied "$W/bin/attack-client" pids-session "$W/own/own.syscap" 2 "$denied_busy")
+echo "$out" | grep -qx 'state stopped' || fail "own-processes session of the denied user: $out"
+"$dump" --stats "$W/own/own.syscap" > "$W/own.stats" || fail "own-processes capture is not valid"
+grep -qE '^SAMPLE [1-9]' "$W/own.stats" || fail "own-processes capture has no samples: $(tr '\n' ' ' < "$W/own.stats")"
+if grep -qx "FILE /proc/kallsyms" "$W/own.stats"; then fail "own-processes capture embeds the kernel symbols"; fi
+"$dump" "$W/own/own.syscap" > "$W/own.txt"
+if grep -q '(- - kernel - -)' "$W/own.txt"; then fail "own-processes capture has kernel stacks"; fi
+others=$(awk -v me="pid=$denied_busy" '/^PROCESS / && $3 != me {print $3}' "$W/own.txt" | sort -u | tr '\n' ' ')
+[ -z "$others" ] || fail "own-processes capture describes other processes: $others"
+# ...but not another user's, nor can it read /proc through the daemon.
+out=$(as sysprof-test-denied "$W/bin/attack-client" pids-session "$W/own/other.syscap" 1 "$denied_busy" 1)
+echo "$out" | grep -q '^error org.freedesktop.DBus.Error.AccessDenied: .*polkit denied org.gnome.sysprof3.profile ' \
+  || fail "a session including pid 1 for the denied user: $out"
+out=$(as sysprof-test-denied "$W/bin/attack-client" proc-file "/proc/$denied_busy/maps")
+echo "$out" | grep -q '^error org.freedesktop.DBus.Error.AccessDenied' || fail "GetProcFile for the denied user: $out"
+kill "$denied_busy" 2>/dev/null || true
+# A user trusted with the machine keeps kernel symbols for its own processes.
+mkdir -p "$W/own2"
+chown sysprof-test-allowed "$W/own2"
+busy_as sysprof-test-allowed
+allowed_busy=$(find_busy sysprof-test-allowed)
+out=$(as sysprof-test-allowed "$W/bin/attack-client" pids-session "$W/own2/full.syscap" 1 "$allowed_busy")
+echo "$out" | grep -qx 'state stopped' || fail "a pids session of the allowed user: $out"
+"$dump" --stats "$W/own2/full.syscap" | grep -qx 'FILE /proc/kallsyms' || fail "the trusted user lost kernel symbols"
+kill "$allowed_busy" 2>/dev/null || true
+still_serves "own-processes sessions"
+ok "org.gnome.sysprof3.profile-own-processes: a user polkit denies the machine recorded its own program ($(grep -E '^SAMPLE ' "$W/own.stats")) with no kernel stacks, no kernel symbols, no other process; pid 1 and GetProcFile still refused; a trusted user keeps kernel symbols"
+
 echo "1..$n"
