@@ -29,7 +29,12 @@ grep -qE '^SAMPLE [1-9]' "$W/stats" || fail "no samples recorded: $(cat "$W/stat
 grep -qE '^PROCESS [1-9]' "$W/stats" || fail "no processes recorded"
 grep -qE '^MAP [1-9]' "$W/stats" || fail "no maps recorded"
 grep -q '^status 0$' "$W/sysprof-test-allowed/cli.log" || fail "sysprof-cli failed: $(cat "$W/sysprof-test-allowed/cli.log")"
-echo "ok 1 - sysprof-cli 3.46 recorded as sysprof-test-allowed: $(grep -E '^(SAMPLE|PROCESS|MAP) ' "$W/stats" | tr '\n' ' ')"
+# Everything it asked of /proc and /sys is on the daemon's allowlist.
+uid=$(id -u sysprof-test-allowed)
+if grep -E "GetProc(File|Fd) of uid $uid refused" "$W/logs/sysprofd.log"; then
+  fail "sysprofd refused a file Sysprof 3.46 asked for"
+fi
+echo "ok 1 - sysprof-cli 3.46 recorded as sysprof-test-allowed: $(grep -E '^(SAMPLE|PROCESS|MAP) ' "$W/stats" | tr '\n' ' '), nothing it asked refused"
 
 # The denied user gets no samples: polkit refuses every call.
 if [ -f "$W/sysprof-test-denied/capture.syscap" ] && "$dump" --stats "$W/sysprof-test-denied/capture.syscap" 2>/dev/null | grep -qE '^SAMPLE [1-9]'; then
