@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include <string.h>
 
+#include "sysprof-dbus-contract.h"
 #include "sysprof-host-resolver.h"
 
-#define SERVICE_NAME   "org.gnome.Sysprof3"
-#define SERVICE_PATH   "/org/gnome/Sysprof3"
-#define HOST_INTERFACE "org.gnome.Sysprof3.Host"
+#define SERVICE_NAME   SYSPROF_DBUS_NAME
+#define SERVICE_PATH   SYSPROF_DBUS_PATH
+#define HOST_INTERFACE SYSPROF_DBUS_HOST_INTERFACE
 #define CALL_TIMEOUT   5000
 
 /* A failed call (the process ended, polkit said no, an old daemon) only

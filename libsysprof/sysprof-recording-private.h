@@ -8,25 +8,26 @@
 #include <sys/types.h>
 
 #include "sysprof-control-channel-private.h"
+#include "sysprof-dbus-contract.h"
 #include "sysprof-recording.h"
 #include "sysprof-ring-drainer.h"
 #include "sysprof-session-recorder.h"
 
 G_BEGIN_DECLS
 
-#define BUS_NAME      "org.gnome.Sysprof3"
-#define MANAGER_PATH  "/org/gnome/Sysprof3"
-#define MANAGER_IFACE "org.gnome.Sysprof3.SessionManager"
-#define SESSION_IFACE "org.gnome.Sysprof3.Session"
-#define POLKIT_ACTION "org.gnome.sysprof3.profile"
-/* sysprofd's AccessDenied messages (daemon/sysprofd-auth.c) start with this. */
-#define DENIED_PREFIX "Not authorized to make request: "
+/* Names and limits of sysprofd's API come from its one contract. */
+#define BUS_NAME      SYSPROF_DBUS_NAME
+#define MANAGER_PATH  SYSPROF_DBUS_PATH
+#define MANAGER_IFACE SYSPROF_DBUS_MANAGER_INTERFACE
+#define SESSION_IFACE SYSPROF_DBUS_SESSION_INTERFACE
+#define POLKIT_ACTION SYSPROF_DBUS_ACTION_PROFILE
+#define DENIED_PREFIX SYSPROF_DBUS_DENIED_PREFIX
 #define POLL_MS       250
 /* The daemon writes the /proc snapshot in Start and kernel symbols in Stop. */
 #define SLOW_CALL_MS  120000
 #define KILL_DELAY_S  2
-#define MAX_FREQUENCY 10000
-#define MAX_DURATION  86400
+#define MAX_FREQUENCY SYSPROF_DBUS_MAX_FREQUENCY
+#define MAX_DURATION  SYSPROF_DBUS_MAX_DURATION
 /* 4 MiB per thread of a traced program (sysprofd's maximum): a thread
  * allocating flat out fills it in about 8 ms; the drainers empty rings every
  * ms but may be busy with perf records for a few. */
