@@ -3,7 +3,8 @@
 # Every test suite, on a fresh Debian 12 machine, as root from the checkout:
 # installs what is missing, builds three configurations and runs them.
 #   build/       the normal build: all suites (unit, compat, fuzz replay, slow)
-#   build-asan/  ASan+UBSan: libsysprof-capture, libsysprof, the clients, fuzz replay, compat
+#   build-asan/  ASan+UBSan: libsysprof-capture, libsysprof, the clients, fuzz replay, compat, and
+#                the integration suite with the sanitized sysprofd
 #   build-fuzz/  clang + libFuzzer: a short fuzzing run of every target
 # The normal build's suites run last so meson's summary ends the output.
 set -euo pipefail
@@ -32,6 +33,14 @@ if [ -x build-asan/clients/app/tests/test-app-hostile ]; then
   G_SLICE=always-malloc ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     meson test -C build-asan --print-errorlogs test-app-hostile test-chart
 fi
+
+# sysprofd itself under ASan+UBSan, confined as its unit says, in the whole
+# integration suite: a use-after-free or an overflow in the root daemon fails
+# the run (tools/with-sysprofd.sh fails on a sanitizer report or a daemon that
+# died).  The app's recorder test needs no second run.
+echo "== ASan+UBSan sysprofd, integration suite"
+G_SLICE=always-malloc ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  meson test -C build-asan --print-errorlogs --suite integration --no-suite app
 
 echo "== libFuzzer build (clang), short runs"
 CC=clang setup build-fuzz -Dfuzzing=true -Dcompat=disabled -Dbenchmarks=false -Dapp=disabled \

@@ -18,8 +18,9 @@
  *       N ListProcesses one after the other; prints "max-ms M"
  *   attack-client session-latency
  *       CreateSession, Start, Stop, Close; prints "ms M" and "state S"
- *   attack-client ring-exhaust SESSIONS
- *       SESSIONS sessions, each asking for 1-page rings until refused (each
+ *   attack-client ring-exhaust SESSIONS [MAX]
+ *       SESSIONS sessions, each asking for 1-page rings until refused, or
+ *       MAX rings in all (each
  *       fd received is closed at once); prints "rings N", "refused MESSAGE",
  *       then holds everything until stdin closes
  *   attack-client hostile-writers SECONDS MAX_BYTES N_RINGS
@@ -116,6 +117,13 @@ typedef struct
 } Tally;
 
 static void
+tally_clear (Tally *t)
+{
+  g_clear_pointer (&t->first_limited, g_free);
+  g_clear_pointer (&t->first_other, g_free);
+}
+
+static void
 tally_cb (GObject *source, GAsyncResult *res, gpointer data)
 {
   Tally *t = data;
@@ -181,6 +189,8 @@ close_race (GDBusConnection *bus, guint rounds)
           reads.closed, reads.other + reads.limited);
   if (reads.first_other)
     printf ("first-other %s\n", reads.first_other);
+  tally_clear (&reads);
+  tally_clear (&closes);
 }
 
 static void
@@ -205,6 +215,7 @@ leave_race (const char *address, guint rounds)
       /* Gone with everything pending: the replies go nowhere. */
       g_dbus_connection_close_sync (bus, NULL, NULL);
       wait_for (&t);
+      tally_clear (&t);
     }
   printf ("rounds %u\n", rounds);
 }
@@ -237,6 +248,7 @@ flood (const char *address, guint n)
     printf ("first-limited %s\n", t.first_limited);
   if (t.first_other)
     printf ("first-other %s\n", t.first_other);
+  tally_clear (&t);
 }
 
 static void
@@ -313,7 +325,7 @@ create_ring (GDBusConnection *bus, const char *path, guint n_pages, GError **err
 }
 
 static void
-ring_exhaust (GDBusConnection *bus, guint n_sessions)
+ring_exhaust (GDBusConnection *bus, guint n_sessions, guint max_rings)
 {
   g_autoptr (GError) error = NULL;
   guint rings = 0;
@@ -327,7 +339,7 @@ ring_exhaust (GDBusConnection *bus, guint n_sessions)
       g_variant_builder_init (&b, G_VARIANT_TYPE_VARDICT);
       g_variant_builder_add (&b, "{sv}", "cpu-sampling", g_variant_new_boolean (FALSE));
       path = create_session (bus, g_variant_builder_end (&b));
-      for (;;)
+      while (max_rings == 0 || rings < max_rings)
         {
           int fd = create_ring (bus, path, 1, &error);
 
@@ -557,8 +569,8 @@ main (int argc, char **argv)
     latency (bus, (guint) atoi (argv[2]));
   else if (g_str_equal (mode, "session-latency") && argc == 2)
     session_latency (bus);
-  else if (g_str_equal (mode, "ring-exhaust") && argc == 3)
-    ring_exhaust (bus, (guint) atoi (argv[2]));
+  else if (g_str_equal (mode, "ring-exhaust") && (argc == 3 || argc == 4))
+    ring_exhaust (bus, (guint) atoi (argv[2]), argc == 4 ? (guint) atoi (argv[3]) : 0);
   else if (g_str_equal (mode, "hostile-writers") && argc == 5)
     hostile_writers (bus, (guint) atoi (argv[2]), g_ascii_strtoull (argv[3], NULL, 10), (guint) atoi (argv[4]));
   else if (g_str_equal (mode, "proc-file") && argc == 3)

@@ -59,12 +59,12 @@ bctl call org.gnome.Sysprof3 "$started" org.gnome.Sysprof3.Session Close
 ok "3 detached sessions holding 4 MiB rings, never started: removed after the 2 s start timeout, their budget given back; a started session kept"
 
 # A session bound to a connection that stays, never started.
-as sysprof-test-allowed sh -c "sleep 30 | '$W/bin/attack-client' ring-exhaust 1" > "$W/hold.out" 2>&1 &
+as sysprof-test-allowed sh -c "sleep 30 | '$W/bin/attack-client' ring-exhaust 1 32" > "$W/hold.out" 2>&1 &
 for _ in $(seq 50); do grep -q '^refused' "$W/hold.out" && break; sleep 0.1; done
-grep -q '^rings 256' "$W/hold.out" || fail "ring-exhaust: $(cat "$W/hold.out")"
+grep -q '^rings 32' "$W/hold.out" || fail "ring-exhaust: $(cat "$W/hold.out")"
 sleep 3
 fds=$(ls "/proc/$(busctl --system call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus \
   GetConnectionUnixProcessID s org.gnome.Sysprof3 | awk '{print $2}')/fd" | wc -l)
-[ "$fds" -lt 100 ] || fail "the never-started session's 256 rings still hold $fds fds"
-ok "a never-started session of a connected client: removed with its 256 rings (daemon back to $fds fds)"
+[ "$fds" -lt 30 ] || fail "the never-started session's 32 rings still hold $fds fds"
+ok "a never-started session of a connected client: removed with its 32 rings (daemon back to $fds fds)"
 echo "1..$n"
