@@ -147,6 +147,7 @@ do_get_process_info (SysprofdCall *call)
   g_autoptr (GArray) pids = sysprofd_list_processes (&error);
   GVariantBuilder builder;
   const char     *attributes;
+  gsize           total = 0;
 
   if (pids == NULL)
     {
@@ -159,8 +160,22 @@ do_get_process_info (SysprofdCall *call)
     {
       GVariant *info = sysprofd_process_info (g_array_index (pids, gint32, i), attributes);
 
-      if (info != NULL)
-        g_variant_builder_add_value (&builder, info);
+      if (info == NULL)
+        continue;
+      /* Processes control how big their maps are: the answer must fit a
+       * message, and the daemon's memory. */
+      total += g_variant_get_size (g_variant_ref_sink (info));
+      g_variant_builder_add_value (&builder, info);
+      g_variant_unref (info);
+      if (total > SYSPROF_DBUS_PROC_INFO_MAX)
+        {
+          g_variant_builder_clear (&builder);
+          g_dbus_method_invocation_return_error (
+              invocation, G_DBUS_ERROR, G_DBUS_ERROR_LIMITS_EXCEEDED,
+              "The processes' %s take more than %u MiB, more than an answer can carry: ask for fewer attributes",
+              attributes, SYSPROF_DBUS_PROC_INFO_MAX >> 20);
+          return;
+        }
     }
   g_dbus_method_invocation_return_value (invocation, g_variant_new ("(@aa{sv})", g_variant_builder_end (&builder)));
 }

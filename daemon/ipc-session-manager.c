@@ -61,9 +61,14 @@ choose_action (SysprofdCall *call)
   p = g_variant_get_fixed_array (pids, &n, sizeof (gint32));
   if (n == 0 || n > SYSPROF_DBUS_MAX_PIDS)
     return NULL;
-  for (gsize i = 0; i < n; i++)
-    if (!sysprofd_process_is_owned_by (p[i], sysprofd_call_get_uid (call)))
-      return NULL;
+  {
+    g_autoptr (GHashTable) seen = g_hash_table_new (NULL, NULL);
+
+    for (gsize i = 0; i < n; i++)
+      if (g_hash_table_add (seen, GINT_TO_POINTER (p[i])) &&
+          !sysprofd_process_is_owned_by (p[i], sysprofd_call_get_uid (call)))
+        return NULL;
+  }
   return SYSPROF_DBUS_ACTION_PROFILE_OWN;
 }
 

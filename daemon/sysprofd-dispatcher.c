@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include <gio/gunixfdlist.h>
 #include <polkit/polkit.h>
 
 #include "sysprof-dbus-contract.h"
@@ -44,7 +45,9 @@ struct _SysprofdCall
   UidState              *uid_state; /* set once admitted */
   SysprofdCallFlags      flags;
   SysprofdActionFunc     action;
-  const char            *fallback; /* a weaker action to ask for next */
+  const char            *fallback;    /* a weaker action to ask for next */
+  GCancellable          *cancellable; /* of the polkit check */
+  guint                  auth_timeout;
   SysprofdCallFunc       func;
   gpointer               data;
   GDestroyNotify         destroy;
@@ -106,6 +109,18 @@ sysprofd_dispatcher_get_n_calls (void)
 /* ------------------------------------------------------------------------ */
 /* Calls */
 
+void
+sysprofd_run_in_main (GSourceFunc func, gpointer data)
+{
+  GSource *source = g_idle_source_new ();
+
+  g_source_set_priority (source, G_PRIORITY_DEFAULT);
+  g_source_set_callback (source, func, data, NULL);
+  g_source_set_static_name (source, "[sysprofd] to the main thread");
+  g_source_attach (source, g_main_context_default ());
+  g_source_unref (source);
+}
+
 static gboolean
 destroy_in_main (gpointer data)
 {
@@ -145,6 +160,8 @@ sysprofd_call_unref (SysprofdCall *call)
 {
   if (call == NULL || !g_atomic_int_dec_and_test (&call->ref_count))
     return;
+  g_clear_handle_id (&call->auth_timeout, g_source_remove);
+  g_clear_object (&call->cancellable);
   if (call->uid_state != NULL)
     release_admission (call->uid_state);
   if (call->destroy != NULL)
@@ -159,7 +176,7 @@ sysprofd_call_unref (SysprofdCall *call)
 
           pair[0] = (gpointer) call->destroy;
           pair[1] = call->data;
-          g_main_context_invoke (NULL, destroy_in_main, pair);
+          sysprofd_run_in_main (destroy_in_main, pair);
         }
     }
   g_object_unref (call->invocation);
@@ -325,6 +342,13 @@ authorization_done (GObject *source, GAsyncResult *res, gpointer data)
   const char *action = g_object_get_data (G_OBJECT (call->invocation), "sysprofd-action");
 
   result = polkit_authority_check_authorization_finish (POLKIT_AUTHORITY (source), res, &error);
+  g_clear_handle_id (&call->auth_timeout, g_source_remove);
+  g_clear_object (&call->cancellable);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      g_clear_error (&error);
+      g_set_error (&error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT, "polkit did not answer in time");
+    }
 
   /* Not trusted with the machine: perhaps with what the call needs. */
   if (error == NULL && call->fallback != NULL &&
@@ -359,6 +383,16 @@ authorization_done (GObject *source, GAsyncResult *res, gpointer data)
     refuse (call, G_DBUS_ERROR_ACCESS_DENIED, SYSPROF_DBUS_DENIED_PREFIX "polkit denied %s to this caller", action);
 }
 
+static gboolean
+auth_timed_out (gpointer data)
+{
+  SysprofdCall *call = data;
+
+  call->auth_timeout = 0;
+  g_cancellable_cancel (call->cancellable);
+  return G_SOURCE_REMOVE;
+}
+
 static void
 check_action (SysprofdCall *call, const char *action, gboolean may_interact)
 {
@@ -370,7 +404,17 @@ check_action (SysprofdCall *call, const char *action, gboolean may_interact)
   /* Only ask for a password when the caller said it can wait for one. */
   if (may_interact && (g_dbus_message_get_flags (message) & G_DBUS_MESSAGE_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION))
     flags |= POLKIT_CHECK_AUTHORIZATION_FLAGS_ALLOW_USER_INTERACTION;
-  polkit_authority_check_authorization (authority, subject, action, NULL, flags, NULL, authorization_done, call);
+  /* An authentication agent of the caller's own that never answers would
+   * keep the call, and its uid's slot, forever. */
+  g_clear_object (&call->cancellable);
+  g_clear_handle_id (&call->auth_timeout, g_source_remove);
+  call->cancellable = g_cancellable_new ();
+  call->auth_timeout = g_timeout_add_seconds ((flags & POLKIT_CHECK_AUTHORIZATION_FLAGS_ALLOW_USER_INTERACTION)
+                                                  ? SYSPROF_DBUS_INTERACTIVE_AUTH_TIMEOUT
+                                                  : SYSPROF_DBUS_AUTH_TIMEOUT,
+                                              auth_timed_out, call);
+  polkit_authority_check_authorization (authority, subject, action, NULL, flags, call->cancellable, authorization_done,
+                                        call);
 }
 
 static void
@@ -533,6 +577,27 @@ sysprofd_dispatch (GDBusMethodInvocation *invocation,
   call->func = func;
   call->data = data;
   call->destroy = destroy;
+
+  /* Admitted calls are kept while they wait: what one may hold is bounded
+   * before anything else (no argument of the API is near this big, and no
+   * method takes more than one fd). */
+  {
+    GDBusMessage *message = g_dbus_method_invocation_get_message (invocation);
+    GVariant     *body = g_dbus_message_get_body (message);
+    GUnixFDList  *fds = g_dbus_message_get_unix_fd_list (message);
+
+    if ((body != NULL && g_variant_get_size (body) > SYSPROF_DBUS_MAX_CALL_BYTES) ||
+        (fds != NULL && g_unix_fd_list_get_length (fds) > 1))
+      {
+        call->caller = g_new0 (Caller, 1);
+        call->caller->ref_count = 1;
+        call->caller->groups = g_array_new (FALSE, FALSE, sizeof (guint32));
+        refuse (call, G_DBUS_ERROR_LIMITS_EXCEEDED,
+                "A call to sysprofd carries at most %u bytes of arguments and one file descriptor",
+                SYSPROF_DBUS_MAX_CALL_BYTES);
+        return;
+      }
+  }
 
   if (sender == NULL)
     {

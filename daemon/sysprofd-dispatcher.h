@@ -68,6 +68,11 @@ SysprofdCall *sysprofd_call_ref (SysprofdCall *call);
 void          sysprofd_call_unref (SysprofdCall *call);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SysprofdCall, sysprofd_call_unref)
 
+/* Queues @func to run in the main thread, never inline: g_main_context_invoke()
+ * runs it at once in the calling thread when nobody owns the main context
+ * (at shutdown), which code meant for the main thread must never see. */
+void sysprofd_run_in_main (GSourceFunc func, gpointer data);
+
 /* The uid of the connection @sender when an earlier call identified it
  * (main thread only). */
 gboolean sysprofd_dispatcher_lookup_uid (const char *sender, guint32 *uid);

@@ -98,12 +98,15 @@ sysprofd_proc_request_clear (SysprofdProcRequest *request)
 static gboolean
 is_number (const char *s)
 {
+  const char *p = s;
+
   if (*s == 0 || strlen (s) > 10)
     return FALSE;
-  for (; *s; s++)
-    if (!g_ascii_isdigit (*s))
+  for (; *p; p++)
+    if (!g_ascii_isdigit (*p))
       return FALSE;
-  return TRUE;
+  /* Above INT_MAX it would wrap to another process's number. */
+  return g_ascii_strtoull (s, NULL, 10) <= G_MAXINT32;
 }
 
 static gboolean

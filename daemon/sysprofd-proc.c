@@ -9,6 +9,7 @@
 
 #include <glib/gstdio.h>
 
+#include "sysprof-dbus-contract.h"
 #include "sysprofd-proc-allowlist.h"
 #include "sysprofd-proc.h"
 
@@ -204,6 +205,35 @@ sysprofd_process_is_owned_by (int pid, guint32 uid)
     return FALSE;
   owned = read_process_ids (pid_fd, &tgid, uids) && fstat (pid_fd, &st) == 0 && tgid != (gint64) getpid () &&
           uids[0] == uid && uids[1] == uid && uids[2] == uid && uids[3] == uid && st.st_uid == uid;
+  /* Threads can hold other credentials than their leader. */
+  if (owned)
+    {
+      int            task_fd = openat (pid_fd, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      DIR           *dir = task_fd >= 0 ? fdopendir (task_fd) : NULL;
+      struct dirent *ent;
+
+      if (dir == NULL)
+        {
+          owned = FALSE;
+          if (task_fd >= 0)
+            close (task_fd);
+        }
+      while (owned && (ent = readdir (dir)) != NULL)
+        {
+          gint64 task_tgid = 0;
+          int    tid_fd;
+
+          if (!g_ascii_isdigit (ent->d_name[0]))
+            continue;
+          tid_fd = openat (dirfd (dir), ent->d_name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+          owned = tid_fd >= 0 && read_process_ids (tid_fd, &task_tgid, uids) && uids[0] == uid && uids[1] == uid &&
+                  uids[2] == uid && uids[3] == uid;
+          if (tid_fd >= 0)
+            close (tid_fd);
+        }
+      if (dir != NULL)
+        closedir (dir);
+    }
   close (pid_fd);
   return owned;
 }
@@ -301,6 +331,16 @@ sysprofd_proc_open (const guint8 *path, gsize path_len, guint32 caller_uid, GErr
                          RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
       saved = errno;
       close (dir_fd);
+      /* The process may have run a setuid program between the check and the
+       * open: checked again, on the file now open. */
+      if (fd >= 0 && request.scope == SYSPROFD_PROC_SCOPE_OWN_PROCESS && caller_uid != 0 &&
+          !sysprofd_process_is_owned_by (request.pid, caller_uid))
+        {
+          close (fd);
+          g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED,
+                       "Access to %s denied: process %d is not the caller's (uid %u)", shown, request.pid, caller_uid);
+          return -1;
+        }
     }
   if (fd < 0)
     {
@@ -393,7 +433,7 @@ read_pid_file (int pid_dirfd, const char *name)
 
   if (fd < 0)
     return NULL;
-  bytes = sysprofd_read_fd (fd, PROC_FILE_MAX, NULL);
+  bytes = sysprofd_read_fd (fd, SYSPROF_DBUS_PROC_INFO_FILE_MAX, NULL);
   close (fd);
   if (bytes == NULL)
     return NULL;
@@ -413,7 +453,7 @@ cmdline_to_string (int pid_dirfd)
 
   if (fd < 0)
     return NULL;
-  bytes = sysprofd_read_fd (fd, PROC_FILE_MAX, NULL);
+  bytes = sysprofd_read_fd (fd, SYSPROF_DBUS_PROC_INFO_FILE_MAX, NULL);
   close (fd);
   if (bytes == NULL)
     return NULL;

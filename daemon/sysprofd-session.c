@@ -2,7 +2,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <gio/gunixfdlist.h>
@@ -276,6 +278,9 @@ add_timeout (SysprofdSession *self, guint ms, GSourceFunc func, const char *name
 
   g_source_set_callback (source, func, self, NULL);
   g_source_set_static_name (source, name);
+  /* The session's own timers (progress and max-bytes, max-duration, expiry)
+   * at the ring drainer's priority, for the same reason as session_invoke. */
+  g_source_set_priority (source, G_PRIORITY_HIGH);
   g_source_attach (source, self->context);
   return source;
 }
@@ -393,7 +398,7 @@ close_in_main (gpointer data)
 static void
 request_close (SysprofdSession *self)
 {
-  g_main_context_invoke (NULL, close_in_main, g_object_ref (self));
+  sysprofd_run_in_main (close_in_main, g_object_ref (self));
 }
 
 static gboolean
@@ -483,9 +488,10 @@ do_set_capture_fd (SysprofdSession *self, GDBusMethodInvocation *invocation)
 {
   GUnixFDList *fds = g_dbus_message_get_unix_fd_list (g_dbus_method_invocation_get_message (invocation));
   g_autoptr (GError) error = NULL;
-  gint32      handle;
-  int         fd;
-  struct stat st;
+  gint32        handle;
+  int           fd;
+  struct stat   st;
+  struct statfs sfs;
 
   if (self->state != STATE_CREATED || self->writer != NULL)
     {
@@ -503,11 +509,17 @@ do_set_capture_fd (SysprofdSession *self, GDBusMethodInvocation *invocation)
     }
   /* A pipe or socket the caller never drains would block the session: only
    * regular files are accepted. */
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || (fcntl (fd, F_GETFL) & O_ACCMODE) == O_RDONLY)
+  /* Nor a file of /proc, /sys or cgroupfs the caller may open: the daemon
+   * would write root's frames into a kernel interface. */
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || (fcntl (fd, F_GETFL) & O_ACCMODE) == O_RDONLY ||
+      fstatfs (fd, &sfs) != 0 || sfs.f_type == PROC_SUPER_MAGIC || sfs.f_type == SYSFS_MAGIC ||
+      sfs.f_type == CGROUP_SUPER_MAGIC || sfs.f_type == CGROUP2_SUPER_MAGIC || sfs.f_type == DEBUGFS_MAGIC ||
+      sfs.f_type == TRACEFS_MAGIC || sfs.f_type == SECURITYFS_MAGIC || sfs.f_type == BPF_FS_MAGIC)
     {
       close (fd);
       g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS,
-                                             "The capture fd must be a regular file opened for writing");
+                                             "The capture fd must be a regular file opened for writing, not a file "
+                                             "of /proc, /sys or another kernel file system");
       return;
     }
   if (self->capture_fd >= 0)
@@ -591,7 +603,7 @@ do_start (SysprofdSession *self, GDBusMethodInvocation *invocation)
                                              "Cannot open %u perf events: %s", max_events, error->message);
       return;
     }
-  self->charged_perf_fds = max_events;
+  self->charged_perf_fds += max_events;
   if (self->capture_fd < 0 && (self->capture_fd = open_private_capture (&error)) < 0)
     {
       g_dbus_method_invocation_return_gerror (invocation, error);
@@ -617,6 +629,9 @@ do_start (SysprofdSession *self, GDBusMethodInvocation *invocation)
     options.counters = (const char *const *) self->counters;
     options.max_perf_events = max_events;
     options.own_processes_only = self->own_processes_only;
+    /* max-bytes from the first frame: the /proc snapshot of processes an
+     * attacker controls could be large too. */
+    sysprof_capture_writer_set_max_size (self->writer, self->max_bytes);
     self->recorder = sysprof_session_recorder_new (self->writer);
     g_signal_connect (self->recorder, "warning", G_CALLBACK (recorder_warning), self);
     if (!sysprof_session_recorder_start (self->recorder, &options, &error))
@@ -633,8 +648,30 @@ do_start (SysprofdSession *self, GDBusMethodInvocation *invocation)
   }
 
   /* max-bytes, enforced as frames are written, by every instrument. */
-  sysprof_capture_writer_set_max_size (self->writer, self->max_bytes);
   sysprof_ring_drainer_set_max_bytes (self->rings, self->max_bytes);
+  /* The processes were checked before; one may have run a setuid program
+   * since, before its events were opened (the kernel only drops events at
+   * a setuid exec that comes after).  Now that they are open, once more:
+   * any foreign thread and the capture is wiped, before anything of it was
+   * handed out. */
+  if (self->own_processes_only)
+    for (guint i = 0; i < self->pids->len; i++)
+      if (!sysprofd_process_is_owned_by (g_array_index (self->pids, gint32, i), self->owner_uid))
+        {
+          sysprof_session_recorder_stop (self->recorder, NULL);
+          g_clear_object (&self->recorder);
+          g_clear_pointer (&self->writer, sysprof_capture_writer_unref);
+          if (ftruncate (self->capture_fd, 0) != 0)
+            g_warning ("Session %s: cannot wipe the capture: %s", self->object_path, g_strerror (errno));
+          set_state (self, STATE_FAILED);
+          g_dbus_method_invocation_return_error (
+              invocation, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED,
+              SYSPROF_DBUS_DENIED_PREFIX "process %d stopped being uid %u's while recording started; the capture "
+                                         "was wiped",
+              g_array_index (self->pids, gint32, i), self->owner_uid);
+          return;
+        }
+
   /* Frames waiting in rings follow the /proc snapshot of the start. */
   sysprof_ring_drainer_set_writer (self->rings, self->writer);
   clear_source (&self->start_timeout_source);
@@ -843,7 +880,9 @@ session_invoke (SysprofdSession *self, SysprofdCall *call, SessionFunc func)
       work->self = self;
       work->call = call ? sysprofd_call_ref (call) : NULL;
       work->func = func;
-      g_main_context_invoke_full (self->context, G_PRIORITY_DEFAULT, work_run, work, work_free);
+      /* As high as the ring drainer's: a pass that takes its whole period
+       * must not keep Stop or Close from ever running. */
+      g_main_context_invoke_full (self->context, G_PRIORITY_HIGH, work_run, work, work_free);
     }
   g_mutex_unlock (&self->lock);
   return accepted;
@@ -879,7 +918,7 @@ session_thread (gpointer data)
     ;
   g_clear_object (&self->rings);
   g_main_context_pop_thread_default (self->context);
-  g_main_context_invoke (NULL, thread_finished, self);
+  sysprofd_run_in_main (thread_finished, self);
   return NULL;
 }
 
@@ -1091,7 +1130,16 @@ parse_options (SysprofdSession *self, GVariant *options, GError **error)
                 g_variant_unref (value);
                 return FALSE;
               }
-          g_array_append_vals (self->pids, pids, (guint) n);
+          /* Once each: a pid repeated costs the snapshot and the checks again. */
+          for (gsize i = 0; i < n; i++)
+            {
+              gboolean seen = FALSE;
+
+              for (guint j = 0; j < self->pids->len && !seen; j++)
+                seen = g_array_index (self->pids, gint32, j) == pids[i];
+              if (!seen)
+                g_array_append_val (self->pids, pids[i]);
+            }
         }
       else if (g_str_equal (key, "counters"))
         {

@@ -6,6 +6,7 @@
 
 #include <glib/gstdio.h>
 
+#include "sysprofd-dispatcher.h"
 #include "sysprofd-system-state.h"
 
 #define PARANOID_PATH "/proc/sys/kernel/perf_event_paranoid"
@@ -309,7 +310,7 @@ add_holder (GDBusConnection *connection, const char *holder, Setting setting)
   req->connection = g_object_ref (connection);
   req->holder = g_strdup (holder);
   req->setting = setting;
-  g_main_context_invoke (NULL, add_holder_cb, req);
+  sysprofd_run_in_main (add_holder_cb, req);
 }
 
 gboolean

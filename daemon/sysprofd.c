@@ -206,8 +206,12 @@ main (int argc, char **argv)
 
   g_main_loop_run (main_loop);
 
-  /* SIGTERM or idle: running captures are finalized, not cut off; each
-   * session does it in its own thread and reports back here. */
+  /* SIGTERM or idle.  First no new call, and the kernel settings back
+   * (nothing below may keep them changed); then running captures are
+   * finalized, not cut off, each session in its own thread reporting back
+   * here. */
+  sysprofd_dispatcher_shutdown ();
+  sysprofd_system_state_restore_all ();
   ipc_session_manager_impl_close_all (session_manager);
   {
     gint64 deadline = g_get_monotonic_time () + SHUTDOWN_TIMEOUT_S * G_USEC_PER_SEC;
@@ -220,9 +224,7 @@ main (int argc, char **argv)
       g_warning ("%u sessions did not finish within %d s", ipc_session_manager_impl_n_sessions (session_manager),
                  SHUTDOWN_TIMEOUT_S);
   }
-  sysprofd_dispatcher_shutdown ();
   g_bus_unown_name (owner_id);
-  sysprofd_system_state_restore_all ();
   g_ptr_array_unref (skeletons);
   g_main_loop_unref (main_loop);
   return exit_status;

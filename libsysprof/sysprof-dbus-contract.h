@@ -64,6 +64,16 @@
 #define SYSPROF_DBUS_MAX_AUTH_PER_UID    4
 #define SYSPROF_DBUS_MAX_RUNNING_PER_UID 2
 #define SYSPROF_DBUS_WORKERS             4
+/* A call carries at most this many bytes of arguments and one fd. */
+#define SYSPROF_DBUS_MAX_CALL_BYTES 65536
+/* polkit's answer is awaited this long (seconds), with a password prompt
+ * when the caller allowed one. */
+#define SYSPROF_DBUS_AUTH_TIMEOUT             30
+#define SYSPROF_DBUS_INTERACTIVE_AUTH_TIMEOUT 300
 
-/* GetProcFile / GetProcFd. */
-#define SYSPROF_DBUS_PROC_FILE_MAX (64 * 1024 * 1024)
+/* GetProcFile / GetProcFd; GetProcessInfo reads at most PROC_INFO_FILE_MAX
+ * of one file and answers at most PROC_INFO_MAX in all (the system bus
+ * carries at most 32 MiB in a message). */
+#define SYSPROF_DBUS_PROC_FILE_MAX      (64 * 1024 * 1024)
+#define SYSPROF_DBUS_PROC_INFO_FILE_MAX (4 * 1024 * 1024)
+#define SYSPROF_DBUS_PROC_INFO_MAX      (24 * 1024 * 1024)
