@@ -302,23 +302,25 @@ set_state (SysprofdSession *self, State state)
   ipc_session_set_state (self->skeleton, state_names[state]);
 }
 
-/* Rings whose producer ended no longer count against the owner. */
+/* Rings whose producer ended no longer count against the owner: what the
+ * open rings hold now is all that stays charged. */
 static void
 release_ended_rings (SysprofdSession *self, gboolean all)
 {
   guint64 open = all ? 0 : sysprof_ring_drainer_get_n_rings (self->rings);
-  guint64 bytes_kept;
+  guint64 bytes = all ? 0 : sysprof_ring_drainer_get_n_bytes (self->rings);
 
-  if (open >= self->charged_rings)
-    return;
-  /* Rings are not told apart when they end: the bytes go back in
-   * proportion, all of them with the last ring. */
-  bytes_kept = self->charged_rings ? self->charged_ring_bytes / self->charged_rings * open : 0;
-  sysprofd_budget_release (self->owner_uid, SYSPROFD_RESOURCE_RING, self->charged_rings - open);
-  sysprofd_budget_release (self->owner_uid, SYSPROFD_RESOURCE_FD, self->charged_rings - open);
-  sysprofd_budget_release (self->owner_uid, SYSPROFD_RESOURCE_RING_BYTES, self->charged_ring_bytes - bytes_kept);
-  self->charged_rings = open;
-  self->charged_ring_bytes = bytes_kept;
+  if (open < self->charged_rings)
+    {
+      sysprofd_budget_release (self->owner_uid, SYSPROFD_RESOURCE_RING, self->charged_rings - open);
+      sysprofd_budget_release (self->owner_uid, SYSPROFD_RESOURCE_FD, self->charged_rings - open);
+      self->charged_rings = open;
+    }
+  if (bytes < self->charged_ring_bytes)
+    {
+      sysprofd_budget_release (self->owner_uid, SYSPROFD_RESOURCE_RING_BYTES, self->charged_ring_bytes - bytes);
+      self->charged_ring_bytes = bytes;
+    }
 }
 
 static void

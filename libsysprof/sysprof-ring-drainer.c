@@ -524,6 +524,22 @@ sysprof_ring_drainer_get_n_rings (SysprofRingDrainer *self)
 }
 
 guint64
+sysprof_ring_drainer_get_n_bytes (SysprofRingDrainer *self)
+{
+  guint64 total = 0;
+  long    page = sysconf (_SC_PAGESIZE);
+
+  g_return_val_if_fail (SYSPROF_IS_RING_DRAINER (self), 0);
+  for (guint i = 0; i < self->rings->len; i++)
+    {
+      Ring *ring = g_ptr_array_index (self->rings, i);
+
+      total += (guint64) sysprof_mapped_ring_buffer_get_size (ring->buffer) + (guint64) (page > 0 ? page : 4096);
+    }
+  return total;
+}
+
+guint64
 sysprof_ring_drainer_get_n_frames (SysprofRingDrainer *self)
 {
   g_return_val_if_fail (SYSPROF_IS_RING_DRAINER (self), 0);

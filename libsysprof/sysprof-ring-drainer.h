@@ -75,6 +75,9 @@ void sysprof_ring_drainer_close (SysprofRingDrainer *self);
 /* Rings open now (created, not ended, not closed). */
 SYSPROF_AVAILABLE_IN_ALL
 guint sysprof_ring_drainer_get_n_rings (SysprofRingDrainer *self);
+/* Memory the open rings pin: their data pages and header page. */
+SYSPROF_AVAILABLE_IN_ALL
+guint64 sysprof_ring_drainer_get_n_bytes (SysprofRingDrainer *self);
 /* Frames copied into the writer so far. */
 SYSPROF_AVAILABLE_IN_ALL
 guint64 sysprof_ring_drainer_get_n_frames (SysprofRingDrainer *self);
