@@ -67,10 +67,10 @@ ugid=$(id -g "$U")
 # ---------------------------------------------------------------------------
 # Helpers.
 paranoid () { cat "$P"; }
-# Polls CMD... for up to 5 s.
+# Polls CMD... for up to 10 s (the machine may be busy with other tests).
 eventually () {
   local _
-  for _ in $(seq 100); do
+  for _ in $(seq 200); do
     "$@" && return 0
     sleep 0.05
   done
