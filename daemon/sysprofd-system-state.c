@@ -9,7 +9,6 @@
 
 #include <glib/gstdio.h>
 
-#include "sysprofd-dispatcher.h"
 #include "sysprofd-system-state.h"
 
 #define PARANOID_PATH "/proc/sys/kernel/perf_event_paranoid"
