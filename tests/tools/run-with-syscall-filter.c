@@ -58,6 +58,8 @@ typedef struct
   bool   verbose;
 } Config;
 
+static void fail (const char *format, ...) __attribute__ ((format (printf, 1, 2), noreturn));
+
 static void
 fail (const char *format, ...)
 {
@@ -556,7 +558,7 @@ self_test (void)
 {
   char   path[] = "/tmp/run-with-syscall-filter.XXXXXX";
   int    fd = mkstemp (path);
-  FILE  *file;
+  FILE  *file = NULL;
   Config allow = { .error_number = EPERM };
   Config allow_eacces = { .error_number = EACCES };
   Config allow_kill = { .error_number = 0 };
