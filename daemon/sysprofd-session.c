@@ -899,6 +899,8 @@ thread_finished (gpointer data)
   for (guint i = 0; i < self->close_calls->len; i++)
     g_dbus_method_invocation_return_value (sysprofd_call_get_invocation (self->close_calls->pdata[i]), NULL);
   g_ptr_array_set_size (self->close_calls, 0);
+  g_dbus_interface_skeleton_unexport (G_DBUS_INTERFACE_SKELETON (self->skeleton));
+  sysprofd_budget_release (self->owner_uid, SYSPROFD_RESOURCE_SESSION, 1);
   sysprofd_budget_release (self->owner_uid, SYSPROFD_RESOURCE_FD, SESSION_FDS);
   g_signal_emit (self, signals[CLOSED], 0);
   g_object_unref (self);
@@ -940,10 +942,8 @@ sysprofd_session_close (SysprofdSession *self)
       g_bus_unwatch_name (self->owner_watch);
       self->owner_watch = 0;
     }
-  g_dbus_interface_skeleton_unexport (G_DBUS_INTERFACE_SKELETON (self->skeleton));
-  /* Gone from the bus, it no longer counts as one of its owner's sessions;
-   * what it holds until its thread ends (files, rings) still does. */
-  sysprofd_budget_release (self->owner_uid, SYSPROFD_RESOURCE_SESSION, 1);
+  /* The object stays on the bus, answering UnknownObject, until the capture
+   * is finalized: a client (or a test) that sees it gone may read the file. */
   /* The thread's reference, dropped in thread_finished. */
   g_object_ref (self);
   if (!session_invoke (self, NULL, shut_down))

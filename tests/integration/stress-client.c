@@ -1108,6 +1108,28 @@ service (guint burst)
 /* ------------------------------------------------------------------------ */
 /* The user polkit refuses */
 
+/* Options of a session this user may not have: its own processes it may
+ * record (org.gnome.sysprof3.profile-own-processes), so never its own pid;
+ * sometimes root's. */
+static GVariant *
+denied_options (void)
+{
+  GVariantBuilder b;
+
+  g_variant_builder_init (&b, G_VARIANT_TYPE_VARDICT);
+  g_variant_builder_add (&b, "{sv}", "frequency", g_variant_new_uint32 ((guint32) between (50, 400)));
+  if (chance (0.5))
+    {
+      gint32 pid = 1;
+
+      g_variant_builder_add (&b, "{sv}", "pids",
+                             g_variant_new_fixed_array (G_VARIANT_TYPE_INT32, &pid, 1, sizeof (gint32)));
+    }
+  if (chance (0.5))
+    g_variant_builder_add (&b, "{sv}", "detached", g_variant_new_boolean (TRUE));
+  return g_variant_builder_end (&b);
+}
+
 static void
 denied (guint burst)
 {
@@ -1134,8 +1156,8 @@ denied (guint burst)
               override = 0;
             }
           else if (what == 3)
-            send_call (bus, PATH, MANAGER, "CreateSession",
-                       g_variant_new ("(@a{sv})", random_options (chance (0.5), FALSE)), refused, &batch);
+            send_call (bus, PATH, MANAGER, "CreateSession", g_variant_new ("(@a{sv})", denied_options ()), refused,
+                       &batch);
           else if (what == 4)
             send_call (bus, path, SESSION, "Start", NULL, refused, &batch);
           else if (what == 5)
