@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include <errno.h>
 #include <fcntl.h>
-#include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,7 +13,6 @@
 
 /* Real ones are a few hundred bytes. */
 #define FLATPAK_INFO_MAX (1024 * 1024)
-#define PROC_STATUS_MAX  (64 * 1024)
 
 static void
 do_get_kernel_symbols (SysprofdCall *call)
@@ -138,63 +136,18 @@ do_resolve_path (SysprofdCall *call)
 static gboolean
 get_process_uid (int pid, uid_t *uid)
 {
-  g_autoptr (GBytes) bytes = NULL;
-  g_autofree char *status = NULL;
-  g_auto (GStrv) lines = NULL;
-  int proc_fd;
-  int fd;
+  guint32  uids[4];
+  gint64   tgid;
+  int      proc_fd;
+  gboolean ok;
 
   if ((proc_fd = sysprofd_mountinfo_open_process (pid, NULL)) < 0)
     return FALSE;
-  fd = openat (proc_fd, "status", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  ok = sysprofd_process_read_ids (proc_fd, &tgid, uids);
   close (proc_fd);
-  if (fd < 0)
-    return FALSE;
-  bytes = sysprofd_read_fd (fd, PROC_STATUS_MAX, NULL);
-  close (fd);
-  if (bytes == NULL)
-    return FALSE;
-
-  status = g_strndup (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes));
-  lines = g_strsplit (status, "\n", -1);
-  for (guint i = 0; lines[i]; i++)
-    {
-      guint64 value;
-      char   *end;
-
-      if (!g_str_has_prefix (lines[i], "Uid:"))
-        continue;
-      value = g_ascii_strtoull (lines[i] + 4, &end, 10);
-      if (end == lines[i] + 4 || value > G_MAXUINT32)
-        return FALSE;
-      *uid = (uid_t) value;
-      return TRUE;
-    }
-  return FALSE;
-}
-
-/* getpwuid() is not thread-safe, and invocations run in worker threads. */
-static char *
-get_home_directory (uid_t uid)
-{
-  gsize size = 16384;
-
-  for (;;)
-    {
-      g_autofree char *buf = g_malloc (size);
-      struct passwd    pw;
-      struct passwd   *result = NULL;
-      int              rc = getpwuid_r (uid, &pw, buf, size, &result);
-
-      if (rc == ERANGE && size < 1024 * 1024)
-        {
-          size *= 2;
-          continue;
-        }
-      if (rc != 0 || result == NULL || pw.pw_dir == NULL || !g_path_is_absolute (pw.pw_dir))
-        return NULL;
-      return g_strdup (pw.pw_dir);
-    }
+  if (ok)
+    *uid = (uid_t) uids[0];
+  return ok;
 }
 
 /* The /.flatpak-info of @pid's root into @info, which stays NULL when there
@@ -277,7 +230,7 @@ list_debug_directories (int pid, GError **error)
       uid_t            uid;
 
       if (get_process_uid (pid, &uid))
-        home = get_home_directory (uid);
+        sysprofd_lookup_user (uid, NULL, NULL, &home);
       g_ptr_array_extend_and_steal (candidates, sysprofd_flatpak_info_debug_directories (info, home));
     }
 

@@ -59,11 +59,12 @@ credentials_with_group_list (uid_t uid, const char *name, gid_t gid)
  * of the caller (a group joined since it logged in), so this is the weaker
  * source; a uid the database does not know gets no group at all, which only
  * leaves it the "other" permissions. */
-SysprofdCredentials *
-sysprofd_credentials_from_user_database (uid_t uid)
+gboolean
+sysprofd_lookup_user (uid_t uid, char **name, gid_t *gid, char **home)
 {
   gsize size = 16384;
 
+  /* getpwuid() is not thread-safe, and calls run on worker threads. */
   for (;;)
     {
       g_autofree char *buf = g_malloc (size);
@@ -77,9 +78,26 @@ sysprofd_credentials_from_user_database (uid_t uid)
           continue;
         }
       if (rc != 0 || result == NULL)
-        return sysprofd_credentials_new (uid, SYSPROFD_CREDENTIALS_NO_GID, NULL, 0);
-      return credentials_with_group_list (uid, pw.pw_name, pw.pw_gid);
+        return FALSE;
+      if (name != NULL)
+        *name = g_strdup (pw.pw_name);
+      if (gid != NULL)
+        *gid = pw.pw_gid;
+      if (home != NULL)
+        *home = pw.pw_dir != NULL && g_path_is_absolute (pw.pw_dir) ? g_strdup (pw.pw_dir) : NULL;
+      return TRUE;
     }
+}
+
+SysprofdCredentials *
+sysprofd_credentials_from_user_database (uid_t uid)
+{
+  g_autofree char *name = NULL;
+  gid_t            gid;
+
+  if (!sysprofd_lookup_user (uid, &name, &gid, NULL))
+    return sysprofd_credentials_new (uid, SYSPROFD_CREDENTIALS_NO_GID, NULL, 0);
+  return credentials_with_group_list (uid, name, gid);
 }
 
 static gboolean

@@ -32,6 +32,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (SysprofdCredentials, sysprofd_credentials_free)
  * since it logged in), so this is the weaker source; a uid the database does
  * not know gets no group at all. */
 SysprofdCredentials *sysprofd_credentials_from_user_database (uid_t uid);
+/* @uid's name, primary group and home directory (NULL unless absolute) from
+ * the user database; any of them may be NULL.  FALSE for an unknown uid. */
+gboolean sysprofd_lookup_user (uid_t uid, char **name, gid_t *gid, char **home);
 
 /* Whether the caller could search (look names up in) the directory @st, by
  * its mode bits alone: owner, group or other class as the kernel chooses it.

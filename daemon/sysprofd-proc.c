@@ -87,9 +87,8 @@ set_open_error (GError **error, int saved, const char *shown, const char *root)
     }
 }
 
-/* Reads Tgid and the four uids of the process behind @pid_fd. */
-static gboolean
-read_process_ids (int pid_fd, gint64 *tgid, guint32 uids[4])
+gboolean
+sysprofd_process_read_ids (int pid_fd, gint64 *tgid, guint32 uids[4])
 {
   g_autoptr (GBytes) bytes = NULL;
   g_autofree char *text = NULL;
@@ -157,7 +156,7 @@ open_process (int proc_fd, const SysprofdProcRequest *request, guint32 caller_ui
         set_open_error (error, saved, shown, "/proc");
       return -1;
     }
-  if (!read_process_ids (pid_fd, &tgid, uids) || fstat (pid_fd, &st) != 0)
+  if (!sysprofd_process_read_ids (pid_fd, &tgid, uids) || fstat (pid_fd, &st) != 0)
     {
       close (pid_fd);
       g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_FILE_NOT_FOUND, "%s does not exist: process %d is gone", shown,
@@ -203,7 +202,7 @@ sysprofd_process_is_owned_by (int pid, guint32 uid)
   g_snprintf (name, sizeof name, "/proc/%d", pid);
   if ((pid_fd = open (name, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
     return FALSE;
-  owned = read_process_ids (pid_fd, &tgid, uids) && fstat (pid_fd, &st) == 0 && tgid != (gint64) getpid () &&
+  owned = sysprofd_process_read_ids (pid_fd, &tgid, uids) && fstat (pid_fd, &st) == 0 && tgid != (gint64) getpid () &&
           uids[0] == uid && uids[1] == uid && uids[2] == uid && uids[3] == uid && st.st_uid == uid;
   /* Threads can hold other credentials than their leader. */
   if (owned)
@@ -226,8 +225,8 @@ sysprofd_process_is_owned_by (int pid, guint32 uid)
           if (!g_ascii_isdigit (ent->d_name[0]))
             continue;
           tid_fd = openat (dirfd (dir), ent->d_name, O_PATH | O_DIRECTORY | O_CLOEXEC);
-          owned = tid_fd >= 0 && read_process_ids (tid_fd, &task_tgid, uids) && uids[0] == uid && uids[1] == uid &&
-                  uids[2] == uid && uids[3] == uid;
+          owned = tid_fd >= 0 && sysprofd_process_read_ids (tid_fd, &task_tgid, uids) && uids[0] == uid &&
+                  uids[1] == uid && uids[2] == uid && uids[3] == uid;
           if (tid_fd >= 0)
             close (tid_fd);
         }

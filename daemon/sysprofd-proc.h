@@ -20,6 +20,9 @@ int sysprofd_proc_open (const guint8 *path, gsize path_len, guint32 caller_uid, 
  * control characters become \xNN and a backslash \\, so the text stays
  * recognizable and tells apart what was escaped. */
 char *sysprofd_escape_text (const char *text);
+/* Tgid and the four uids (real, effective, saved, filesystem) of the process
+ * or thread whose /proc directory @pid_fd is, from its status file. */
+gboolean sysprofd_process_read_ids (int pid_fd, gint64 *tgid, guint32 uids[4]);
 /* Whether every uid of process @pid (real, effective, saved, filesystem) is
  * @uid and the kernel agrees (a process that is not dumpable, after a
  * setuid exec for instance, has its /proc directory owned by root).  The
