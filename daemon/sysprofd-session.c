@@ -747,6 +747,35 @@ do_read_capture (SysprofdSession *self, GDBusMethodInvocation *invocation)
       invocation, g_variant_new ("(@ay)", g_variant_new_fixed_array (G_VARIANT_TYPE_BYTE, buf, (gsize) n, 1)));
 }
 
+/* A ring costs its owner one ring, its memory and the daemon's fd of it:
+ * all three, or none. */
+static gboolean
+charge_ring (SysprofdSession *self, guint64 bytes, GError **error)
+{
+  if (!sysprofd_budget_charge (self->owner_uid, SYSPROFD_RESOURCE_RING, 1, error))
+    return FALSE;
+  if (!sysprofd_budget_charge (self->owner_uid, SYSPROFD_RESOURCE_RING_BYTES, bytes, error))
+    {
+      sysprofd_budget_release (self->owner_uid, SYSPROFD_RESOURCE_RING, 1);
+      return FALSE;
+    }
+  if (!sysprofd_budget_charge (self->owner_uid, SYSPROFD_RESOURCE_FD, 1, error))
+    {
+      sysprofd_budget_release (self->owner_uid, SYSPROFD_RESOURCE_RING, 1);
+      sysprofd_budget_release (self->owner_uid, SYSPROFD_RESOURCE_RING_BYTES, bytes);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+release_ring (SysprofdSession *self, guint64 bytes)
+{
+  sysprofd_budget_release (self->owner_uid, SYSPROFD_RESOURCE_RING, 1);
+  sysprofd_budget_release (self->owner_uid, SYSPROFD_RESOURCE_RING_BYTES, bytes);
+  sysprofd_budget_release (self->owner_uid, SYSPROFD_RESOURCE_FD, 1);
+}
+
 static void
 do_create_ring_buffer (SysprofdSession *self, GDBusMethodInvocation *invocation)
 {
@@ -767,12 +796,7 @@ do_create_ring_buffer (SysprofdSession *self, GDBusMethodInvocation *invocation)
    * back below. */
   bytes = ((guint64) (n_pages ? n_pages : SYSPROF_RING_DRAINER_DEFAULT_PAGES) + 1) * (guint64) sysconf (_SC_PAGESIZE);
   release_ended_rings (self, FALSE);
-  if (!sysprofd_budget_charge (self->owner_uid, SYSPROFD_RESOURCE_RING, 1, &error) ||
-      (!sysprofd_budget_charge (self->owner_uid, SYSPROFD_RESOURCE_RING_BYTES, bytes, &error) &&
-       (sysprofd_budget_release (self->owner_uid, SYSPROFD_RESOURCE_RING, 1), TRUE)) ||
-      (!sysprofd_budget_charge (self->owner_uid, SYSPROFD_RESOURCE_FD, 1, &error) &&
-       (sysprofd_budget_release (self->owner_uid, SYSPROFD_RESOURCE_RING, 1),
-        sysprofd_budget_release (self->owner_uid, SYSPROFD_RESOURCE_RING_BYTES, bytes), TRUE)))
+  if (!charge_ring (self, bytes, &error))
     {
       g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_LIMITS_EXCEEDED,
                                              "Cannot create the ring buffer: %s", error->message);
@@ -782,9 +806,7 @@ do_create_ring_buffer (SysprofdSession *self, GDBusMethodInvocation *invocation)
     {
       GDBusError code = G_DBUS_ERROR_FAILED;
 
-      sysprofd_budget_release (self->owner_uid, SYSPROFD_RESOURCE_RING, 1);
-      sysprofd_budget_release (self->owner_uid, SYSPROFD_RESOURCE_RING_BYTES, bytes);
-      sysprofd_budget_release (self->owner_uid, SYSPROFD_RESOURCE_FD, 1);
+      release_ring (self, bytes);
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT))
         code = G_DBUS_ERROR_INVALID_ARGS;
       else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_TOO_MANY_OPEN_FILES) ||
