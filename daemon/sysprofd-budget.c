@@ -76,17 +76,6 @@ sysprofd_budget_init (void)
              fd_limit / 4);
 }
 
-guint64
-sysprofd_budget_get_fd_limit (void)
-{
-  guint64 ret;
-
-  g_mutex_lock (&lock);
-  ret = fd_limit;
-  g_mutex_unlock (&lock);
-  return ret;
-}
-
 static char *
 format_amount (SysprofdResource what, guint64 amount)
 {
@@ -167,21 +156,4 @@ sysprofd_budget_release (guint32 uid, SysprofdResource what, guint64 amount)
       g_hash_table_remove (per_uid, GUINT_TO_POINTER (uid));
   }
   g_mutex_unlock (&lock);
-}
-
-guint64
-sysprofd_budget_get_used (guint32 uid, SysprofdResource what)
-{
-  Usage  *usage;
-  guint64 ret = 0;
-
-  g_return_val_if_fail (what < SYSPROFD_N_RESOURCES, 0);
-
-  g_mutex_lock (&lock);
-  if (uid == G_MAXUINT32)
-    ret = total.used[what];
-  else if (per_uid != NULL && (usage = g_hash_table_lookup (per_uid, GUINT_TO_POINTER (uid))) != NULL)
-    ret = usage->used[what];
-  g_mutex_unlock (&lock);
-  return ret;
 }

@@ -26,8 +26,5 @@ void sysprofd_budget_init (void);
  * G_DBUS_ERROR_LIMITS_EXCEEDED saying which limit was reached. */
 gboolean sysprofd_budget_charge (guint32 uid, SysprofdResource what, guint64 amount, GError **error);
 void     sysprofd_budget_release (guint32 uid, SysprofdResource what, guint64 amount);
-/* What @uid (or everyone, for G_MAXUINT32) holds now. */
-guint64 sysprofd_budget_get_used (guint32 uid, SysprofdResource what);
-guint64 sysprofd_budget_get_fd_limit (void);
 
 G_END_DECLS

@@ -20,7 +20,6 @@ typedef struct
   char       *sender;
   CallerState state;
   guint32     uid;
-  guint32     pid;
   GArray     *groups;  /* guint32 */
   GQueue      waiting; /* calls waiting to know who calls */
 } Caller;
@@ -206,12 +205,6 @@ const char *
 sysprofd_call_get_action (SysprofdCall *call)
 {
   return g_object_get_data (G_OBJECT (call->invocation), "sysprofd-action");
-}
-
-guint32
-sysprofd_call_get_pid (SysprofdCall *call)
-{
-  return call->caller->pid;
 }
 
 const guint32 *
@@ -522,8 +515,6 @@ credentials_done (GObject *source, GAsyncResult *res, gpointer data)
       dict = g_variant_get_child_value (reply, 0);
       g_variant_dict_init (&d, dict);
       known = g_variant_dict_lookup (&d, "UnixUserID", "u", &caller->uid);
-      if (!g_variant_dict_lookup (&d, "ProcessID", "u", &caller->pid))
-        caller->pid = 0;
       if ((groups = g_variant_dict_lookup_value (&d, "UnixGroupIDs", G_VARIANT_TYPE ("au"))) != NULL)
         {
           gsize          len;

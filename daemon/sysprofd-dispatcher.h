@@ -60,8 +60,6 @@ guint32                sysprofd_call_get_uid (SysprofdCall *call);
 const char *sysprofd_call_get_action (SysprofdCall *call);
 /* The caller's primary and supplementary groups (@n_groups of them). */
 const guint32 *sysprofd_call_get_groups (SysprofdCall *call, guint *n_groups);
-/* The caller's process id as the bus knows it, or 0. */
-guint32 sysprofd_call_get_pid (SysprofdCall *call);
 /* A call's work that answers later (in a session's thread) keeps a reference
  * until it has answered: the call counts against its uid until then. */
 SysprofdCall *sysprofd_call_ref (SysprofdCall *call);

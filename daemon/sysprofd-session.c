@@ -93,6 +93,8 @@ struct _SysprofdSession
   guint                   progress_ticks;
   SysprofRingDrainer     *rings; /* handed to profiled programs: untrusted */
   guint64                 perf_lost;
+  char                   *first_warning; /* the recorder's, for Finished */
+  guint                   n_warnings;
   guint64                 charged_rings;
   guint64                 charged_ring_bytes;
   guint64                 charged_perf_fds;
@@ -215,6 +217,7 @@ sysprofd_session_finalize (GObject *object)
   g_clear_object (&self->connection);
   g_clear_pointer (&self->object_path, g_free);
   g_clear_pointer (&self->owner_name, g_free);
+  g_clear_pointer (&self->first_warning, g_free);
   g_clear_pointer (&self->close_calls, g_ptr_array_unref);
   g_clear_pointer (&self->pids, g_array_unref);
   g_clear_pointer (&self->counters, g_strfreev);
@@ -349,6 +352,8 @@ update_progress (SysprofdSession *self)
 static void
 finish (SysprofdSession *self, gboolean success, const char *message)
 {
+  g_autofree char *told = NULL;
+
   clear_source (&self->progress_source);
   clear_source (&self->duration_source);
 
@@ -377,6 +382,9 @@ finish (SysprofdSession *self, gboolean success, const char *message)
   self->stop_time = g_get_monotonic_time ();
   update_progress (self);
   set_state (self, success ? STATE_STOPPED : STATE_FAILED);
+  if (self->n_warnings > 0)
+    message = told = g_strdup_printf ("%s; %s%s", message, self->first_warning,
+                                      self->n_warnings > 1 ? " (and more warnings, see sysprofd's log)" : "");
   /* Unicast to the creator: a broadcast would tell every user about it. */
   if (!self->detached)
     g_dbus_connection_emit_signal (self->connection, self->owner_name, self->object_path,
@@ -536,7 +544,11 @@ recorder_warning (SysprofSessionRecorder *recorder, const char *message, gpointe
   SysprofdSession *self = data;
 
   (void) recorder;
-  g_warning ("Session %s: %s", self->object_path, message);
+  /* About the client's capture (partial, over its max-bytes, a process
+   * gone), not about the daemon's health: the client is told at Finished. */
+  g_message ("Session %s: %s", self->object_path, message);
+  if (self->n_warnings++ == 0)
+    self->first_warning = g_strdup (message);
 }
 
 static guint
@@ -922,7 +934,6 @@ thread_finished (gpointer data)
     g_dbus_method_invocation_return_value (sysprofd_call_get_invocation (self->close_calls->pdata[i]), NULL);
   g_ptr_array_set_size (self->close_calls, 0);
   g_dbus_interface_skeleton_unexport (G_DBUS_INTERFACE_SKELETON (self->skeleton));
-  sysprofd_budget_release (self->owner_uid, SYSPROFD_RESOURCE_SESSION, 1);
   sysprofd_budget_release (self->owner_uid, SYSPROFD_RESOURCE_FD, SESSION_FDS);
   g_signal_emit (self, signals[CLOSED], 0);
   g_object_unref (self);
@@ -959,6 +970,11 @@ sysprofd_session_close (SysprofdSession *self)
   if (self->closing)
     return;
   self->closing = TRUE;
+  /* No longer one of its owner's sessions: it records nothing more and is
+   * never handed out again, so an owner that went away and comes back at
+   * once may start another.  Its descriptors stay charged until the capture
+   * is finalized, which bounds how many closing ones a user can pile up. */
+  sysprofd_budget_release (self->owner_uid, SYSPROFD_RESOURCE_SESSION, 1);
   if (self->owner_watch)
     {
       g_bus_unwatch_name (self->owner_watch);

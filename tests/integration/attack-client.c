@@ -29,6 +29,10 @@
  *       thread each for SECONDS; prints "bytes B", "state S", "lost L"
  *   attack-client proc-file PATH
  *       GetProcFile(PATH); prints "ok LENGTH" or "error NAME: MESSAGE"
+ *   attack-client capped-session MAX_BYTES
+ *       a whole-system session with max-bytes MAX_BYTES, started and left
+ *       to run until sysprofd ends it; prints "finished SUCCESS MESSAGE"
+ *       from the Finished signal (or "finished none" after 60 s)
  *   attack-client pids-session FILE SECONDS PID...
  *       a session recording PIDs into FILE for SECONDS; prints "state S",
  *       or "error NAME: MESSAGE" from the first call that fails */
@@ -452,6 +456,50 @@ hostile_writers (GDBusConnection *bus, guint seconds, guint64 max_bytes, guint n
 }
 
 static void
+finished_cb (GDBusConnection *bus,
+             const char      *sender,
+             const char      *path,
+             const char      *iface,
+             const char      *member,
+             GVariant        *params,
+             gpointer         data)
+{
+  char **told = data;
+
+  (void) bus, (void) sender, (void) path, (void) iface, (void) member;
+  if (*told == NULL && g_variant_is_of_type (params, G_VARIANT_TYPE ("(bs)")))
+    {
+      gboolean    success;
+      const char *message;
+
+      g_variant_get (params, "(b&s)", &success, &message);
+      *told = g_strdup_printf ("%s %s", success ? "true" : "false", message);
+    }
+}
+
+static void
+capped_session (GDBusConnection *bus, guint64 max_bytes)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *told = NULL;
+  GVariantBuilder  b;
+  guint            id;
+  gint64           deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
+
+  g_variant_builder_init (&b, G_VARIANT_TYPE_VARDICT);
+  g_variant_builder_add (&b, "{sv}", "max-bytes", g_variant_new_uint64 (max_bytes));
+  path = create_session (bus, g_variant_builder_end (&b));
+  id = g_dbus_connection_signal_subscribe (bus, NULL, SESSION, "Finished", path, NULL, G_DBUS_SIGNAL_FLAGS_NONE,
+                                           finished_cb, &told, NULL);
+  session_method (bus, path, "Start");
+  while (told == NULL && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, FALSE) || (g_usleep (10000), TRUE);
+  g_dbus_connection_signal_unsubscribe (bus, id);
+  printf ("finished %s\n", told ? told : "none");
+  session_method (bus, path, "Close");
+}
+
+static void
 proc_file (GDBusConnection *bus, const char *file)
 {
   g_autoptr (GError) error = NULL;
@@ -573,6 +621,8 @@ main (int argc, char **argv)
     ring_exhaust (bus, (guint) atoi (argv[2]), argc == 4 ? (guint) atoi (argv[3]) : 0);
   else if (g_str_equal (mode, "hostile-writers") && argc == 5)
     hostile_writers (bus, (guint) atoi (argv[2]), g_ascii_strtoull (argv[3], NULL, 10), (guint) atoi (argv[4]));
+  else if (g_str_equal (mode, "capped-session") && argc == 3)
+    capped_session (bus, g_ascii_strtoull (argv[2], NULL, 10));
   else if (g_str_equal (mode, "proc-file") && argc == 3)
     proc_file (bus, argv[2]);
   else if (g_str_equal (mode, "pids-session") && argc >= 5)

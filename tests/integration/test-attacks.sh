@@ -162,6 +162,13 @@ grep -qx 'state failed' "$W/writers.out" || fail "the capped session did not sto
 still_serves "hostile rings"
 ok "64 rings kept full of jumbled and garbage frames: the session stopped at max-bytes ($bytes bytes written); another user's CreateSession, Start, Stop, Close took at most $worst ms meanwhile"
 
+# A cap too small for even the /proc snapshot: the client is told why its
+# capture is partial, and the daemon does not call that its own warning.
+out=$(as sysprof-test-allowed "$W/bin/attack-client" capped-session 16384)
+echo "$out" | grep -q '^finished false stopped at the max-bytes limit; the /proc snapshot is incomplete' ||
+  fail "a session capped below its /proc snapshot did not say so at Finished: $out"
+ok "a session capped at 16 KiB ended with: ${out#finished }"
+
 # --- 10. Sessions of one's own processes: the weaker polkit action.
 mkdir -p "$W/own"
 chown sysprof-test-denied "$W/own"
