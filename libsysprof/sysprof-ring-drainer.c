@@ -9,6 +9,11 @@
 
 #define DEFAULT_MAX_RINGS 1024
 #define DRAIN_MS          1
+/* How long one tick may go on with passes while frames are left: a busy
+ * producer (a memory trace writes ~1 GB/s) needs most of a core, and the
+ * millisecond between ticks is what lower-priority work of the context gets.
+ * One pass is ~0.5 ms, so a tick is a few of them. */
+#define DRAIN_SLICE_US 4000
 /* Sysprof's collector ends a ring with a bare frame header of this type. */
 #define FRAME_END 0xFF
 
@@ -393,8 +398,13 @@ static gboolean
 drain_all_cb (gpointer data)
 {
   SysprofRingDrainer *self = data;
+  gint64              deadline = g_get_monotonic_time () + DRAIN_SLICE_US;
 
-  drain_pass (self);
+  /* Pass after pass while frames are left, for at most the slice: one pass
+   * a tick capped draining at 8192 frames a millisecond, which a memory
+   * trace outruns (its producer then waited for room in its ring). */
+  while (drain_pass (self) && g_get_monotonic_time () < deadline)
+    ;
   for (guint i = 0; i < self->rings->len;)
     {
       Ring *ring = g_ptr_array_index (self->rings, i);

@@ -30,9 +30,10 @@ G_BEGIN_DECLS
  * producer fills a 2 MiB ring in a few ms), and a last time by
  * sysprof_ring_drainer_close().  The frames of all rings are merged by time
  * (equal times: the ring created first goes first).  A pass takes at most
- * 1 MiB or 8192 frames, whichever comes first, and leaves the rest for the
- * next one: however many rings are open and whatever they hold, a pass costs
- * the same, and the main context's other sources run between passes.  A ring
+ * 1 MiB or 8192 frames, whichever comes first; a tick runs passes while
+ * frames are left for up to 4 ms and leaves the rest for the next tick:
+ * however many rings are open and whatever they hold, a tick costs the same,
+ * and the main context's other sources run between ticks.  A ring
  * ends when its producer writes the end-of-stream frame (type 0xFF, Sysprof's
  * collector does at thread exit); its slot is then free again. */
 SYSPROF_AVAILABLE_IN_ALL
