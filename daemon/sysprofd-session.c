@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include <gio/gunixfdlist.h>
-#include <sysprof.h>
+#include <sysprof-instruments.h>
 
 #include "ipc-session-generated.h"
 #include "sysprof-dbus-contract.h"

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-/* libsysprof: recording instruments on top of libsysprof-capture, for GLib
- * programs (the daemon runs them inside its recording sessions).
+/* libsysprof: recording, symbols and analyses on top of libsysprof-capture,
+ * for GLib programs; its layers (instruments, symbols, analysis, recording)
+ * each have a header of their own, see README.md.
  *
  * Error contract (every public function follows it):
  *  - Runtime failures (the kernel refuses a perf event, a file cannot be read,
@@ -17,21 +18,18 @@
  */
 #pragma once
 
-#define SYSPROF_INSIDE 1
+/* Opens the layers' headers; left defined when an umbrella includes us. */
+#ifndef SYSPROF_INSIDE
+#define SYSPROF_INSIDE     1
+#define SYSPROF_INSIDE_ALL 1
+#endif
 
-#include <sysprof-capture.h>
-
-#include "sysprof-callgraph.h"
-#include "sysprof-counter-recorder.h"
-#include "sysprof-embedded-file.h"
-#include "sysprof-kallsyms.h"
-#include "sysprof-memory-analysis.h"
-#include "sysprof-perf-recorder.h"
-#include "sysprof-proc-snapshot.h"
+#include "sysprof-instruments.h"
+#include "sysprof-symbols.h"
+#include "sysprof-analysis.h"
 #include "sysprof-recording.h"
-#include "sysprof-ring-drainer.h"
-#include "sysprof-session-recorder.h"
-#include "sysprof-symbol-map.h"
-#include "sysprof-symbolizer.h"
 
+#ifdef SYSPROF_INSIDE_ALL
 #undef SYSPROF_INSIDE
+#undef SYSPROF_INSIDE_ALL
+#endif

@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "sysprof-demangle.h"
-#include "sysprof-elf.h"
+#include "sysprof-demangle-private.h"
+#include "sysprof-elf-private.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 

@@ -19,7 +19,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <sysprof.h>
+#include <sysprof-instruments.h>
 
 #include "sysprof-ring-drainer-private.h"
 

@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/* libsysprof's analysis layer: callgraphs and memory analyses of a capture.
+ * <sysprof.h> includes it.  The error contract is <sysprof.h>'s. */
+#pragma once
+
+/* Opens the layers' headers; left defined when an umbrella includes us. */
+#ifndef SYSPROF_INSIDE
+#define SYSPROF_INSIDE          1
+#define SYSPROF_INSIDE_ANALYSIS 1
+#endif
+
+#include "sysprof-symbols.h"
+
+#include "sysprof-callgraph.h"
+#include "sysprof-memory-analysis.h"
+
+#ifdef SYSPROF_INSIDE_ANALYSIS
+#undef SYSPROF_INSIDE
+#undef SYSPROF_INSIDE_ANALYSIS
+#endif

@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#if !defined(SYSPROF_INSIDE) && !defined(SYSPROF_COMPILATION)
+#error "Only <sysprof.h> or <sysprof-analysis.h> can be included directly."
+#endif
+
+#include <gio/gio.h>
+#include <sysprof-capture.h>
+
+#include "sysprof-symbolizer.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  /* SAMPLE frames: a count of samples. */
+  SYSPROF_CALLGRAPH_SOURCE_SAMPLES,
+  /* ALLOCATION frames of allocations (alloc_size > 0), with their stacks:
+   * a count of allocations, and their bytes.  The time window, pids and
+   * tids select allocations. */
+  SYSPROF_CALLGRAPH_SOURCE_ALLOCATIONS,
+  /* Only the allocations still live at the end (of the capture or the time
+   * window), following the rules of sysprof-memory-analysis.h: frees in
+   * the window by any thread of the selected processes release them. */
+  SYSPROF_CALLGRAPH_SOURCE_LEAKED_ALLOCATIONS,
+} SysprofCallgraphSource;
+
+typedef enum
+{
+  SYSPROF_CALLGRAPH_WEIGHT_COUNT, /* samples, or allocations */
+  SYSPROF_CALLGRAPH_WEIGHT_BYTES, /* bytes of the allocations */
+} SysprofCallgraphWeight;
+
+/* Which samples and frames count.  The struct will grow: set @size to
+ * sizeof (SysprofCallgraphFilter), most simply by starting from
+ * SYSPROF_CALLGRAPH_FILTER_INIT or sysprof_callgraph_filter_init().  A
+ * sample counts when it passes every condition that is set. */
+typedef struct
+{
+  gsize size;
+  /* Process ids (the frame's pid); @n_pids 0: any. */
+  const gint32 *pids;
+  gsize         n_pids;
+  /* Thread ids (the sample's tid); @n_tids 0: any. */
+  const gint32 *tids;
+  gsize         n_tids;
+  /* Process names, as sysprof_symbolizer_get_process_name() gives them; a
+   * name also matches the base name of its first word (so "sh" matches
+   * "/bin/sh -c true").  @n_comms 0: any. */
+  const char *const *comms;
+  gsize              n_comms;
+  /* Time window in nanoseconds from the capture's start time (the header's),
+   * both ends included.  G_MININT64 / G_MAXINT64: unbounded. */
+  gint64 begin_ns;
+  gint64 end_ns;
+  /* Drop the frames sampled in kernel context (kernel, hypervisor, guest
+   * kernel).  The context node ("- - kernel - -") stays, and carries the time
+   * spent below it as its own. */
+  gboolean no_kernel;
+  /* What the callgraph is made of (SYSPROF_CALLGRAPH_SOURCE_SAMPLES, the
+   * SAMPLE frames, by default). */
+  SysprofCallgraphSource source;
+  /* What self and total count for the allocation sources: allocations
+   * (SYSPROF_CALLGRAPH_WEIGHT_COUNT, the default) or their bytes. */
+  SysprofCallgraphWeight weight;
+  /* Allocation sources: keep the allocator's frames on the inner end of the
+   * stacks.  By default they are dropped (the weight goes to the allocation
+   * site, see sysprof-memory-analysis.h), except the outermost frame of a
+   * stack made of allocator frames only. */
+  gboolean keep_allocator_frames;
+
+  /* Fields added after the first version: a caller built against that one
+   * sets a smaller @size, and they keep their defaults (no focus, nothing
+   * hidden).
+   *
+   * Focus and hide name functions exactly as the callgraph shows them
+   * (SysprofSymbol.name: "main", "g_main_context_iteration", "0x7f12…" for
+   * an address without a symbol).  Only code frames match: process nodes
+   * ("[sh]"), context nodes ("- - kernel - -") and the root never do.  They
+   * apply to the frames the other fields leave (after @no_kernel, and after
+   * the allocator frames are dropped unless @keep_allocator_frames), which
+   * is what makes "focus on what I see" work.  The names are looked up once
+   * per distinct function, not once per frame.
+   *
+   * Focus (@n_focus > 0): only the samples (or allocations) with at least
+   * one of these functions on their stack count, and each such stack is cut
+   * to start at its outermost frame of any of them: the process node and
+   * the callers are dropped, so the tree is [Everything] → focused function
+   * → its callees.  The root's total, sysprof_callgraph_get_n_samples() and
+   * so the base of every percentage, is the number of those samples: the
+   * percentages read as shares of the time spent in the focused functions,
+   * which is the question a focused view asks.  A frame of a focused
+   * function further in (recursion, or another focused function called by
+   * the first) stays an ordinary frame below the cut.
+   *
+   * Hide: the frames of these functions are removed from the stacks, their
+   * callees joining the caller.  Hiding never drops a sample: the samples
+   * whose innermost frame was hidden count as self of the next frame
+   * outward that is kept (a code frame, or the context node "- - kernel - -"
+   * or process node when every code frame outward is hidden; with a focus,
+   * the frame where the stack was cut), so that totals stay the same and
+   * only the shape of the tree changes.
+   *
+   * Both: the focus is applied first (it picks the samples and the cut
+   * point), then the hidden frames are removed.  A function both focused
+   * and hidden decides the cut like any focused function, then its frames
+   * are removed too: the tree is [Everything] → its callees, merged, and
+   * the samples that end in it (or in hidden frames right below it) have no
+   * frame left and are the root's self: hiding never drops a sample, and
+   * keeping the frame would show what was asked to go.
+   * sysprof_callgraph_foreach_stack() reports them as the stack made of the
+   * root alone.  The names are read during sysprof_callgraph_new() only. */
+  const char *const *focus;
+  gsize              n_focus;
+  const char *const *hide;
+  gsize              n_hide;
+} SysprofCallgraphFilter;
+
+#define SYSPROF_CALLGRAPH_FILTER_INIT                                                             \
+  {                                                                                               \
+    sizeof (SysprofCallgraphFilter), NULL, 0, NULL, 0, NULL, 0, G_MININT64, G_MAXINT64, FALSE,    \
+        SYSPROF_CALLGRAPH_SOURCE_SAMPLES, SYSPROF_CALLGRAPH_WEIGHT_COUNT, FALSE, NULL, 0, NULL, 0 \
+  }
+
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_callgraph_filter_init (SysprofCallgraphFilter *filter);
+
+typedef enum
+{
+  SYSPROF_CALLGRAPH_FUNCTION_ROOT,    /* "[Everything]": the root, every sample */
+  SYSPROF_CALLGRAPH_FUNCTION_PROCESS, /* "[name]": the processes of that name (or "[Process PID]") */
+  SYSPROF_CALLGRAPH_FUNCTION_CONTEXT, /* "- - kernel - -": where a stack enters another perf context */
+  SYSPROF_CALLGRAPH_FUNCTION_CODE,    /* a symbol of the symbolizer, resolved or not */
+} SysprofCallgraphFunctionKind;
+
+/* One function of the callgraph, read-only, valid as long as the callgraph.
+ * Counts are numbers of samples, or what the filter's source and weight
+ * say (allocations, bytes): "samples" below stands for them. */
+typedef struct
+{
+  /* Name, library and symbol kind.  CODE functions share the symbolizer's
+   * interned symbol (the callgraph keeps the symbolizer alive); the others
+   * have symbols of kind SYSPROF_SYMBOL_CONTEXT owned by the callgraph, with
+   * library "". */
+  const SysprofSymbol         *symbol;
+  SysprofCallgraphFunctionKind kind;
+  /* Position for sysprof_callgraph_get_function(); 0 is the root. */
+  guint index;
+  /* Samples whose innermost frame is this function. */
+  guint64 self;
+  /* Samples with this function anywhere in the stack, each counted once even
+   * when the function recurses. */
+  guint64 total;
+  /* Allocation sources: the bytes of the same allocations (0 for samples). */
+  guint64 self_bytes;
+  guint64 total_bytes;
+} SysprofCallgraphFunction;
+
+/* A node of the top-down tree: the root, then one node per process name,
+ * then the frames from the outermost in (with a focus: the root, then the
+ * focused functions); a node is one path from the root.  Read-only, valid
+ * as long as the callgraph. */
+typedef struct _SysprofCallgraphNode SysprofCallgraphNode;
+struct _SysprofCallgraphNode
+{
+  const SysprofCallgraphFunction *function;
+  const SysprofCallgraphNode     *parent;       /* NULL for the root */
+  const SysprofCallgraphNode     *first_child;  /* children by total, largest first (ties by name) */
+  const SysprofCallgraphNode     *next_sibling; /* NULL: the last child */
+  guint64                         self;         /* samples that end here */
+  guint64                         total;        /* samples that pass through here */
+  guint                           depth;        /* 0 for the root, 1 for processes (or focused functions) */
+  guint64                         self_bytes;   /* allocation sources: bytes of self and total */
+  guint64                         total_bytes;
+};
+
+/* A caller or callee of a function and the samples in which that call is on
+ * the stack (each sample once, recursion included). */
+typedef struct
+{
+  const SysprofCallgraphFunction *function;
+  guint64                         samples;
+  guint64                         bytes; /* allocation sources: their bytes */
+} SysprofCallgraphEdge;
+
+/* Progress of the reading pass: @bytes_read of @bytes_total (0 when unknown,
+ * e.g. a pipe).  Called every 65536 frames and once at the end. */
+typedef void (*SysprofCallgraphProgress) (guint64 bytes_read, guint64 bytes_total, gpointer user_data);
+
+/* The frames of one distinct stack, outermost first, starting with the
+ * process node, or with a focused function (the root is left out);
+ * @n_samples samples ended with it.  The samples a focused and hidden
+ * function leaves without any frame (see SysprofCallgraphFilter) come as
+ * the stack made of the root alone.  Return FALSE to stop. */
+typedef gboolean (*SysprofCallgraphStackFunc) (const SysprofCallgraphFunction *const *frames,
+                                               guint                                  n_frames,
+                                               guint64                                n_samples,
+                                               gpointer                               user_data);
+
+#define SYSPROF_TYPE_CALLGRAPH (sysprof_callgraph_get_type ())
+
+/* The callgraph of the SAMPLE frames of a capture, the way Sysprof shows it:
+ * per-function self and total, callers and callees, a top-down tree and the
+ * distinct stacks.
+ *
+ * Stacks are first collected as raw addresses in a prefix tree per process
+ * (identical stacks collapse), then each distinct (pid, address, context) is
+ * resolved once, then the tree of functions is built from the distinct
+ * paths: the cost of symbolizing does not grow with the number of samples.
+ * Frames in a non-user perf context are preceded, on their outer side, by a
+ * context node ("- - kernel - -"), as in Sysprof 3.46; the markers themselves
+ * are not frames.  Immutable once built. */
+SYSPROF_AVAILABLE_IN_ALL
+G_DECLARE_FINAL_TYPE (SysprofCallgraph, sysprof_callgraph, SYSPROF, CALLGRAPH, GObject)
+
+/* Rewinds @reader and reads it to the end; @symbolizer must have been
+ * loaded from the same capture (the callgraph keeps a reference on it).
+ * @filter NULL: every sample.  With an allocation source, a capture without
+ * ALLOCATION frames fails with G_IO_ERROR_NOT_FOUND (as
+ * sysprof_memory_analysis_new() does).  @progress may be NULL.  A capture that cannot
+ * be read to its end (corrupt or truncated) fails with G_IO_ERROR_INVALID_DATA
+ * (another G_IO_ERROR code for an I/O error) and the reader's message, which
+ * names the byte offset. */
+SYSPROF_AVAILABLE_IN_ALL
+SysprofCallgraph *sysprof_callgraph_new (SysprofCaptureReader         *reader,
+                                         SysprofSymbolizer            *symbolizer,
+                                         const SysprofCallgraphFilter *filter,
+                                         SysprofCallgraphProgress      progress,
+                                         gpointer                      user_data,
+                                         GError                      **error);
+/* Samples that passed the filter: the root's total, and the base of every
+ * percentage. */
+SYSPROF_AVAILABLE_IN_ALL
+guint64 sysprof_callgraph_get_n_samples (SysprofCallgraph *self);
+/* SAMPLE frames in the capture, filtered or not; for the allocation
+ * sources, the ALLOCATION frames of allocations. */
+SYSPROF_AVAILABLE_IN_ALL
+guint64 sysprof_callgraph_get_n_samples_read (SysprofCallgraph *self);
+/* Allocation sources: the bytes of the allocations that passed (the root's
+ * total_bytes); 0 for samples. */
+SYSPROF_AVAILABLE_IN_ALL
+guint64 sysprof_callgraph_get_n_bytes (SysprofCallgraph *self);
+/* The source the callgraph was built from. */
+SYSPROF_AVAILABLE_IN_ALL
+SysprofCallgraphSource sysprof_callgraph_get_source (SysprofCallgraph *self);
+SYSPROF_AVAILABLE_IN_ALL
+guint sysprof_callgraph_get_n_functions (SysprofCallgraph *self);
+/* Functions in the order they were met; 0 is the root.  Only functions with
+ * a node in the tree are there: not a hidden function, nor one that only
+ * appears where a focus cut the stacks, or only folded into allocation
+ * sites. */
+SYSPROF_AVAILABLE_IN_ALL
+const SysprofCallgraphFunction *sysprof_callgraph_get_function (SysprofCallgraph *self, guint index);
+/* The function named @name (exactly) in @library (NULL: any library; of
+ * several, the one with the largest total), or NULL. */
+SYSPROF_AVAILABLE_IN_ALL
+const SysprofCallgraphFunction *
+sysprof_callgraph_find_function (SysprofCallgraph *self, const char *name, const char *library);
+SYSPROF_AVAILABLE_IN_ALL
+const SysprofCallgraphNode *sysprof_callgraph_get_root (SysprofCallgraph *self);
+/* The functions that call @function directly (a process node when it is the
+ * outermost frame, a context node when it is the first kernel frame, the
+ * root where a focus cut the stacks), as a GArray of SysprofCallgraphEdge,
+ * most samples first (ties by name). */
+SYSPROF_AVAILABLE_IN_ALL
+GArray *sysprof_callgraph_list_callers (SysprofCallgraph *self, const SysprofCallgraphFunction *function);
+/* The functions @function calls directly, likewise. */
+SYSPROF_AVAILABLE_IN_ALL
+GArray *sysprof_callgraph_list_callees (SysprofCallgraph *self, const SysprofCallgraphFunction *function);
+/* Calls @func once per distinct stack of functions (stacks that differ only
+ * in addresses within the same functions are one), in depth-first order of
+ * the tree.  The counts add up to sysprof_callgraph_get_n_samples(). */
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_callgraph_foreach_stack (SysprofCallgraph *self, SysprofCallgraphStackFunc func, gpointer user_data);
+
+G_END_DECLS

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#ifndef SYSPROF_ANALYSIS_COMPILATION
+#error "sysprof-memory-live-table-private.h is private to libsysprof/analysis."
+#endif
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* The allocations that are live while a capture is read, keyed by (pid,
+ * address): millions of inserts and removals per second, so an open
+ * addressing table of plain 32-byte entries rather than a GHashTable with
+ * boxed keys.  Linear probing, at most half full, and removal by backward
+ * shift (no tombstones: a long run of alloc/free pairs never degrades the
+ * probes).  Address 0 marks an empty slot; callers never insert it (a null
+ * pointer is not an allocation). */
+typedef struct
+{
+  guint64 address; /* 0: empty slot */
+  guint64 size;
+  gint32  pid;
+  gint32  tid;   /* the allocating thread */
+  guint32 stack; /* what the caller interned the stack as */
+  guint32 padding;
+} SysprofMemoryLiveEntry;
+
+G_STATIC_ASSERT (sizeof (SysprofMemoryLiveEntry) == 32);
+
+typedef struct
+{
+  SysprofMemoryLiveEntry *entries;
+  guint64                 mask;
+  guint64                 n_entries;
+} SysprofMemoryLiveTable;
+
+void _sysprof_memory_live_table_init (SysprofMemoryLiveTable *table);
+void _sysprof_memory_live_table_clear (SysprofMemoryLiveTable *table);
+/* The entry of (@pid, @address) when live, else the empty slot where it
+ * would go: fill it in (address last) and call _commit_insert().  Valid
+ * until the next insert or removal. */
+SysprofMemoryLiveEntry *_sysprof_memory_live_table_lookup (SysprofMemoryLiveTable *table, gint32 pid, guint64 address);
+/* After an empty slot from _lookup() was filled. */
+void _sysprof_memory_live_table_commit_insert (SysprofMemoryLiveTable *table);
+/* Empties @entry (an occupied slot from _lookup()). */
+void _sysprof_memory_live_table_remove (SysprofMemoryLiveTable *table, SysprofMemoryLiveEntry *entry);
+
+G_END_DECLS

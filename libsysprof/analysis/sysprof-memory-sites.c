@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include <string.h>
+
+#include "sysprof-memory-sites-private.h"
+
+/* Exact names of allocator functions (see the header for the rule). */
+static const char *const allocator_names[] = {
+  "malloc",
+  "calloc",
+  "realloc",
+  "reallocarray",
+  "free",
+  "cfree",
+  "posix_memalign",
+  "aligned_alloc",
+  "memalign",
+  "valloc",
+  "pvalloc",
+  "malloc_usable_size",
+  "__libc_malloc",
+  "__libc_calloc",
+  "__libc_realloc",
+  "__libc_free",
+  "__libc_memalign",
+  "__libc_valloc",
+  "__libc_pvalloc",
+  "__posix_memalign",
+  "_int_malloc",
+  "_int_free",
+  "_int_realloc",
+  "_int_memalign",
+  "tcache_init",
+  "malloc_hook_ini",
+  "realloc_hook_ini",
+  "memalign_hook_ini",
+  "strdup",
+  "strndup",
+  "__strdup",
+  "__strndup",
+  "g_malloc",
+  "g_malloc0",
+  "g_realloc",
+  "g_try_malloc",
+  "g_try_malloc0",
+  "g_try_realloc",
+  "g_malloc_n",
+  "g_malloc0_n",
+  "g_realloc_n",
+  "g_try_malloc_n",
+  "g_try_malloc0_n",
+  "g_try_realloc_n",
+  "g_aligned_alloc",
+  "g_aligned_alloc0",
+  "g_free",
+  "g_free_sized",
+  "g_slice_alloc",
+  "g_slice_alloc0",
+  "g_slice_copy",
+  "g_slice_free1",
+  "g_memdup",
+  "g_memdup2",
+  "g_strdup",
+  "g_strndup",
+};
+
+static gboolean
+is_cxx_operator (const char *name)
+{
+  /* Mangled: _Znwm, _Znam, _ZnwmRKSt9nothrow_t, _ZdlPvm, ...  Demangled:
+   * "operator new(unsigned long)", "operator delete[](void*)", ... */
+  if (name[0] == '_' && name[1] == 'Z' &&
+      (strncmp (name + 2, "nw", 2) == 0 || strncmp (name + 2, "na", 2) == 0 || strncmp (name + 2, "dl", 2) == 0 ||
+       strncmp (name + 2, "da", 2) == 0))
+    return TRUE;
+  if (strncmp (name, "operator new", 12) == 0)
+    name += 12;
+  else if (strncmp (name, "operator delete", 15) == 0)
+    name += 15;
+  else
+    return FALSE;
+  return name[0] == '(' || name[0] == '[';
+}
+
+gboolean
+sysprof_memory_symbol_is_allocator (const SysprofSymbol *symbol)
+{
+  g_return_val_if_fail (symbol != NULL, FALSE);
+
+  if (g_str_has_prefix (symbol->library, "libsysprof-memory"))
+    return TRUE;
+  if (symbol->kind == SYSPROF_SYMBOL_CONTEXT)
+    return FALSE;
+  if (is_cxx_operator (symbol->name))
+    return TRUE;
+  for (guint i = 0; i < G_N_ELEMENTS (allocator_names); i++)
+    if (strcmp (symbol->name, allocator_names[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+struct _SysprofMemorySites
+{
+  SysprofSymbolizer      *symbolizer;
+  const SysprofStackNode *nodes;
+  const gint64           *times;
+  const SysprofSymbol    *no_stack;
+  gint32                 *pids;    /* per node: the pid of its process */
+  const SysprofSymbol   **symbols; /* per node, NULL until looked up */
+  const SysprofSymbol   **sites;   /* per node, NULL until known */
+  /* pid → (guint64 * address → symbol): one lookup per distinct
+   * (pid, address), whatever the number of nodes holding it. */
+  GHashTable *by_pid;
+};
+
+SysprofMemorySites *
+_sysprof_memory_sites_new (SysprofSymbolizer      *symbolizer,
+                           const SysprofStackNode *nodes,
+                           guint32                 n_nodes,
+                           const gint64           *times,
+                           const SysprofSymbol    *no_stack)
+{
+  SysprofMemorySites *self = g_new0 (SysprofMemorySites, 1);
+
+  self->symbolizer = symbolizer;
+  self->nodes = nodes;
+  self->times = times;
+  self->no_stack = no_stack;
+  self->pids = g_new0 (gint32, n_nodes);
+  self->symbols = g_new0 (const SysprofSymbol *, n_nodes);
+  self->sites = g_new0 (const SysprofSymbol *, n_nodes);
+  self->by_pid = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_hash_table_unref);
+  /* Parents come first in the array. */
+  for (guint32 i = 1; i < n_nodes; i++)
+    self->pids[i] = nodes[i].depth == 1 ? (gint32) (guint32) nodes[i].key : self->pids[nodes[i].parent];
+  return self;
+}
+
+void
+_sysprof_memory_sites_free (SysprofMemorySites *self)
+{
+  if (self == NULL)
+    return;
+  g_free (self->pids);
+  g_free (self->symbols);
+  g_free (self->sites);
+  g_hash_table_unref (self->by_pid);
+  g_free (self);
+}
+
+static const SysprofSymbol *
+symbol_of (SysprofMemorySites *self, guint32 node)
+{
+  GHashTable          *addresses;
+  const SysprofSymbol *symbol;
+
+  if (self->symbols[node] != NULL)
+    return self->symbols[node];
+
+  addresses = g_hash_table_lookup (self->by_pid, GINT_TO_POINTER (self->pids[node]));
+  if (addresses == NULL)
+    {
+      addresses = g_hash_table_new (g_int64_hash, g_int64_equal);
+      g_hash_table_insert (self->by_pid, GINT_TO_POINTER (self->pids[node]), addresses);
+    }
+  /* The key points into the node array, which outlives the table. */
+  symbol = g_hash_table_lookup (addresses, &self->nodes[node].key);
+  if (symbol == NULL)
+    {
+      symbol = sysprof_symbolizer_lookup (self->symbolizer, self->pids[node], self->times[node],
+                                          SYSPROF_ADDRESS_CONTEXT_USER, self->nodes[node].key);
+      g_hash_table_insert (addresses, (gpointer) &self->nodes[node].key, (gpointer) symbol);
+    }
+  self->symbols[node] = symbol;
+  return symbol;
+}
+
+const SysprofSymbol *
+_sysprof_memory_sites_get (SysprofMemorySites *self, guint32 node)
+{
+  const SysprofSymbol *site = NULL;
+  guint32              current = node;
+
+  if (self->nodes[node].depth <= 1)
+    return self->no_stack;
+
+  /* Outwards from @node until a frame outside the allocator, a node whose
+   * site is known, or the outermost frame. */
+  for (;;)
+    {
+      const SysprofSymbol *symbol;
+
+      if (self->sites[current] != NULL)
+        {
+          site = self->sites[current];
+          break;
+        }
+      symbol = symbol_of (self, current);
+      if (!sysprof_memory_symbol_is_allocator (symbol) || self->nodes[current].depth == 2)
+        {
+          site = symbol;
+          break;
+        }
+      current = self->nodes[current].parent;
+    }
+
+  /* Every node passed on the way has the same site. */
+  for (current = node; self->sites[current] == NULL; current = self->nodes[current].parent)
+    {
+      self->sites[current] = site;
+      if (self->nodes[current].depth == 2)
+        break;
+    }
+  return site;
+}
+
+void
+_sysprof_memory_sites_accumulate (
+    GArray *rows, GHashTable *index, const SysprofSymbol *site, guint64 allocations, guint64 bytes)
+{
+  guint              row = GPOINTER_TO_UINT (g_hash_table_lookup (index, site));
+  SysprofMemorySite *entry;
+
+  if (row == 0)
+    {
+      SysprofMemorySite empty = { site, 0, 0 };
+
+      g_array_append_val (rows, empty);
+      row = rows->len;
+      g_hash_table_insert (index, (gpointer) site, GUINT_TO_POINTER (row));
+    }
+  entry = &g_array_index (rows, SysprofMemorySite, row - 1);
+  entry->allocations += allocations;
+  entry->bytes += bytes;
+}
+
+gint
+_sysprof_memory_site_compare (gconstpointer a, gconstpointer b)
+{
+  const SysprofMemorySite *sa = a;
+  const SysprofMemorySite *sb = b;
+  int                      cmp;
+
+  if (sa->bytes != sb->bytes)
+    return sa->bytes > sb->bytes ? -1 : 1;
+  if (sa->allocations != sb->allocations)
+    return sa->allocations > sb->allocations ? -1 : 1;
+  cmp = strcmp (sa->site->name, sb->site->name);
+  return cmp != 0 ? cmp : strcmp (sa->site->library, sb->site->library);
+}

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#if !defined(SYSPROF_INSIDE) && !defined(SYSPROF_COMPILATION)
+#error "Only <sysprof.h> or <sysprof-instruments.h> can be included directly."
+#endif
+
+#include <gio/gio.h>
+#include <sysprof-capture.h>
+
+G_BEGIN_DECLS
+
+#define SYSPROF_PERF_RECORDER_DEFAULT_FREQUENCY  997
+#define SYSPROF_PERF_RECORDER_MAX_FREQUENCY      10000
+#define SYSPROF_PERF_RECORDER_DEFAULT_DATA_PAGES 64
+#define SYSPROF_PERF_RECORDER_MAX_DATA_PAGES     4096
+
+/* What to record.  The struct will grow: set @size to
+ * sizeof (SysprofPerfRecorderOptions), most simply by starting from
+ * SYSPROF_PERF_RECORDER_OPTIONS_INIT or sysprof_perf_recorder_options_init(). */
+typedef struct
+{
+  gsize size;
+  /* Samples per second and CPU (per thread when @pids is set): 1 to
+   * SYSPROF_PERF_RECORDER_MAX_FREQUENCY, 0 for the default of 997 (a prime, so
+   * sampling does not lock step with periodic work).  The kernel's
+   * perf_event_max_sample_rate lowers it further when smaller. */
+  guint frequency_hz;
+  /* Processes to record, with their threads and the children they start from
+   * now on.  @n_pids 0 records the whole system (every online CPU). */
+  const int *pids;
+  gsize      n_pids;
+  /* Data pages of each perf ring buffer: a power of two, at most
+   * SYSPROF_PERF_RECORDER_MAX_DATA_PAGES, 0 for the default of 64.  Halved
+   * while the locked-memory budget (RLIMIT_MEMLOCK + perf_event_mlock_kb)
+   * refuses the mapping. */
+  guint n_data_pages;
+  /* At most this many perf events (one file descriptor and ring buffer each:
+   * one per CPU, or per thread and CPU with @pids); more is
+   * G_IO_ERROR_TOO_MANY_OPEN_FILES before any is opened.  0: no limit. */
+  guint max_events;
+  /* User space only: no kernel samples and no kernel part in callchains, what
+   * an unprivileged perf user gets at perf_event_paranoid 2. */
+  gboolean user_only;
+} SysprofPerfRecorderOptions;
+
+#define SYSPROF_PERF_RECORDER_OPTIONS_INIT                   \
+  {                                                          \
+    sizeof (SysprofPerfRecorderOptions), 0, NULL, 0, 0, 0, 0 \
+  }
+
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_perf_recorder_options_init (SysprofPerfRecorderOptions *options);
+
+#define SYSPROF_TYPE_PERF_RECORDER (sysprof_perf_recorder_get_type ())
+
+/* Samples CPUs with perf_event_open(2) (needs root or CAP_PERFMON) and streams
+ * the records, as they arrive, into a capture writer:
+ *  - PERF_RECORD_SAMPLE → SAMPLE (the callchain as the kernel gives it,
+ *    PERF_CONTEXT_KERNEL/USER markers included; [ip] when it is empty);
+ *  - MMAP / MMAP2 → MAP; COMM of a main thread → PROCESS (comm as cmdline);
+ *  - FORK / EXIT of a process (not of a thread) → FORK / EXIT;
+ *  - LOST → counted, see sysprof_perf_recorder_get_n_lost().
+ * Frames are appended to the writer as records are drained (every 50 ms, and
+ * early when a ring buffer is half full); the writer is not flushed. */
+SYSPROF_AVAILABLE_IN_ALL
+G_DECLARE_FINAL_TYPE (SysprofPerfRecorder, sysprof_perf_recorder, SYSPROF, PERF_RECORDER, GObject)
+
+/* Keeps a reference on @writer. */
+SYSPROF_AVAILABLE_IN_ALL
+SysprofPerfRecorder *sysprof_perf_recorder_new (SysprofCaptureWriter *writer);
+/* Opens, maps and enables the perf events (@options NULL = defaults) and
+ * attaches the draining sources to the thread-default main context.  On
+ * failure nothing stays open and start may be called again; after a successful
+ * start the recorder records once. */
+SYSPROF_AVAILABLE_IN_ALL
+gboolean
+sysprof_perf_recorder_start (SysprofPerfRecorder *self, const SysprofPerfRecorderOptions *options, GError **error);
+/* Disables the events, writes the records still buffered, closes everything.
+ * Does nothing when not recording; disposing a recorder stops it. */
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_perf_recorder_stop (SysprofPerfRecorder *self);
+SYSPROF_AVAILABLE_IN_ALL
+gboolean sysprof_perf_recorder_is_running (SysprofPerfRecorder *self);
+/* "cycles" or "cpu-clock" once started, else NULL. */
+SYSPROF_AVAILABLE_IN_ALL
+const char *sysprof_perf_recorder_get_event_name (SysprofPerfRecorder *self);
+/* Frames added to the writer (every kind). */
+SYSPROF_AVAILABLE_IN_ALL
+guint64 sysprof_perf_recorder_get_n_frames (SysprofPerfRecorder *self);
+/* SAMPLE frames added to the writer. */
+SYSPROF_AVAILABLE_IN_ALL
+guint64 sysprof_perf_recorder_get_n_samples (SysprofPerfRecorder *self);
+/* Records the kernel dropped because a ring buffer was full (PERF_RECORD_LOST
+ * and PERF_RECORD_LOST_SAMPLES). */
+SYSPROF_AVAILABLE_IN_ALL
+guint64 sysprof_perf_recorder_get_n_lost (SysprofPerfRecorder *self);
+/* Frames the writer refused (capture full or unwritable). */
+SYSPROF_AVAILABLE_IN_ALL
+guint64 sysprof_perf_recorder_get_n_write_errors (SysprofPerfRecorder *self);
+
+G_END_DECLS

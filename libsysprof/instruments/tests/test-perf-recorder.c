@@ -1,0 +1,487 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/* SysprofPerfRecorder against the real kernel: records while a child process
+ * (this binary run with --spin) burns CPU, then reads the capture back.
+ * Recording needs root and a working perf_event_open; those tests skip
+ * otherwise. */
+#include <dirent.h>
+#include <errno.h>
+#include <grp.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "sysprof-instruments.h"
+
+/* Below this, an address is a user-space one on x86-64 and arm64. */
+#define USER_ADDRESS_LIMIT G_GUINT64_CONSTANT (0x0000800000000000)
+
+static G_GNUC_NO_INLINE guint64
+spin_step (guint64 v)
+{
+  for (guint i = 0; i < 1000; i++)
+    v = v * 6364136223846793005u + 1442695040888963407u;
+  return v;
+}
+
+/* The child: burn CPU in user space for @ms milliseconds. */
+static int
+spin (int ms)
+{
+  gint64  end = g_get_monotonic_time () + (gint64) ms * 1000;
+  guint64 v = 1;
+
+  while (g_get_monotonic_time () < end)
+    v = spin_step (v);
+  return v == 0 ? 1 : 0;
+}
+
+static gboolean
+can_record (void)
+{
+  struct perf_event_attr attr = { 0 };
+  int                    fd;
+
+  if (geteuid () != 0)
+    {
+      g_test_skip ("Recording needs root");
+      return FALSE;
+    }
+  attr.size = sizeof attr;
+  attr.type = PERF_TYPE_SOFTWARE;
+  attr.config = PERF_COUNT_SW_CPU_CLOCK;
+  attr.disabled = 1;
+  fd = (int) syscall (SYS_perf_event_open, &attr, -1, 0, -1, (unsigned long) PERF_FLAG_FD_CLOEXEC);
+  if (fd < 0)
+    {
+      g_autofree char *msg = g_strdup_printf ("perf_event_open is not possible here: %s", g_strerror (errno));
+
+      g_test_skip (msg);
+      return FALSE;
+    }
+  close (fd);
+  return TRUE;
+}
+
+/* Perf event fds this process holds. */
+static guint
+count_perf_fds (void)
+{
+  g_autoptr (GDir) dir = g_dir_open ("/proc/self/fd", 0, NULL);
+  const char *name;
+  guint       n = 0;
+
+  g_assert_nonnull (dir);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *path = g_strdup_printf ("/proc/self/fd/%s", name);
+      g_autofree char *target = g_file_read_link (path, NULL);
+
+      if (target != NULL && strstr (target, "perf_event") != NULL)
+        n++;
+    }
+  return n;
+}
+
+static GPid
+spawn_spinner (int ms)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *self_exe = g_file_read_link ("/proc/self/exe", &error);
+  g_autofree char *ms_str = g_strdup_printf ("%d", ms);
+  char            *argv[] = { self_exe, (char *) "--spin", ms_str, NULL };
+  GPid             pid = 0;
+
+  g_assert_no_error (error);
+  g_spawn_async (NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (pid, >, 0);
+  return pid;
+}
+
+static void
+wait_child (GPid pid)
+{
+  int status = 0;
+
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+}
+
+static gboolean
+quit_cb (gpointer user_data)
+{
+  g_main_loop_quit (user_data);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+run_main_loop (guint ms)
+{
+  g_autoptr (GMainLoop) loop = g_main_loop_new (NULL, FALSE);
+
+  g_timeout_add (ms, quit_cb, loop);
+  g_main_loop_run (loop);
+}
+
+static SysprofCaptureWriter *
+new_temp_writer (char **path)
+{
+  g_autoptr (GError) error = NULL;
+  int                   fd = g_file_open_tmp ("test-perf-recorder-XXXXXX.syscap", path, &error);
+  SysprofCaptureWriter *writer;
+
+  g_assert_no_error (error);
+  writer = sysprof_capture_writer_new_from_fd (fd, 0);
+  g_assert_nonnull (writer);
+  return writer;
+}
+
+typedef struct
+{
+  gint64 begin;
+  gint64 end;
+  GPid   child;
+
+  guint n_samples;
+  guint n_with_chain;
+  guint n_with_kernel;
+  guint n_with_user;
+  guint n_child_samples;
+  guint n_other_samples;
+  guint n_out_of_window;
+  guint n_frames;
+  guint n_child_process;
+  guint n_child_maps;
+  guint n_child_fork;
+  guint n_child_exit;
+} Scan;
+
+static void
+scan_capture (const char *path, Scan *scan)
+{
+  SysprofCaptureReader   *reader = sysprof_capture_reader_new (path);
+  SysprofCaptureFrameType type;
+
+  g_assert_nonnull (reader);
+  while (sysprof_capture_reader_peek_type (reader, &type))
+    {
+      switch ((int) type)
+        {
+        case SYSPROF_CAPTURE_FRAME_SAMPLE:
+          {
+            const SysprofCaptureSample *s = sysprof_capture_reader_read_sample (reader);
+            gboolean                    kernel = FALSE, user = FALSE;
+
+            g_assert_nonnull (s);
+            g_assert_cmpuint (s->n_addrs, >=, 1);
+            scan->n_samples++;
+            if (s->n_addrs >= 2)
+              scan->n_with_chain++;
+            for (guint i = 0; i < s->n_addrs; i++)
+              {
+                if (s->addrs[i] == SYSPROF_CAPTURE_ADDRESS_KERNEL)
+                  kernel = TRUE;
+                else if (s->addrs[i] != 0 && s->addrs[i] < USER_ADDRESS_LIMIT)
+                  user = TRUE;
+              }
+            scan->n_with_kernel += kernel;
+            scan->n_with_user += user;
+            if (s->frame.time < scan->begin || s->frame.time > scan->end)
+              scan->n_out_of_window++;
+            if (s->frame.pid == scan->child)
+              scan->n_child_samples++;
+            else
+              scan->n_other_samples++;
+            break;
+          }
+        case SYSPROF_CAPTURE_FRAME_PROCESS:
+          {
+            const SysprofCaptureProcess *p = sysprof_capture_reader_read_process (reader);
+
+            g_assert_nonnull (p);
+            /* The comm of an exec'ed "test-perf-recorder", cut to 15 bytes. */
+            if (p->frame.pid == scan->child && g_str_has_prefix (p->cmdline, "test-perf-rec"))
+              scan->n_child_process++;
+            break;
+          }
+        case SYSPROF_CAPTURE_FRAME_MAP:
+          {
+            const SysprofCaptureMap *m = sysprof_capture_reader_read_map (reader);
+
+            g_assert_nonnull (m);
+            g_assert_cmphex (m->end, >, m->start);
+            if (m->frame.pid == scan->child)
+              scan->n_child_maps++;
+            break;
+          }
+        case SYSPROF_CAPTURE_FRAME_FORK:
+          {
+            const SysprofCaptureFork *f = sysprof_capture_reader_read_fork (reader);
+
+            g_assert_nonnull (f);
+            if (f->child_pid == scan->child)
+              {
+                g_assert_cmpint (f->frame.pid, ==, getpid ());
+                scan->n_child_fork++;
+              }
+            break;
+          }
+        case SYSPROF_CAPTURE_FRAME_EXIT:
+          {
+            const SysprofCaptureExit *e = sysprof_capture_reader_read_exit (reader);
+
+            g_assert_nonnull (e);
+            if (e->frame.pid == scan->child)
+              scan->n_child_exit++;
+            break;
+          }
+        default:
+          /* The recorder writes nothing else. */
+          g_assert_not_reached ();
+        }
+      scan->n_frames++;
+    }
+  g_assert_cmpint (sysprof_capture_reader_get_error (reader)->code, ==, 0);
+  sysprof_capture_reader_unref (reader);
+}
+
+static void
+test_whole_system (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr (SysprofPerfRecorder) recorder = NULL;
+  SysprofCaptureWriter *writer;
+  Scan                  scan = { 0 };
+  guint64               streamed;
+
+  if (!can_record ())
+    return;
+
+  writer = new_temp_writer (&path);
+  recorder = sysprof_perf_recorder_new (writer);
+
+  scan.begin = sysprof_clock_get_current_time ();
+  g_assert_true (sysprof_perf_recorder_start (recorder, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (sysprof_perf_recorder_is_running (recorder));
+  g_assert_nonnull (sysprof_perf_recorder_get_event_name (recorder));
+  g_assert_cmpuint (count_perf_fds (), >, 0);
+
+  /* Spawned after start: its fork, exec (COMM, MMAP) and exit are recorded. */
+  scan.child = spawn_spinner (700);
+  run_main_loop (1000);
+  /* The sources drained while the loop ran, before any stop. */
+  streamed = sysprof_perf_recorder_get_n_frames (recorder);
+  g_assert_cmpuint (streamed, >, 0);
+
+  sysprof_perf_recorder_stop (recorder);
+  scan.end = sysprof_clock_get_current_time ();
+  g_assert_false (sysprof_perf_recorder_is_running (recorder));
+  wait_child (scan.child);
+
+  g_assert_cmpuint (sysprof_perf_recorder_get_n_write_errors (recorder), ==, 0);
+  g_assert_true (sysprof_capture_writer_flush (writer));
+  sysprof_capture_writer_unref (writer);
+  scan_capture (path, &scan);
+  g_unlink (path);
+
+  g_test_message ("event %s: %u frames (%" G_GUINT64_FORMAT " streamed before stop), %u samples "
+                  "(%u of the child, %u with a callchain, %u with kernel and %u with user addresses), "
+                  "%" G_GUINT64_FORMAT " lost",
+                  sysprof_perf_recorder_get_event_name (recorder), scan.n_frames, streamed, scan.n_samples,
+                  scan.n_child_samples, scan.n_with_chain, scan.n_with_kernel, scan.n_with_user,
+                  sysprof_perf_recorder_get_n_lost (recorder));
+
+  g_assert_cmpuint (scan.n_frames, ==, sysprof_perf_recorder_get_n_frames (recorder));
+  g_assert_cmpuint (scan.n_samples, ==, sysprof_perf_recorder_get_n_samples (recorder));
+  /* ~700 expected at 997 Hz; allow for a loaded machine. */
+  g_assert_cmpuint (scan.n_child_samples, >=, 50);
+  g_assert_cmpuint (scan.n_with_chain * 2, >, scan.n_samples);
+  g_assert_cmpuint (scan.n_with_kernel, >, 0);
+  g_assert_cmpuint (scan.n_with_user, >, 0);
+  g_assert_cmpuint (scan.n_out_of_window, ==, 0);
+  g_assert_cmpuint (scan.n_child_process, >=, 1);
+  g_assert_cmpuint (scan.n_child_maps, >=, 1);
+  g_assert_cmpuint (scan.n_child_fork, ==, 1);
+  g_assert_cmpuint (scan.n_child_exit, ==, 1);
+
+  /* Every perf fd is closed again. */
+  g_assert_cmpuint (count_perf_fds (), ==, 0);
+}
+
+static void
+test_pids (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr (SysprofPerfRecorder) recorder = NULL;
+  SysprofPerfRecorderOptions options = SYSPROF_PERF_RECORDER_OPTIONS_INIT;
+  SysprofCaptureWriter      *writer;
+  Scan                       scan = { 0 };
+  int                        pid;
+
+  if (!can_record ())
+    return;
+
+  /* Already running when recording starts: only its samples are recorded. */
+  scan.child = spawn_spinner (1200);
+  pid = scan.child;
+  options.pids = &pid;
+  options.n_pids = 1;
+  options.frequency_hz = 499;
+
+  writer = new_temp_writer (&path);
+  recorder = sysprof_perf_recorder_new (writer);
+  scan.begin = sysprof_clock_get_current_time ();
+  g_assert_true (sysprof_perf_recorder_start (recorder, &options, &error));
+  g_assert_no_error (error);
+  /* One event per thread and CPU, sharing one ring per CPU. */
+  g_assert_cmpuint (count_perf_fds (), >=, 1);
+  run_main_loop (500);
+  sysprof_perf_recorder_stop (recorder);
+  scan.end = sysprof_clock_get_current_time ();
+  g_assert_cmpuint (count_perf_fds (), ==, 0);
+  wait_child (scan.child);
+
+  g_assert_true (sysprof_capture_writer_flush (writer));
+  sysprof_capture_writer_unref (writer);
+  scan_capture (path, &scan);
+  g_unlink (path);
+
+  g_test_message ("%u samples of pid %d at 499 Hz in 0.5 s", scan.n_samples, pid);
+  g_assert_cmpuint (scan.n_child_samples, >=, 20);
+  g_assert_cmpuint (scan.n_other_samples, ==, 0);
+  g_assert_cmpuint (scan.n_out_of_window, ==, 0);
+}
+
+static void
+test_invalid_pid (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SysprofPerfRecorder) recorder = NULL;
+  SysprofPerfRecorderOptions options;
+  SysprofCaptureWriter      *writer = sysprof_capture_writer_new ("/dev/null", 0);
+  int                        pids[] = { getpid (), 0x7fffffff };
+  int                        negative = -3;
+
+  sysprof_perf_recorder_options_init (&options);
+  recorder = sysprof_perf_recorder_new (writer);
+  sysprof_capture_writer_unref (writer);
+
+  options.pids = pids;
+  options.n_pids = G_N_ELEMENTS (pids);
+  g_assert_false (sysprof_perf_recorder_start (recorder, &options, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_assert_nonnull (strstr (error->message, "2147483647"));
+  g_test_message ("%s", error->message);
+  g_clear_error (&error);
+
+  options.pids = &negative;
+  options.n_pids = 1;
+  g_assert_false (sysprof_perf_recorder_start (recorder, &options, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+
+  g_assert_false (sysprof_perf_recorder_is_running (recorder));
+  g_assert_null (sysprof_perf_recorder_get_event_name (recorder));
+  g_assert_cmpuint (count_perf_fds (), ==, 0);
+}
+
+static void
+test_invalid_options (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SysprofPerfRecorder) recorder = NULL;
+  SysprofPerfRecorderOptions options = SYSPROF_PERF_RECORDER_OPTIONS_INIT;
+  SysprofCaptureWriter      *writer = sysprof_capture_writer_new ("/dev/null", 0);
+
+  recorder = sysprof_perf_recorder_new (writer);
+  sysprof_capture_writer_unref (writer);
+
+  options.frequency_hz = SYSPROF_PERF_RECORDER_MAX_FREQUENCY + 1;
+  g_assert_false (sysprof_perf_recorder_start (recorder, &options, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+
+  options.frequency_hz = 0;
+  options.n_data_pages = 3;
+  g_assert_false (sysprof_perf_recorder_start (recorder, &options, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+
+  /* An options struct without its size is a programmer error. */
+  if (g_test_undefined ())
+    {
+      SysprofPerfRecorderOptions unsized = { 0 };
+
+      g_test_expect_message ("libsysprof", G_LOG_LEVEL_CRITICAL, "*options->size*");
+      g_assert_false (sysprof_perf_recorder_start (recorder, &unsized, &error));
+      g_test_assert_expected_messages ();
+      g_assert_no_error (error);
+    }
+
+  g_assert_false (sysprof_perf_recorder_is_running (recorder));
+}
+
+static void
+test_permission_denied (void)
+{
+  g_autofree char *paranoid = NULL;
+
+  if (geteuid () != 0)
+    {
+      g_test_skip ("Needs root, to become an unprivileged user");
+      return;
+    }
+  /* Unprivileged system-wide sampling is refused from paranoid level 1 on. */
+  if (!g_file_get_contents ("/proc/sys/kernel/perf_event_paranoid", &paranoid, NULL, NULL) || atoi (paranoid) < 1)
+    {
+      g_test_skip ("kernel.perf_event_paranoid lets unprivileged users sample the system");
+      return;
+    }
+
+  if (g_test_subprocess ())
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (SysprofPerfRecorder) recorder = NULL;
+      SysprofCaptureWriter *writer = sysprof_capture_writer_new ("/dev/null", 0);
+
+      recorder = sysprof_perf_recorder_new (writer);
+      sysprof_capture_writer_unref (writer);
+      /* nobody: dropping root clears the capabilities too. */
+      g_assert_cmpint (setgroups (0, NULL), ==, 0);
+      g_assert_cmpint (setgid (65534), ==, 0);
+      g_assert_cmpint (setuid (65534), ==, 0);
+
+      g_assert_false (sysprof_perf_recorder_start (recorder, NULL, &error));
+      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED);
+      g_assert_nonnull (strstr (error->message, "perf_event_paranoid"));
+      g_test_message ("%s", error->message);
+      g_assert_cmpuint (count_perf_fds (), ==, 0);
+      return;
+    }
+
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+}
+
+int
+main (int argc, char *argv[])
+{
+  if (argc == 3 && strcmp (argv[1], "--spin") == 0)
+    return spin (atoi (argv[2]));
+
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/Sysprof/PerfRecorder/whole-system", test_whole_system);
+  g_test_add_func ("/Sysprof/PerfRecorder/pids", test_pids);
+  g_test_add_func ("/Sysprof/PerfRecorder/invalid-pid", test_invalid_pid);
+  g_test_add_func ("/Sysprof/PerfRecorder/invalid-options", test_invalid_options);
+  g_test_add_func ("/Sysprof/PerfRecorder/permission-denied", test_permission_denied);
+  return g_test_run ();
+}

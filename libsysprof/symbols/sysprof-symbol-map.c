@@ -1,0 +1,503 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "sysprof-symbol-map.h"
+#include "sysprof-symbolizer-private.h"
+
+#define SYMBOLS_PATH "__symbols__"
+
+typedef struct
+{
+  gint32                pid;
+  SysprofAddressContext context;
+  guint64               address;
+  gint64                time; /* of the first frame holding it */
+} Site;
+
+typedef struct
+{
+  guint64              begin;
+  guint64              end;
+  gint32               pid;
+  const SysprofSymbol *symbol;
+} Range;
+
+static guint
+site_hash (gconstpointer data)
+{
+  const Site *site = data;
+
+  return (guint) (site->address ^ (site->address >> 29)) * 2654435761u ^ (guint) site->pid;
+}
+
+static gboolean
+site_equal (gconstpointer a, gconstpointer b)
+{
+  const Site *sa = a, *sb = b;
+
+  return sa->address == sb->address && sa->pid == sb->pid;
+}
+
+static int
+compare_site (gconstpointer a, gconstpointer b)
+{
+  const Site *sa = a, *sb = b;
+
+  if (sa->pid != sb->pid)
+    return sa->pid < sb->pid ? -1 : 1;
+  return sa->address < sb->address ? -1 : sa->address > sb->address;
+}
+
+static void
+add_sites (GHashTable *sites, gint32 pid, gint64 time, const guint8 *addrs, guint n_addrs)
+{
+  SysprofAddressContext context = SYSPROF_ADDRESS_CONTEXT_NONE;
+
+  for (guint i = 0; i < n_addrs; i++)
+    {
+      SysprofAddressContext marker;
+      SysprofCaptureAddress addr;
+      Site                  key;
+
+      memcpy (&addr, addrs + i * sizeof addr, sizeof addr);
+      key = (Site){ pid, context, addr, time };
+      if (sysprof_address_is_context_switch (addr, &marker))
+        {
+          context = marker;
+          continue;
+        }
+      /* Address 0 (a broken unwind) names nothing, and a record starting and
+       * ending at 0 reads as the end of the table to Sysprof 3.46. */
+      if (addr == 0)
+        continue;
+      if (!g_hash_table_contains (sites, &key))
+        g_hash_table_add (sites, g_memdup2 (&key, sizeof key));
+    }
+}
+
+static gboolean
+set_reader_error (SysprofCaptureReader *reader, GError **error)
+{
+  const SysprofCaptureError *err = sysprof_capture_reader_get_error (reader);
+
+  if (err->code == 0)
+    return TRUE;
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+               "Cannot read the capture at offset %" G_GUINT64_FORMAT ": %s", (guint64) err->offset,
+               err->message[0] ? err->message : "invalid frame");
+  return FALSE;
+}
+
+/* Stacks already looked at, so that a capture of millions of allocations
+ * from a few thousand distinct stacks costs one hash of each stack rather
+ * than a lookup per address.  Bounded: past MAX_STACKS distinct stacks the
+ * rest is looked at address by address. */
+#define MAX_STACKS      262144
+#define MAX_STACK_ADDRS 1024
+
+typedef struct
+{
+  guint   hash;
+  gint32  pid;
+  guint   n_addrs;
+  guint64 addrs[];
+} Stack;
+
+static guint
+stack_hash (gconstpointer data)
+{
+  return ((const Stack *) data)->hash;
+}
+
+static gboolean
+stack_equal (gconstpointer a, gconstpointer b)
+{
+  const Stack *sa = a, *sb = b;
+
+  return sa->hash == sb->hash && sa->pid == sb->pid && sa->n_addrs == sb->n_addrs &&
+         memcmp (sa->addrs, sb->addrs, sa->n_addrs * sizeof (guint64)) == 0;
+}
+
+/* FNV-1a, a word at a time, over the pid and the addresses. */
+static guint
+hash_stack (gint32 pid, const guint8 *addrs, guint n_addrs)
+{
+  guint64 h = 14695981039346656037u ^ (guint32) pid;
+
+  for (guint i = 0; i < n_addrs; i++)
+    {
+      guint64 addr;
+
+      memcpy (&addr, addrs + i * sizeof addr, sizeof addr);
+      h = (h ^ addr) * 1099511628211u;
+    }
+  return (guint) (h ^ (h >> 32));
+}
+
+/* Whether this exact stack of @pid was seen before (and remembers it). */
+static gboolean
+stack_seen (GHashTable *stacks, gint32 pid, const guint8 *addrs, guint n_addrs)
+{
+  /* The key is built on the stack; only new stacks are copied. */
+  guint64 buf[(sizeof (Stack) + MAX_STACK_ADDRS * sizeof (guint64)) / sizeof (guint64)];
+  Stack  *key = (Stack *) (void *) buf;
+  gsize   size = sizeof *key + n_addrs * sizeof (guint64);
+
+  if (n_addrs > MAX_STACK_ADDRS)
+    return FALSE;
+  key->hash = hash_stack (pid, addrs, n_addrs);
+  key->pid = pid;
+  key->n_addrs = n_addrs;
+  memcpy (key->addrs, addrs, n_addrs * sizeof (guint64));
+  if (g_hash_table_contains (stacks, key))
+    return TRUE;
+  if (g_hash_table_size (stacks) < MAX_STACKS)
+    g_hash_table_add (stacks, g_memdup2 (key, size));
+  return FALSE;
+}
+
+static void
+add_stack (GHashTable *sites, GHashTable *stacks, gint32 pid, gint64 time, const guint8 *addrs, guint n_addrs)
+{
+  if (n_addrs == 0 || stack_seen (stacks, pid, addrs, n_addrs))
+    return;
+  add_sites (sites, pid, time, addrs, n_addrs);
+}
+
+/* Every (pid, address) a SAMPLE, TRACE or ALLOCATION frame holds. */
+static GHashTable *
+collect_sites (SysprofCaptureReader *reader, GError **error)
+{
+  g_autoptr (GHashTable) sites = g_hash_table_new_full (site_hash, site_equal, g_free, NULL);
+  g_autoptr (GHashTable) stacks = g_hash_table_new_full (stack_hash, stack_equal, g_free, NULL);
+  SysprofCaptureFrameType type;
+
+  sysprof_capture_reader_reset (reader);
+  while (sysprof_capture_reader_peek_type (reader, &type))
+    {
+      if (type == SYSPROF_CAPTURE_FRAME_SAMPLE)
+        {
+          const SysprofCaptureSample *s = sysprof_capture_reader_read_sample (reader);
+          if (s == NULL)
+            break;
+          add_stack (sites, stacks, s->frame.pid, s->frame.time, (const guint8 *) s + sizeof *s, s->n_addrs);
+        }
+      else if (type == SYSPROF_CAPTURE_FRAME_TRACE)
+        {
+          const SysprofCaptureTrace *t = sysprof_capture_reader_read_trace (reader);
+          if (t == NULL)
+            break;
+          add_stack (sites, stacks, t->frame.pid, t->frame.time, (const guint8 *) t + sizeof *t, t->n_addrs);
+        }
+      else if (type == SYSPROF_CAPTURE_FRAME_ALLOCATION)
+        {
+          const SysprofCaptureAllocation *a = sysprof_capture_reader_read_allocation (reader);
+          if (a == NULL)
+            break;
+          add_stack (sites, stacks, a->frame.pid, a->frame.time, (const guint8 *) a + sizeof *a, a->n_addrs);
+        }
+      else if (!sysprof_capture_reader_skip (reader))
+        break;
+    }
+  if (!set_reader_error (reader, error))
+    return NULL;
+  sysprof_capture_reader_reset (reader);
+  return g_steal_pointer (&sites);
+}
+
+static guint32
+string_offset (GHashTable *offsets, GByteArray *table, gsize base, const char *str)
+{
+  gpointer found;
+  guint32  offset;
+
+  if (str == NULL || str[0] == '\0')
+    return (guint32) base; /* the "" every table starts with */
+  if (g_hash_table_lookup_extended (offsets, str, NULL, &found))
+    return GPOINTER_TO_UINT (found);
+  offset = (guint32) (base + table->len);
+  g_byte_array_append (table, (const guint8 *) str, (guint) strlen (str) + 1);
+  g_hash_table_insert (offsets, (gpointer) str, GUINT_TO_POINTER (offset));
+  return offset;
+}
+
+/* The ranges, sorted by (pid, begin), made disjoint: a later range that
+ * overlaps an earlier one of the same pid starts where that one ends (only
+ * mappings replaced during the recording do this). */
+static GArray *
+build_ranges (SysprofSymbolizer       *symbolizer,
+              GHashTable              *sites,
+              SysprofSymbolMapProgress progress,
+              gpointer                 user_data,
+              GCancellable            *cancellable,
+              GError                 **error)
+{
+  g_autoptr (GArray) sorted = g_array_sized_new (FALSE, FALSE, sizeof (Site), g_hash_table_size (sites));
+  g_autoptr (GArray) ranges = g_array_new (FALSE, FALSE, sizeof (Range));
+  GHashTableIter iter;
+  gpointer       key;
+  guint64        total = g_hash_table_size (sites);
+
+  g_hash_table_iter_init (&iter, sites);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    g_array_append_vals (sorted, key, 1);
+  g_array_sort (sorted, compare_site);
+
+  for (guint i = 0; i < sorted->len; i++)
+    {
+      const Site *site = &g_array_index (sorted, Site, i);
+      Range       range = { 0, 0, site->pid, NULL };
+      Range      *last = ranges->len ? &g_array_index (ranges, Range, ranges->len - 1) : NULL;
+
+      if ((i % 4096) == 0)
+        {
+          if (g_cancellable_set_error_if_cancelled (cancellable, error))
+            return NULL;
+          if (progress != NULL)
+            progress (i, total, user_data);
+        }
+      /* Addresses are sorted: one inside the previous range resolves to it. */
+      if (last != NULL && last->pid == site->pid && last->begin <= site->address && site->address < last->end)
+        continue;
+      range.symbol = sysprof_symbolizer_lookup_range (symbolizer, site->pid, site->time, site->context, site->address,
+                                                      &range.begin, &range.end);
+      if (last != NULL && last->pid == range.pid && range.begin < last->end)
+        range.begin = last->end;
+      if (range.begin > site->address || range.end <= site->address)
+        {
+          range.begin = site->address;
+          range.end = site->address + 1;
+        }
+      if (last != NULL && last->pid == range.pid && last->symbol == range.symbol && last->end == range.begin)
+        last->end = range.end;
+      else
+        g_array_append_val (ranges, range);
+    }
+  if (progress != NULL)
+    progress (total, total, user_data);
+  return g_steal_pointer (&ranges);
+}
+
+static GBytes *
+serialize (GArray *ranges)
+{
+  g_autoptr (GHashTable) offsets = g_hash_table_new (g_direct_hash, g_direct_equal);
+  g_autoptr (GByteArray) strings = g_byte_array_new ();
+  g_autoptr (GByteArray) out = g_byte_array_new ();
+  gsize                  base = ((gsize) ranges->len + 1) * sizeof (SysprofSymbolMapRecord);
+  SysprofSymbolMapRecord zero = { 0 };
+
+  /* Offset 0 would mean "none", so the table starts with an empty string. */
+  g_byte_array_append (strings, (const guint8 *) "", 1);
+  for (guint i = 0; i < ranges->len; i++)
+    {
+      const Range           *range = &g_array_index (ranges, Range, i);
+      SysprofSymbolMapRecord record = { 0 };
+
+      record.addr_begin = range->begin;
+      /* The last address, inclusive: what Sysprof 3.46 writes and reads. */
+      record.addr_end = range->end - 1;
+      record.pid = (guint32) range->pid;
+      /* Interned names: the pointer is the identity. */
+      record.name_offset = string_offset (offsets, strings, base, range->symbol->name);
+      record.tag_offset = string_offset (offsets, strings, base, range->symbol->library);
+      g_byte_array_append (out, (const guint8 *) &record, sizeof record);
+    }
+  g_byte_array_append (out, (const guint8 *) &zero, sizeof zero);
+  g_byte_array_append (out, strings->data, strings->len);
+  return g_byte_array_free_to_bytes (g_steal_pointer (&out));
+}
+
+static gboolean
+write_all (int fd, const guint8 *data, gsize len, off_t offset, GError **error)
+{
+  while (len > 0)
+    {
+      ssize_t n = pwrite (fd, data, len, offset);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          int saved = n < 0 ? errno : ENOSPC;
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot append the symbol table: %s",
+                       g_strerror (saved));
+          return FALSE;
+        }
+      data += n;
+      len -= (gsize) n;
+      offset += n;
+    }
+  return TRUE;
+}
+
+/* FILE_CHUNK frames of @table, as raw bytes: a writer on a memfd makes them,
+ * the file header it starts with is dropped. */
+static GBytes *
+frames_for_table (GBytes *table, gint64 time, GError **error)
+{
+  int                   table_fd = memfd_create ("sysprof-symbols", MFD_CLOEXEC);
+  int                   frames_fd = memfd_create ("sysprof-frames", MFD_CLOEXEC);
+  int                   writer_fd = -1;
+  SysprofCaptureWriter *writer = NULL;
+  g_autoptr (GBytes) result = NULL;
+  gsize         len;
+  const guint8 *data = g_bytes_get_data (table, &len);
+  struct stat   st;
+
+  if (table_fd < 0 || frames_fd < 0 || !write_all (table_fd, data, len, 0, error))
+    {
+      if (error != NULL && *error == NULL)
+        g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno), "Cannot create a memory file: %s",
+                     g_strerror (errno));
+      goto out;
+    }
+  if ((writer_fd = fcntl (frames_fd, F_DUPFD_CLOEXEC, 3)) < 0 ||
+      (writer = sysprof_capture_writer_new_from_fd (writer_fd, 0)) == NULL ||
+      /* Sysprof 3.46's reader, looking for a file, steps over the frame that
+       * follows a chunk of another file: right after the daemon's kallsyms
+       * chunks, our first chunk would be lost to it.  A TIMESTAMP frame in
+       * between is what it steps over instead. */
+      !sysprof_capture_writer_add_timestamp (writer, time, -1, -1) ||
+      !sysprof_capture_writer_add_file_fd (writer, time, -1, -1, SYMBOLS_PATH, table_fd) ||
+      !sysprof_capture_writer_flush (writer) || fstat (frames_fd, &st) != 0)
+    {
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno), "Cannot encode the symbol table: %s",
+                   g_strerror (errno));
+      goto out;
+    }
+  {
+    gsize   size = (gsize) st.st_size;
+    guint8 *buf;
+
+    if (size < sizeof (SysprofCaptureFileHeader))
+      {
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "Cannot encode the symbol table");
+        goto out;
+      }
+    buf = g_malloc (size);
+    if (pread (frames_fd, buf, size, 0) != (ssize_t) size)
+      {
+        g_free (buf);
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "Cannot encode the symbol table");
+        goto out;
+      }
+    {
+      g_autoptr (GBytes) all = g_bytes_new_take (buf, size);
+      result =
+          g_bytes_new_from_bytes (all, sizeof (SysprofCaptureFileHeader), size - sizeof (SysprofCaptureFileHeader));
+    }
+  }
+
+out:
+  sysprof_capture_writer_unref (writer);
+  if (table_fd >= 0)
+    close (table_fd);
+  if (frames_fd >= 0)
+    close (frames_fd);
+  return g_steal_pointer (&result);
+}
+
+GBytes *
+sysprof_symbol_map_build (int                      fd,
+                          SysprofSymbolizer       *symbolizer,
+                          SysprofSymbolMapProgress progress,
+                          gpointer                 user_data,
+                          GCancellable            *cancellable,
+                          GError                 **error)
+{
+  g_autoptr (SysprofSymbolizer) owned = NULL;
+  g_autoptr (GHashTable) sites = NULL;
+  g_autoptr (GArray) ranges = NULL;
+  g_autoptr (GBytes) table = NULL;
+  GBytes               *frames = NULL;
+  SysprofCaptureReader *reader;
+  SysprofCaptureError   cerr = { 0 };
+  int                   rfd;
+
+  g_return_val_if_fail (fd >= 0, NULL);
+  g_return_val_if_fail (symbolizer == NULL || SYSPROF_IS_SYMBOLIZER (symbolizer), NULL);
+
+  if ((rfd = fcntl (fd, F_DUPFD_CLOEXEC, 3)) < 0 ||
+      (reader = sysprof_capture_reader_new_from_fd_with_error (rfd, &cerr)) == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "Cannot read the capture: %s",
+                   cerr.message[0] ? cerr.message : g_strerror (errno));
+      return NULL;
+    }
+
+  if (symbolizer == NULL)
+    {
+      owned = sysprof_symbolizer_new ();
+      if (!sysprof_symbolizer_load (owned, reader, error))
+        goto out;
+      symbolizer = owned;
+    }
+  /* The symbolizer's pass over the capture already saw any table. */
+  if (_sysprof_symbolizer_has_embedded_symbols (symbolizer))
+    {
+      frames = g_bytes_new (NULL, 0);
+      goto out;
+    }
+
+  if (g_cancellable_set_error_if_cancelled (cancellable, error) || (sites = collect_sites (reader, error)) == NULL ||
+      (ranges = build_ranges (symbolizer, sites, progress, user_data, cancellable, error)) == NULL)
+    goto out;
+  table = serialize (ranges);
+  frames = frames_for_table (table, sysprof_capture_reader_get_end_time (reader), error);
+
+out:
+  sysprof_capture_reader_unref (reader);
+  return frames;
+}
+
+gboolean
+sysprof_symbol_map_append (int fd, GBytes *frames, GError **error)
+{
+  gsize         len;
+  const guint8 *data;
+  off_t         end;
+
+  g_return_val_if_fail (fd >= 0, FALSE);
+  g_return_val_if_fail (frames != NULL, FALSE);
+
+  data = g_bytes_get_data (frames, &len);
+  if (len == 0)
+    return TRUE;
+  /* After everything the recorder wrote: the header stays valid and readers
+   * meet the table as ordinary FILE_CHUNK frames. */
+  if ((end = lseek (fd, 0, SEEK_END)) < 0)
+    {
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno), "Cannot append to the capture: %s",
+                   g_strerror (errno));
+      return FALSE;
+    }
+  if (!write_all (fd, data, len, end, error))
+    {
+      /* Half a table would hide the end of the file from readers. */
+      if (ftruncate (fd, end) != 0)
+        g_prefix_error (error, "(and the capture could not be cut back to its %" G_GINT64_FORMAT " bytes) ",
+                        (gint64) end);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+sysprof_symbol_map_append_to_fd (int                      fd,
+                                 SysprofSymbolizer       *symbolizer,
+                                 SysprofSymbolMapProgress progress,
+                                 gpointer                 user_data,
+                                 GCancellable            *cancellable,
+                                 GError                 **error)
+{
+  g_autoptr (GBytes) frames = sysprof_symbol_map_build (fd, symbolizer, progress, user_data, cancellable, error);
+
+  return frames != NULL && sysprof_symbol_map_append (fd, frames, error);
+}

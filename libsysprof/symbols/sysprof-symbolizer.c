@@ -1,0 +1,1086 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sysprof-demangle-private.h"
+#include "sysprof-elf-loader-private.h"
+#include "sysprof-elf-private.h"
+#include "sysprof-embedded-file.h"
+#include "sysprof-mount-namespace.h"
+#include "sysprof-symbolizer-private.h"
+
+/* x86-64 and aarch64 kernels live in the upper half of the address space. */
+#define KERNEL_ADDRESS_MIN G_GUINT64_CONSTANT (0xffff800000000000)
+
+typedef struct
+{
+  guint64     start;
+  guint64     end;
+  guint64     offset;
+  guint64     inode;
+  gint64      time;
+  const char *filename; /* interned */
+} Map;
+
+typedef struct
+{
+  gint32                 pid;
+  gint32                 parent; /* from FORK frames; 0 = none */
+  const char            *name;   /* interned */
+  GArray                *maps;   /* Map, in capture order */
+  GByteArray            *mountinfo;
+  SysprofMountNamespace *ns;
+  gboolean               ns_tried;
+  SysprofElfLoader      *loader;     /* own debug dirs, or NULL for the global loader */
+  gboolean               host_asked; /* list_debug_dirs done */
+  GHashTable            *elves;      /* interned filename -> SysprofElf* (NULL value = not found) */
+  guint                  last_map;
+} Process;
+
+typedef struct
+{
+  guint64     addr;
+  const char *name;   /* in kallsyms_text */
+  const char *module; /* "kernel" or the module name, in kallsyms_text */
+} KernelSymbol;
+
+typedef struct
+{
+  gconstpointer elf;
+  guint64       offset;
+} ElfKey;
+
+typedef struct
+{
+  const SysprofSymbol *symbol;
+  guint64              begin; /* file-offset range of the symbol */
+  guint64              end;
+} ElfHit;
+
+struct _SysprofSymbolizer
+{
+  GObject parent_instance;
+
+  GStringChunk *strings;
+  GHashTable   *interned; /* string -> its copy in strings */
+  GHashTable   *symbols;  /* SysprofSymbol* set, hashed by content */
+
+  GHashTable *processes; /* pid -> Process* */
+
+  GBytes                       *embedded; /* `__symbols__`, converted to host order */
+  const SysprofSymbolMapRecord *records;
+  gsize                         n_records;
+  const SysprofSymbol         **embedded_symbols; /* 2 per record: user, kernel context */
+
+  GArray               *kernel;          /* KernelSymbol, sorted by addr */
+  char                 *kallsyms_text;   /* what kernel names point into */
+  SysprofCaptureReader *kallsyms_reader; /* where the embedded kallsyms are, until parsed */
+  gboolean              kallsyms_local;  /* else read this machine's, when first needed */
+  GHashTable           *jitmap;          /* guint64* address -> interned name */
+
+  GPtrArray         *debug_dirs;
+  SysprofElfLoader  *loader;
+  gboolean           use_local_files;
+  SysprofMountTable *host_mounts;
+
+  SysprofSymbolizerHost host;
+  gpointer              host_data;
+
+  GHashTable *elf_cache; /* ElfKey -> ElfHit */
+  GHashTable *pinned;    /* SysprofElf* kept alive for elf_cache keys */
+};
+
+G_DEFINE_FINAL_TYPE (SysprofSymbolizer, sysprof_symbolizer, G_TYPE_OBJECT)
+
+static void
+process_free (gpointer data)
+{
+  Process *process = data;
+
+  g_clear_pointer (&process->maps, g_array_unref);
+  if (process->mountinfo != NULL)
+    g_byte_array_unref (process->mountinfo);
+  g_clear_pointer (&process->ns, sysprof_mount_namespace_unref);
+  g_clear_pointer (&process->elves, g_hash_table_unref);
+  g_clear_pointer (&process->loader, sysprof_elf_loader_unref);
+  g_free (process);
+}
+
+static guint
+symbol_hash (gconstpointer data)
+{
+  const SysprofSymbol *symbol = data;
+
+  return g_direct_hash (symbol->name) ^ (g_direct_hash (symbol->library) * 31) ^ symbol->kind;
+}
+
+static gboolean
+symbol_equal (gconstpointer a, gconstpointer b)
+{
+  const SysprofSymbol *sa = a, *sb = b;
+
+  return sa->name == sb->name && sa->library == sb->library && sa->kind == sb->kind;
+}
+
+static guint
+elf_key_hash (gconstpointer data)
+{
+  const ElfKey *key = data;
+
+  return g_direct_hash (key->elf) ^ (guint) (key->offset ^ (key->offset >> 32)) * 2654435761u;
+}
+
+static gboolean
+elf_key_equal (gconstpointer a, gconstpointer b)
+{
+  const ElfKey *ka = a, *kb = b;
+
+  return ka->elf == kb->elf && ka->offset == kb->offset;
+}
+
+static void
+sysprof_symbolizer_finalize (GObject *object)
+{
+  SysprofSymbolizer *self = SYSPROF_SYMBOLIZER (object);
+
+  g_clear_pointer (&self->elf_cache, g_hash_table_unref);
+  g_clear_pointer (&self->pinned, g_hash_table_unref);
+  g_clear_pointer (&self->processes, g_hash_table_unref);
+  g_clear_pointer (&self->symbols, g_hash_table_unref);
+  g_clear_pointer (&self->interned, g_hash_table_unref);
+  g_clear_pointer (&self->strings, g_string_chunk_free);
+  g_clear_pointer (&self->embedded, g_bytes_unref);
+  g_clear_pointer (&self->embedded_symbols, g_free);
+  g_clear_pointer (&self->kernel, g_array_unref);
+  g_clear_pointer (&self->kallsyms_text, g_free);
+  g_clear_pointer (&self->kallsyms_reader, sysprof_capture_reader_unref);
+  g_clear_pointer (&self->jitmap, g_hash_table_unref);
+  g_clear_pointer (&self->debug_dirs, g_ptr_array_unref);
+  g_clear_pointer (&self->loader, sysprof_elf_loader_unref);
+  g_clear_pointer (&self->host_mounts, sysprof_mount_table_unref);
+
+  G_OBJECT_CLASS (sysprof_symbolizer_parent_class)->finalize (object);
+}
+
+static void
+sysprof_symbolizer_class_init (SysprofSymbolizerClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = sysprof_symbolizer_finalize;
+}
+
+static void
+sysprof_symbolizer_init (SysprofSymbolizer *self)
+{
+  self->strings = g_string_chunk_new (64 * 1024);
+  self->interned = g_hash_table_new (g_str_hash, g_str_equal);
+  self->symbols = g_hash_table_new_full (symbol_hash, symbol_equal, g_free, NULL);
+  self->processes = g_hash_table_new_full (NULL, NULL, NULL, process_free);
+  self->kernel = g_array_new (FALSE, FALSE, sizeof (KernelSymbol));
+  self->jitmap = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  self->debug_dirs = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (self->debug_dirs, g_strdup ("/usr/lib/debug"));
+  self->use_local_files = TRUE;
+  self->elf_cache = g_hash_table_new_full (elf_key_hash, elf_key_equal, g_free, g_free);
+  self->pinned = g_hash_table_new_full (NULL, NULL, (GDestroyNotify) sysprof_elf_unref, NULL);
+}
+
+SysprofSymbolizer *
+sysprof_symbolizer_new (void)
+{
+  return g_object_new (SYSPROF_TYPE_SYMBOLIZER, NULL);
+}
+
+void
+sysprof_symbolizer_add_debug_dir (SysprofSymbolizer *self, const char *directory)
+{
+  g_return_if_fail (SYSPROF_IS_SYMBOLIZER (self));
+  g_return_if_fail (directory != NULL);
+
+  g_ptr_array_add (self->debug_dirs, g_strdup (directory));
+}
+
+void
+sysprof_symbolizer_set_use_local_files (SysprofSymbolizer *self, gboolean use_local_files)
+{
+  g_return_if_fail (SYSPROF_IS_SYMBOLIZER (self));
+
+  self->use_local_files = !!use_local_files;
+}
+
+static const char *
+intern (SysprofSymbolizer *self, const char *str)
+{
+  const char *found = g_hash_table_lookup (self->interned, str);
+
+  if (found == NULL)
+    {
+      found = g_string_chunk_insert (self->strings, str);
+      g_hash_table_add (self->interned, (gpointer) found);
+    }
+  return found;
+}
+
+static const SysprofSymbol *
+make_symbol (SysprofSymbolizer *self, const char *name, const char *library, SysprofSymbolKind kind)
+{
+  SysprofSymbol  key = { intern (self, name), intern (self, library ? library : ""), kind };
+  SysprofSymbol *found = g_hash_table_lookup (self->symbols, &key);
+
+  if (found == NULL)
+    {
+      found = g_memdup2 (&key, sizeof key);
+      g_hash_table_add (self->symbols, found);
+    }
+  return found;
+}
+
+static Process *
+get_process (SysprofSymbolizer *self, gint32 pid, gboolean create)
+{
+  Process *process = g_hash_table_lookup (self->processes, GINT_TO_POINTER (pid));
+
+  if (process == NULL && create)
+    {
+      process = g_new0 (Process, 1);
+      process->pid = pid;
+      process->maps = g_array_new (FALSE, FALSE, sizeof (Map));
+      g_hash_table_insert (self->processes, GINT_TO_POINTER (pid), process);
+    }
+  return process;
+}
+
+/* ------------------------------------------------------------------ */
+/* Loading                                                              */
+
+static gboolean
+has_prefix_and_suffix (const char *str, const char *prefix, const char *suffix)
+{
+  return g_str_has_prefix (str, prefix) && g_str_has_suffix (str, suffix);
+}
+
+static int
+compare_kernel_symbol (gconstpointer a, gconstpointer b)
+{
+  const KernelSymbol *ka = a, *kb = b;
+
+  return ka->addr < kb->addr ? -1 : ka->addr > kb->addr;
+}
+
+/* /proc/kallsyms lines: "ADDRESS TYPE NAME [MODULE]".  Only text symbols
+ * name code; an all-zero table (kptr_restrict) is useless and dropped.  The
+ * text (5 MB, 200,000 lines) is split in place and names point into it: they
+ * are interned only when a lookup returns them. */
+static void
+parse_kallsyms (SysprofSymbolizer *self, char *text, gsize len)
+{
+  char    *p, *end;
+  gboolean any_nonzero = FALSE;
+
+  g_array_set_size (self->kernel, 0);
+  g_clear_pointer (&self->kallsyms_text, g_free);
+  self->kallsyms_text = text; /* NUL-terminated, ours now */
+  p = self->kallsyms_text;
+  end = p + len;
+
+  while (p < end)
+    {
+      char        *eol = memchr (p, '\n', (gsize) (end - p));
+      char        *line = p;
+      char        *endptr = NULL;
+      char        *name, *module;
+      KernelSymbol sym;
+      char         type;
+
+      if (eol == NULL)
+        eol = end;
+      *eol = '\0';
+      p = eol + 1;
+
+      sym.addr = g_ascii_strtoull (line, &endptr, 16);
+      if (endptr == line || *endptr != ' ')
+        continue;
+      type = endptr[1];
+      if (type == '\0' || endptr[2] != ' ' || strchr ("tTwW", type) == NULL)
+        continue;
+      name = endptr + 3;
+      if (*name == '\0')
+        continue;
+      module = strchr (name, '\t');
+      if (module != NULL)
+        {
+          char *close;
+          *module++ = '\0';
+          if (*module == '[' && (close = strchr (module, ']')) != NULL)
+            {
+              *close = '\0';
+              module++;
+            }
+          else
+            module = NULL;
+        }
+      name[strcspn (name, " ")] = '\0';
+      sym.name = name;
+      sym.module = module != NULL ? module : "kernel";
+      any_nonzero |= sym.addr != 0;
+      g_array_append_val (self->kernel, sym);
+    }
+  if (!any_nonzero)
+    g_array_set_size (self->kernel, 0);
+  g_array_sort (self->kernel, compare_kernel_symbol);
+}
+
+/* The kernel symbols, the first time a kernel address needs them: a capture
+ * whose `__symbols__` table answers every address never pays for them. */
+static void
+ensure_kallsyms (SysprofSymbolizer *self)
+{
+  g_autoptr (GByteArray) text = NULL;
+  SysprofCaptureReader *reader = g_steal_pointer (&self->kallsyms_reader);
+
+  if (reader != NULL)
+    {
+      /* As it is, or gzipped by Sysprof 45+. */
+      g_autoptr (GBytes) contents = sysprof_embedded_file_read (reader, "/proc/kallsyms", NULL);
+
+      if (contents != NULL)
+        {
+          text = g_bytes_unref_to_array (g_steal_pointer (&contents));
+          self->kallsyms_local = FALSE;
+        }
+      sysprof_capture_reader_unref (reader);
+    }
+  /* Damaged: this machine's, when local files may be used. */
+  if (text == NULL && self->kallsyms_local)
+    {
+      g_autofree char *contents = NULL;
+      gsize            len = 0;
+
+      self->kallsyms_local = FALSE;
+      if (g_file_get_contents ("/proc/kallsyms", &contents, &len, NULL))
+        {
+          text = g_byte_array_new_take ((guint8 *) g_steal_pointer (&contents), len);
+        }
+    }
+  if (text != NULL)
+    {
+      gsize len = text->len;
+      g_byte_array_append (text, (const guint8 *) "", 1);
+      parse_kallsyms (self, (char *) g_byte_array_free (g_steal_pointer (&text), FALSE), len);
+    }
+}
+
+/* Takes @data rather than copying it again: the table is 16 MB in a
+ * capture of 180,000 functions. */
+static void
+load_embedded_symbols (SysprofSymbolizer *self, GByteArray *data, gboolean swap)
+{
+  gsize                   n_max = data->len / sizeof (SysprofSymbolMapRecord);
+  gsize                   n = 0;
+  SysprofSymbolMapRecord *records;
+
+  g_clear_pointer (&self->embedded, g_bytes_unref);
+  self->embedded = g_byte_array_free_to_bytes (data);
+  /* Ours alone: converted in place. */
+  records = (SysprofSymbolMapRecord *) g_bytes_get_data (self->embedded, NULL);
+
+  /* Up to the all-zero terminator (zero in either byte order); a table
+   * without one is used up to its last whole record. */
+  for (; n < n_max; n++)
+    {
+      const SysprofSymbolMapRecord *r = &records[n];
+      if (r->addr_begin == 0 && r->addr_end == 0 && r->pid == 0 && r->name_offset == 0 && r->tag_offset == 0)
+        break;
+    }
+  if (swap)
+    for (gsize i = 0; i < n; i++)
+      {
+        records[i].addr_begin = GUINT64_SWAP_LE_BE (records[i].addr_begin);
+        records[i].addr_end = GUINT64_SWAP_LE_BE (records[i].addr_end);
+        records[i].pid = GUINT32_SWAP_LE_BE (records[i].pid);
+        records[i].name_offset = GUINT32_SWAP_LE_BE (records[i].name_offset);
+        records[i].tag_offset = GUINT32_SWAP_LE_BE (records[i].tag_offset);
+      }
+  self->records = records;
+  self->n_records = n;
+  g_free (self->embedded_symbols);
+  self->embedded_symbols = g_new0 (const SysprofSymbol *, n * 2 + 1);
+}
+
+/* A string of the embedded table, or NULL when the offset is out of it. */
+static const char *
+embedded_string (SysprofSymbolizer *self, guint32 offset)
+{
+  gsize       size;
+  const char *base = g_bytes_get_data (self->embedded, &size);
+
+  if (offset == 0 || offset >= size || memchr (base + offset, '\0', size - offset) == NULL)
+    return NULL;
+  return base + offset;
+}
+
+/* A file written again later in the capture (the mountinfo of a process
+ * that entered another mount namespace) replaces the earlier copy: @complete
+ * holds the paths whose last chunk was seen. */
+static void
+append_chunk (GHashTable *files, GHashTable *complete, const SysprofCaptureFileChunk *chunk)
+{
+  GByteArray *bytes = g_hash_table_lookup (files, chunk->path);
+
+  if (bytes == NULL)
+    {
+      bytes = g_byte_array_new ();
+      g_hash_table_insert (files, g_strdup (chunk->path), bytes);
+    }
+  else if (g_hash_table_remove (complete, chunk->path))
+    g_byte_array_set_size (bytes, 0);
+  g_byte_array_append (bytes, chunk->data, chunk->len);
+  if (chunk->is_last)
+    g_hash_table_add (complete, g_strdup (chunk->path));
+}
+
+static gboolean
+wanted_file (const char *path)
+{
+  return strcmp (path, "__symbols__") == 0 || strcmp (path, "__symbols__.gz") == 0 ||
+         has_prefix_and_suffix (path, "/proc/", "/mountinfo") ||
+         has_prefix_and_suffix (path, "/proc/", "/mountinfo.gz");
+}
+
+/* Sysprof 45+ stores the files gzipped as PATH.gz: each becomes PATH,
+ * unless the capture also has PATH as it is, which wins.  A damaged one is
+ * left out (its names fall back to the binaries of this machine).  Gzip
+ * bombs: a mountinfo may not exceed 16 MiB, and all of them together with
+ * the symbol table SYSPROF_EMBEDDED_FILES_BUDGET. */
+static void
+gunzip_files (GHashTable *files)
+{
+  g_autoptr (GPtrArray) gzipped = g_ptr_array_new_with_free_func (g_free);
+  GHashTableIter iter;
+  gpointer       key, value;
+  gsize          budget = SYSPROF_EMBEDDED_FILES_BUDGET;
+
+  g_hash_table_iter_init (&iter, files);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    if (sysprof_embedded_file_is_gzipped (key))
+      g_ptr_array_add (gzipped, g_strdup (key));
+  for (guint i = 0; i < gzipped->len; i++)
+    {
+      const char      *gz_path = g_ptr_array_index (gzipped, i);
+      g_autofree char *path = g_strndup (gz_path, strlen (gz_path) - 3);
+      GByteArray      *packed = g_hash_table_lookup (files, gz_path);
+      gsize            limit = g_str_has_prefix (path, "/proc/") ? 16 << 20 : SYSPROF_EMBEDDED_FILE_MAX_SIZE;
+      GBytes          *contents;
+
+      if (!g_hash_table_contains (files, path) &&
+          (contents = sysprof_gunzip (packed->data, packed->len, MIN (limit, budget), gz_path, NULL)))
+        {
+          budget -= g_bytes_get_size (contents);
+          g_hash_table_insert (files, g_steal_pointer (&path), g_bytes_unref_to_array (contents));
+        }
+      g_hash_table_remove (files, gz_path);
+    }
+}
+
+/* JITMAP payload: n_jitmaps entries of {u64 address (unaligned), name NUL}. */
+static void
+add_jitmap (SysprofSymbolizer *self, const SysprofCaptureJitmap *frame)
+{
+  const guint8 *p = (const guint8 *) frame + sizeof *frame;
+  const guint8 *end = (const guint8 *) frame + frame->frame.len;
+
+  for (guint i = 0; i < frame->n_jitmaps && p + 8 < end; i++)
+    {
+      guint64       addr;
+      const guint8 *nul;
+
+      memcpy (&addr, p, sizeof addr);
+      p += sizeof addr;
+      if ((nul = memchr (p, '\0', (gsize) (end - p))) == NULL)
+        break;
+      {
+        guint64 *k = g_new (guint64, 1);
+        *k = addr;
+        g_hash_table_replace (self->jitmap, k, (gpointer) intern (self, (const char *) p));
+      }
+      p = nul + 1;
+    }
+}
+
+gboolean
+sysprof_symbolizer_load (SysprofSymbolizer *self, SysprofCaptureReader *reader, GError **error)
+{
+  g_autoptr (GHashTable) files = NULL;
+  g_autoptr (GHashTable) complete = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  SysprofCaptureFrameType type;
+  gboolean                swap;
+  GHashTableIter          iter;
+  gpointer                key, value;
+  gboolean                has_kallsyms = FALSE;
+
+  g_return_val_if_fail (SYSPROF_IS_SYMBOLIZER (self), FALSE);
+  g_return_val_if_fail (reader != NULL, FALSE);
+
+  files = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) g_byte_array_unref);
+  swap = sysprof_capture_reader_get_byte_order (reader) != (G_BYTE_ORDER == G_LITTLE_ENDIAN
+                                                                ? SYSPROF_CAPTURE_BYTE_ORDER_LITTLE_ENDIAN
+                                                                : SYSPROF_CAPTURE_BYTE_ORDER_BIG_ENDIAN);
+
+  sysprof_capture_reader_reset (reader);
+  while (sysprof_capture_reader_peek_type (reader, &type))
+    {
+      switch (type)
+        {
+        case SYSPROF_CAPTURE_FRAME_PROCESS:
+          {
+            const SysprofCaptureProcess *frame = sysprof_capture_reader_read_process (reader);
+            if (frame == NULL)
+              goto failed;
+            get_process (self, frame->frame.pid, TRUE)->name = intern (self, frame->cmdline);
+            break;
+          }
+        case SYSPROF_CAPTURE_FRAME_MAP:
+          {
+            const SysprofCaptureMap *frame = sysprof_capture_reader_read_map (reader);
+            Map                      map;
+            if (frame == NULL)
+              goto failed;
+            if (frame->end <= frame->start)
+              break;
+            map.start = frame->start;
+            map.end = frame->end;
+            map.offset = frame->offset;
+            map.inode = frame->inode;
+            map.time = frame->frame.time;
+            map.filename = intern (self, frame->filename);
+            g_array_append_val (get_process (self, frame->frame.pid, TRUE)->maps, map);
+            break;
+          }
+        case SYSPROF_CAPTURE_FRAME_FORK:
+          {
+            const SysprofCaptureFork *frame = sysprof_capture_reader_read_fork (reader);
+            Process                  *child;
+            if (frame == NULL)
+              goto failed;
+            child = get_process (self, frame->child_pid, TRUE);
+            if (child->parent == 0 && frame->child_pid != frame->frame.pid)
+              child->parent = frame->frame.pid;
+            break;
+          }
+        case SYSPROF_CAPTURE_FRAME_JITMAP:
+          {
+            const SysprofCaptureJitmap *frame = sysprof_capture_reader_read_jitmap (reader);
+            if (frame == NULL)
+              goto failed;
+            add_jitmap (self, frame);
+            break;
+          }
+        case SYSPROF_CAPTURE_FRAME_FILE_CHUNK:
+          {
+            const SysprofCaptureFileChunk *chunk = sysprof_capture_reader_read_file (reader);
+            if (chunk == NULL)
+              goto failed;
+            if (strcmp (chunk->path, "/proc/kallsyms") == 0 || strcmp (chunk->path, "/proc/kallsyms.gz") == 0)
+              has_kallsyms = TRUE; /* read when first needed: ensure_kallsyms */
+            else if (wanted_file (chunk->path))
+              append_chunk (files, complete, chunk);
+            break;
+          }
+        default:
+          if (!sysprof_capture_reader_skip (reader))
+            goto failed;
+          break;
+        }
+    }
+  if (sysprof_capture_reader_get_error (reader)->code != 0)
+    goto failed;
+  gunzip_files (files);
+
+  if (g_hash_table_steal_extended (files, "__symbols__", &key, &value))
+    {
+      g_free (key);
+      load_embedded_symbols (self, value, swap);
+    }
+  g_clear_pointer (&self->kallsyms_reader, sysprof_capture_reader_unref);
+  g_array_set_size (self->kernel, 0);
+  if (has_kallsyms)
+    self->kallsyms_reader = sysprof_capture_reader_copy (reader);
+  /* Also with an embedded kallsyms, in case it cannot be read. */
+  self->kallsyms_local = self->use_local_files;
+
+  g_hash_table_iter_init (&iter, files);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      const char *path = key;
+      gint64      pid;
+      char       *endptr = NULL;
+
+      if (!has_prefix_and_suffix (path, "/proc/", "/mountinfo"))
+        continue;
+      pid = g_ascii_strtoll (path + strlen ("/proc/"), &endptr, 10);
+      if (endptr == NULL || strcmp (endptr, "/mountinfo") != 0 || pid <= 0 || pid > G_MAXINT32)
+        continue;
+      get_process (self, (gint32) pid, TRUE)->mountinfo = g_byte_array_ref (value);
+    }
+
+  if (self->use_local_files)
+    {
+      g_clear_pointer (&self->loader, sysprof_elf_loader_unref);
+      g_ptr_array_add (self->debug_dirs, NULL);
+      self->loader = sysprof_elf_loader_new ();
+      sysprof_elf_loader_set_debug_dirs (self->loader, (const char *const *) self->debug_dirs->pdata);
+      g_ptr_array_remove_index (self->debug_dirs, self->debug_dirs->len - 1);
+      g_clear_pointer (&self->host_mounts, sysprof_mount_table_unref);
+      self->host_mounts = sysprof_mount_table_new_for_self (NULL);
+    }
+
+  sysprof_capture_reader_reset (reader);
+  return TRUE;
+
+failed:
+  {
+    const SysprofCaptureError *err = sysprof_capture_reader_get_error (reader);
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                 "Cannot read the capture at offset %" G_GUINT64_FORMAT ": %s", (guint64) err->offset,
+                 err->message[0] ? err->message : "invalid frame");
+    sysprof_capture_reader_reset (reader);
+    return FALSE;
+  }
+}
+
+/* ------------------------------------------------------------------ */
+/* Lookups                                                              */
+
+static const Map *
+find_map_in (Process *process, guint64 address, gint64 time)
+{
+  const Map *best = NULL;
+
+  if (process->last_map < process->maps->len)
+    {
+      const Map *m = &g_array_index (process->maps, Map, process->last_map);
+      if (m->start <= address && address < m->end && m->time <= time)
+        {
+          /* Still the newest one in effect?  Check later maps only. */
+          best = m;
+          for (guint i = process->last_map + 1; i < process->maps->len; i++)
+            {
+              const Map *n = &g_array_index (process->maps, Map, i);
+              if (n->start <= address && address < n->end && n->time <= time)
+                {
+                  best = n;
+                  process->last_map = i;
+                }
+            }
+          return best;
+        }
+    }
+
+  /* The newest map in effect at @time; failing that the oldest one (a
+   * sample can precede the MAP frame of the snapshot by a few ms). */
+  for (guint i = 0; i < process->maps->len; i++)
+    {
+      const Map *m = &g_array_index (process->maps, Map, i);
+      if (m->start <= address && address < m->end)
+        {
+          if (m->time <= time || best == NULL || best->time > time)
+            {
+              if (best == NULL || m->time <= time || m->time < best->time)
+                {
+                  best = m;
+                  process->last_map = i;
+                }
+            }
+        }
+    }
+  return best;
+}
+
+static const Map *
+find_map (SysprofSymbolizer *self, gint32 pid, guint64 address, gint64 time, Process **owner)
+{
+  Process *process = get_process (self, pid, FALSE);
+
+  /* A child without MAP frames of its own runs its parent's mappings. */
+  for (guint depth = 0; process != NULL && depth < 64; depth++)
+    {
+      const Map *map = find_map_in (process, address, time);
+      if (map != NULL)
+        {
+          *owner = process;
+          return map;
+        }
+      process = process->parent ? get_process (self, process->parent, FALSE) : NULL;
+    }
+  return NULL;
+}
+
+/* The table has no kind: names we write for unresolved addresses are
+ * "0xHEX" and "LIBRARY+0xHEX" ("kernel+0xHEX" stays a kernel frame). */
+static gboolean
+looks_unresolved (const char *name)
+{
+  const char *hex = g_str_has_prefix (name, "0x") ? name : strstr (name, "+0x");
+
+  if (hex == NULL || g_str_has_prefix (name, "kernel+0x"))
+    return FALSE;
+  hex += hex == name ? 2 : 3;
+  if (*hex == '\0')
+    return FALSE;
+  for (; *hex; hex++)
+    if (!g_ascii_isxdigit (*hex))
+      return FALSE;
+  return TRUE;
+}
+
+static const SysprofSymbol *
+lookup_embedded (
+    SysprofSymbolizer *self, gint32 pid, SysprofAddressContext context, guint64 address, guint64 *begin, guint64 *end)
+{
+  gsize lo = 0, hi = self->n_records;
+
+  while (lo < hi)
+    {
+      gsize                         mid = lo + (hi - lo) / 2;
+      const SysprofSymbolMapRecord *r = &self->records[mid];
+      gint64                        rpid = (gint32) r->pid;
+
+      /* Both ends inclusive, as Sysprof 3.46 writes them (a single address
+       * is begin == end). */
+      if (rpid < pid || (rpid == pid && r->addr_end < address))
+        lo = mid + 1;
+      else if (rpid > pid || r->addr_begin > address)
+        hi = mid;
+      else
+        {
+          /* Many addresses share a record: its symbol is made once (per
+           * context, which decides the kind). */
+          const SysprofSymbol **slot = &self->embedded_symbols[mid * 2 + (context == SYSPROF_ADDRESS_CONTEXT_KERNEL)];
+          const char           *name, *tag;
+          SysprofSymbolKind     kind;
+
+          *begin = r->addr_begin;
+          *end = r->addr_end + 1;
+          if (*slot != NULL)
+            return *slot;
+          name = embedded_string (self, r->name_offset);
+          tag = embedded_string (self, r->tag_offset);
+          if (name == NULL)
+            return NULL;
+          if (g_str_has_prefix (name, "- -"))
+            kind = SYSPROF_SYMBOL_CONTEXT;
+          else if (looks_unresolved (name))
+            kind = SYSPROF_SYMBOL_UNRESOLVED;
+          else if (context == SYSPROF_ADDRESS_CONTEXT_KERNEL)
+            kind = SYSPROF_SYMBOL_KERNEL;
+          else
+            kind = SYSPROF_SYMBOL_USER;
+          return *slot = make_symbol (self, name, tag, kind);
+        }
+    }
+  return NULL;
+}
+
+static const SysprofSymbol *
+lookup_kernel (SysprofSymbolizer *self, guint64 address, guint64 *begin, guint64 *end)
+{
+  const KernelSymbol *syms;
+  guint               lo = 0, hi;
+
+  if (self->kallsyms_reader != NULL || self->kallsyms_local)
+    ensure_kallsyms (self);
+  syms = (const KernelSymbol *) (void *) self->kernel->data;
+  hi = self->kernel->len;
+
+  if (hi == 0 || address < syms[0].addr)
+    return NULL;
+  while (hi - lo > 1)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (syms[mid].addr <= address)
+        lo = mid;
+      else
+        hi = mid;
+    }
+  /* Several names can share an address (aliases): any of them will do, but
+   * the range ends at the next different address. */
+  *begin = syms[lo].addr;
+  *end = G_MAXUINT64;
+  for (guint i = lo + 1; i < self->kernel->len; i++)
+    if (syms[i].addr > syms[lo].addr)
+      {
+        *end = syms[i].addr;
+        break;
+      }
+  return make_symbol (self, syms[lo].name, syms[lo].module, SYSPROF_SYMBOL_KERNEL);
+}
+
+static SysprofMountNamespace *
+process_namespace (SysprofSymbolizer *self, Process *process)
+{
+  if (!process->ns_tried)
+    {
+      process->ns_tried = TRUE;
+      if (process->mountinfo != NULL && self->host_mounts != NULL)
+        process->ns = sysprof_mount_namespace_new_with_host ((const char *) process->mountinfo->data,
+                                                             process->mountinfo->len, self->host_mounts);
+    }
+  return process->ns;
+}
+
+static SysprofElf *
+load_elf_candidate (SysprofSymbolizer *self, Process *process, const char *path, guint64 inode)
+{
+  SysprofElfLoader *loader = process->loader ? process->loader : self->loader;
+  g_autoptr (SysprofElf) elf = sysprof_elf_loader_load (loader, path, NULL);
+
+  /* The same path may now hold another build of the file: its symbols would
+   * be wrong, so it only counts when the inode still matches. */
+  if (elf != NULL && inode != 0 && sysprof_elf_get_inode (elf) != 0 && sysprof_elf_get_inode (elf) != inode)
+    return NULL;
+  return g_steal_pointer (&elf);
+}
+
+/* The ELF file behind @map as this machine can open it, or NULL. */
+static SysprofElf *
+get_elf (SysprofSymbolizer *self, Process *process, const Map *map)
+{
+  SysprofElf      *elf = NULL;
+  g_autofree char *clean = NULL;
+  gpointer         found;
+
+  if (!self->use_local_files || self->loader == NULL || map->filename[0] != '/')
+    return NULL;
+  if (process->elves == NULL)
+    process->elves = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) sysprof_elf_unref);
+  else if (g_hash_table_lookup_extended (process->elves, map->filename, NULL, &found))
+    return found;
+
+  clean = g_strdup (map->filename);
+  if (g_str_has_suffix (clean, " (deleted)"))
+    clean[strlen (clean) - strlen (" (deleted)")] = '\0';
+
+  {
+    SysprofMountNamespace *ns = process_namespace (self, process);
+    g_auto (GStrv) candidates = ns ? sysprof_mount_namespace_translate (ns, clean) : NULL;
+    /* The host is asked only about processes that do not share our view of
+     * the file system (or whose view the capture does not show). */
+    gboolean foreign = ns == NULL || candidates == NULL || candidates[0] == NULL || strcmp (candidates[0], clean) != 0;
+
+    if (foreign && !process->host_asked && self->host.list_debug_dirs != NULL)
+      {
+        g_auto (GStrv) dirs = self->host.list_debug_dirs (process->pid, self->host_data);
+        process->host_asked = TRUE;
+        if (dirs != NULL && dirs[0] != NULL)
+          _sysprof_symbolizer_set_process_debug_dirs (self, process->pid, (const char *const *) dirs);
+        if (process->elves == NULL) /* set_process_debug_dirs forgets the files loaded so far */
+          process->elves = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) sysprof_elf_unref);
+      }
+    if (foreign && self->host.resolve_path != NULL)
+      {
+        g_autofree char *resolved = self->host.resolve_path (process->pid, clean, self->host_data);
+        if (resolved != NULL)
+          elf = load_elf_candidate (self, process, resolved, map->inode);
+      }
+    for (guint i = 0; elf == NULL && candidates != NULL && candidates[i] != NULL; i++)
+      elf = load_elf_candidate (self, process, candidates[i], map->inode);
+    if (elf == NULL && ns == NULL)
+      elf = load_elf_candidate (self, process, clean, map->inode);
+  }
+
+  g_hash_table_insert (process->elves, (gpointer) map->filename, elf);
+  if (elf != NULL && !g_hash_table_contains (self->pinned, elf))
+    g_hash_table_add (self->pinned, sysprof_elf_ref (elf));
+  return elf;
+}
+
+static const char *
+basename_of (const char *path)
+{
+  const char *slash = strrchr (path, '/');
+
+  return slash && slash[1] ? slash + 1 : path;
+}
+
+static const SysprofSymbol *
+lookup_user (SysprofSymbolizer *self, gint32 pid, gint64 time, guint64 address, guint64 *begin, guint64 *end)
+{
+  Process    *process = NULL;
+  const Map  *map = find_map (self, pid, address, time, &process);
+  SysprofElf *elf;
+  guint64     offset;
+  ElfKey      key;
+  ElfHit     *hit;
+
+  if (map == NULL)
+    return NULL;
+  offset = address - map->start + map->offset;
+  elf = get_elf (self, process, map);
+  if (elf != NULL)
+    {
+      key.elf = elf;
+      key.offset = offset;
+      hit = g_hash_table_lookup (self->elf_cache, &key);
+      if (hit == NULL)
+        {
+          guint64     vaddr, sbegin = 0, send = 0;
+          const char *raw = NULL;
+
+          hit = g_new0 (ElfHit, 1);
+          if (sysprof_elf_file_offset_to_vaddr (elf, offset, &vaddr) &&
+              (raw = sysprof_elf_lookup (elf, vaddr, &sbegin, &send)) != NULL)
+            {
+              g_autofree char *demangled = sysprof_demangle (raw);
+              hit->symbol =
+                  make_symbol (self, demangled ? demangled : raw, basename_of (map->filename), SYSPROF_SYMBOL_USER);
+              hit->begin = offset - (vaddr - sbegin);
+              hit->end = offset + (send - vaddr);
+            }
+          g_hash_table_insert (self->elf_cache, g_memdup2 (&key, sizeof key), hit);
+        }
+      if (hit->symbol != NULL)
+        {
+          /* The function's range, clipped to this mapping. */
+          guint64 rb = map->start + (hit->begin - map->offset);
+          guint64 re = map->start + (hit->end - map->offset);
+          *begin = MAX (rb, map->start);
+          *end = MIN (re, map->end);
+          if (*begin > address || *end <= address)
+            {
+              *begin = address;
+              *end = address + 1;
+            }
+          return hit->symbol;
+        }
+    }
+
+  {
+    g_autofree char *name = g_strdup_printf ("%s+0x%" G_GINT64_MODIFIER "x", basename_of (map->filename), offset);
+    *begin = address;
+    *end = address + 1;
+    return make_symbol (self, name, basename_of (map->filename), SYSPROF_SYMBOL_UNRESOLVED);
+  }
+}
+
+const SysprofSymbol *
+sysprof_symbolizer_lookup_range (SysprofSymbolizer    *self,
+                                 gint32                pid,
+                                 gint64                time,
+                                 SysprofAddressContext context,
+                                 SysprofCaptureAddress address,
+                                 guint64              *begin,
+                                 guint64              *end)
+{
+  const SysprofSymbol  *symbol;
+  SysprofAddressContext marker;
+
+  g_return_val_if_fail (SYSPROF_IS_SYMBOLIZER (self), NULL);
+
+  *begin = address;
+  *end = address + 1;
+
+  if (sysprof_address_is_context_switch (address, &marker))
+    return make_symbol (self, sysprof_address_context_to_string (marker), "", SYSPROF_SYMBOL_CONTEXT);
+
+  if (context == SYSPROF_ADDRESS_CONTEXT_NONE)
+    context = address >= KERNEL_ADDRESS_MIN ? SYSPROF_ADDRESS_CONTEXT_KERNEL : SYSPROF_ADDRESS_CONTEXT_USER;
+
+  if (self->n_records > 0 && (symbol = lookup_embedded (self, pid, context, address, begin, end)))
+    return symbol;
+
+  if (context == SYSPROF_ADDRESS_CONTEXT_KERNEL || context == SYSPROF_ADDRESS_CONTEXT_GUEST_KERNEL)
+    {
+      if ((symbol = lookup_kernel (self, address, begin, end)))
+        return symbol;
+      *begin = address;
+      *end = address + 1;
+      {
+        g_autofree char *name = g_strdup_printf ("kernel+0x%" G_GINT64_MODIFIER "x", address);
+        return make_symbol (self, name, "kernel", SYSPROF_SYMBOL_KERNEL);
+      }
+    }
+
+  if ((symbol = lookup_user (self, pid, time, address, begin, end)))
+    return symbol;
+
+  {
+    const char *jit = g_hash_table_lookup (self->jitmap, &address);
+    if (jit != NULL)
+      return make_symbol (self, jit, "JIT", SYSPROF_SYMBOL_USER);
+  }
+
+  {
+    g_autofree char *name = g_strdup_printf ("0x%" G_GINT64_MODIFIER "x", address);
+    return make_symbol (self, name, "", SYSPROF_SYMBOL_UNRESOLVED);
+  }
+}
+
+const SysprofSymbol *
+sysprof_symbolizer_lookup (
+    SysprofSymbolizer *self, gint32 pid, gint64 time, SysprofAddressContext context, SysprofCaptureAddress address)
+{
+  guint64 begin, end;
+
+  return sysprof_symbolizer_lookup_range (self, pid, time, context, address, &begin, &end);
+}
+
+const char *
+sysprof_symbolizer_get_process_name (SysprofSymbolizer *self, gint32 pid)
+{
+  Process *process;
+
+  g_return_val_if_fail (SYSPROF_IS_SYMBOLIZER (self), NULL);
+
+  for (guint depth = 0; depth < 64; depth++)
+    {
+      process = get_process (self, pid, FALSE);
+      if (process == NULL)
+        return NULL;
+      if (process->name != NULL)
+        return process->name;
+      if (process->parent == 0)
+        return NULL;
+      pid = process->parent;
+    }
+  return NULL;
+}
+
+gboolean
+_sysprof_symbolizer_has_embedded_symbols (SysprofSymbolizer *self)
+{
+  g_return_val_if_fail (SYSPROF_IS_SYMBOLIZER (self), FALSE);
+
+  return self->embedded != NULL;
+}
+
+void
+_sysprof_symbolizer_set_process_debug_dirs (SysprofSymbolizer *self, gint32 pid, const char *const *dirs)
+{
+  g_autoptr (GPtrArray) all = g_ptr_array_new ();
+  Process *process;
+
+  g_return_if_fail (SYSPROF_IS_SYMBOLIZER (self));
+
+  process = get_process (self, pid, TRUE);
+  for (guint i = 0; dirs != NULL && dirs[i] != NULL; i++)
+    g_ptr_array_add (all, (gpointer) dirs[i]);
+  for (guint i = 0; i < self->debug_dirs->len; i++)
+    g_ptr_array_add (all, g_ptr_array_index (self->debug_dirs, i));
+  g_ptr_array_add (all, NULL);
+  g_clear_pointer (&process->loader, sysprof_elf_loader_unref);
+  process->loader = sysprof_elf_loader_new ();
+  sysprof_elf_loader_set_debug_dirs (process->loader, (const char *const *) all->pdata);
+  g_clear_pointer (&process->elves, g_hash_table_unref);
+}
+
+void
+sysprof_symbolizer_set_host (SysprofSymbolizer *self, const SysprofSymbolizerHost *host, gpointer user_data)
+{
+  g_return_if_fail (SYSPROF_IS_SYMBOLIZER (self));
+
+  if (host != NULL)
+    self->host = *host;
+  else
+    memset (&self->host, 0, sizeof self->host);
+  self->host_data = user_data;
+}
