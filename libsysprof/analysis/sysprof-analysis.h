@@ -11,6 +11,7 @@
 
 #include "sysprof-symbols.h"
 
+#include "sysprof-allocators.h"
 #include "sysprof-callgraph.h"
 #include "sysprof-memory-analysis.h"
 

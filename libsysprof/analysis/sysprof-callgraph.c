@@ -6,8 +6,9 @@
 #include <glib/gstdio.h>
 
 #include "sysprof-callgraph.h"
-#include "sysprof-memory-analysis.h"
+#include "sysprof-allocators.h"
 #include "sysprof-memory-live-table-private.h"
+#include "sysprof-stack-cache-private.h"
 #include "sysprof-stack-stash-private.h"
 #include "sysprof-symbolizer.h"
 
@@ -360,106 +361,8 @@ add_sample (RawBuilder *raw, guint32 process_node, const SysprofCaptureAddress *
 }
 
 /* ------------------------------------------------------------------------ */
-/* Sample cache: most samples repeat a stack seen before.  A 128-bit hash of
- * the raw sample (pid and addresses) finds its innermost node without
- * decoding contexts or walking the tree, and the count stays in the cache
- * entry until the end: a repeated stack costs one hash and one probe. */
-
-typedef struct
-{
-  guint64 hash_a;
-  guint64 hash_b;
-  guint32 node; /* 0: empty slot (the root ends no sample) */
-  guint32 padding;
-  guint64 count;
-} CacheEntry;
-
-typedef struct
-{
-  CacheEntry *entries;
-  guint32     mask;
-  guint32     n_used;
-} SampleCache;
-
-static inline guint64
-lane_step (guint64 lane, guint64 word)
-{
-  lane = (lane ^ word) * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15);
-  return lane << 29 | lane >> 35;
-}
-
-static inline guint64
-rotl64 (guint64 v, guint r)
-{
-  return v << r | v >> (64 - r);
-}
-
-/* Four independent lanes (word i feeds lane i % 4) keep the multiplier
- * busy; two different combinations of the lanes, each ending in a
- * multiply-xorshift, make the 128 bits. */
-static inline void
-hash_stack (gint32 pid, const SysprofCaptureAddress *addrs, guint n, guint64 *a, guint64 *b)
-{
-  guint64 l0 = G_GUINT64_CONSTANT (0x452821e638d01377) ^ (guint32) pid;
-  guint64 l1 = G_GUINT64_CONSTANT (0xbe5466cf34e90c6c) ^ n;
-  guint64 l2 = G_GUINT64_CONSTANT (0xc0ac29b7c97c50dd);
-  guint64 l3 = G_GUINT64_CONSTANT (0x3f84d5b5b5470917);
-  guint64 x, y;
-  guint   i = 0;
-
-  for (; i + 4 <= n; i += 4)
-    {
-      l0 = lane_step (l0, addrs[i]);
-      l1 = lane_step (l1, addrs[i + 1]);
-      l2 = lane_step (l2, addrs[i + 2]);
-      l3 = lane_step (l3, addrs[i + 3]);
-    }
-  for (; i < n; i++)
-    l0 = lane_step (l0, addrs[i]);
-
-  x = (l0 ^ rotl64 (l2, 32)) * G_GUINT64_CONSTANT (0xff51afd7ed558ccd) +
-      (l1 ^ rotl64 (l3, 32)) * G_GUINT64_CONSTANT (0xc4ceb9fe1a85ec53);
-  x ^= x >> 29;
-  x *= G_GUINT64_CONSTANT (0xbf58476d1ce4e5b9);
-  *a = x ^ (x >> 32);
-
-  y = ((l1 + rotl64 (l0, 23)) * G_GUINT64_CONSTANT (0x94d049bb133111eb)) ^
-      ((l3 + rotl64 (l2, 41)) * G_GUINT64_CONSTANT (0x2127599bf4325c37));
-  y ^= y >> 31;
-  y *= G_GUINT64_CONSTANT (0x9e3779b97f4a7c15);
-  *b = y ^ (y >> 29);
-}
-
-static inline CacheEntry *
-cache_slot (SampleCache *cache, guint64 a, guint64 b)
-{
-  guint32 slot = (guint32) a & cache->mask;
-
-  for (;;)
-    {
-      CacheEntry *e = &cache->entries[slot];
-
-      if (e->node == 0 || (e->hash_a == a && e->hash_b == b))
-        return e;
-      slot = (slot + 1) & cache->mask;
-    }
-}
-
-static G_GNUC_NO_INLINE void
-cache_grow (SampleCache *cache)
-{
-  CacheEntry *old = cache->entries;
-  guint32     old_size = cache->mask + 1;
-
-  if (old_size > G_MAXUINT32 / 2)
-    g_error ("sample cache: more than %u stacks", old_size / 2);
-  cache->mask = old_size * 2 - 1;
-  cache->entries = _sysprof_table_alloc0 ((gsize) old_size * 2 * sizeof (CacheEntry));
-  for (guint32 i = 0; i < old_size; i++)
-    if (old[i].node != 0)
-      *cache_slot (cache, old[i].hash_a, old[i].hash_b) = old[i];
-  _sysprof_table_free (old, (gsize) old_size * sizeof (CacheEntry));
-}
+/* Most samples repeat a stack seen before: the stack cache finds its
+ * innermost node, and the count stays in the cache entry until the end. */
 
 typedef struct
 {
@@ -488,14 +391,15 @@ read_samples (SysprofCallgraph             *self,
   PidSlot                   *pid_slot;
   const char                *filename = sysprof_capture_reader_get_filename (reader);
   GStatBuf                   st;
-  SampleCache                cache = { _sysprof_table_alloc0 (4096 * sizeof (CacheEntry)), 4096 - 1, 0 };
-  CacheEntry                *entry;
+  SysprofStackCache          cache;
+  SysprofStackCacheEntry    *entry;
   guint64                    hash_a, hash_b;
   SysprofCaptureFrameType    wanted = self->source == SYSPROF_CALLGRAPH_SOURCE_SAMPLES ? SYSPROF_CAPTURE_FRAME_SAMPLE
                                                                                        : SYSPROF_CAPTURE_FRAME_ALLOCATION;
   SysprofMemoryLiveTable     live = { NULL, 0, 0 };
   guint64                    n_allocation_records = 0;
 
+  _sysprof_stack_cache_init (&cache);
   state.begin = add_saturating (start, filter->begin_ns);
   state.end = add_saturating (start, filter->end_ns);
   if (self->source == SYSPROF_CALLGRAPH_SOURCE_LEAKED_ALLOCATIONS)
@@ -587,8 +491,8 @@ read_samples (SysprofCallgraph             *self,
       if (time < state.begin || time > state.end)
         continue;
 
-      hash_stack (pid, addrs, n_addrs, &hash_a, &hash_b);
-      entry = cache_slot (&cache, hash_a, hash_b);
+      _sysprof_stack_cache_hash (pid, addrs, n_addrs, &hash_a, &hash_b);
+      entry = _sysprof_stack_cache_lookup (&cache, hash_a, hash_b);
       if (G_LIKELY (entry->node != 0))
         {
           if (self->source != SYSPROF_CALLGRAPH_SOURCE_LEAKED_ALLOCATIONS)
@@ -600,10 +504,9 @@ read_samples (SysprofCallgraph             *self,
           node = add_sample (raw, pid_slot->node, addrs, n_addrs, time);
           /* A stack of markers only ends at the process node: the cache
            * keeps it as its own entry (node 0 is the root, never hit). */
-          *entry = (CacheEntry){ hash_a, hash_b, node, 0,
-                                 self->source != SYSPROF_CALLGRAPH_SOURCE_LEAKED_ALLOCATIONS ? 1 : 0 };
-          if (++cache.n_used * 2 > cache.mask)
-            cache_grow (&cache);
+          *entry = (SysprofStackCacheEntry){ hash_a, hash_b, node, 0,
+                                             self->source != SYSPROF_CALLGRAPH_SOURCE_LEAKED_ALLOCATIONS ? 1 : 0 };
+          _sysprof_stack_cache_commit_insert (&cache);
         }
       if (wanted == SYSPROF_CAPTURE_FRAME_SAMPLE)
         {
@@ -637,7 +540,7 @@ read_samples (SysprofCallgraph             *self,
     for (guint32 i = 0; i <= cache.mask; i++)
       if (cache.entries[i].node != 0)
         nodes[cache.entries[i].node].self += cache.entries[i].count;
-    _sysprof_table_free (cache.entries, ((gsize) cache.mask + 1) * sizeof (CacheEntry));
+    _sysprof_stack_cache_clear (&cache);
 
     if (self->source != SYSPROF_CALLGRAPH_SOURCE_SAMPLES)
       g_array_set_size (raw->bytes, _sysprof_stack_stash_get_n_nodes (raw->stash));

@@ -7,6 +7,7 @@
 
 #include <sysprof-capture.h>
 
+#include "sysprof-stack-cache-private.h"
 #include "sysprof-stack-stash-private.h"
 
 G_BEGIN_DECLS
@@ -14,26 +15,15 @@ G_BEGIN_DECLS
 /* The stacks of the allocations: (pid, addresses) → node of a prefix tree
  * (root, one node per process keyed by pid, then the addresses from the
  * outermost in), so a live allocation holds one 32-bit id.  Most
- * allocations repeat a stack seen before: a 128-bit hash of the raw stack
- * finds its node in one probe, without reversing the addresses or walking
- * the tree. */
+ * allocations repeat a stack seen before: the stack cache finds its node in
+ * one probe. */
 typedef struct
 {
-  guint64 hash_a;
-  guint64 hash_b;
-  guint32 node; /* 0: empty slot (the root ends no stack) */
-  guint32 padding;
-} SysprofMemoryStackSlot;
-
-typedef struct
-{
-  SysprofStackStash      *stash;
-  GArray                 *times; /* gint64 per node: the record that created it */
-  SysprofMemoryStackSlot *slots;
-  guint32                 mask;
-  guint32                 n_used;
-  guint64                *keys; /* one stack, outermost first */
-  guint32                *tags; /* zeros */
+  SysprofStackStash *stash;
+  GArray            *times; /* gint64 per node: the record that created it */
+  SysprofStackCache  cache;
+  guint64           *keys; /* one stack, outermost first */
+  guint32           *tags; /* zeros */
 } SysprofMemoryStacks;
 
 void _sysprof_memory_stacks_init (SysprofMemoryStacks *stacks);
