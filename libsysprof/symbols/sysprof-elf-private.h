@@ -63,10 +63,8 @@ SysprofElf *sysprof_elf_get_debug_file (SysprofElf *self);
 /* The path of the attached debug file, or NULL. */
 const char *sysprof_elf_get_debug_path (SysprofElf *self);
 
-/* The CRC-32 of .gnu_debuglink (the zlib/IEEE one, reflected polynomial
- * 0xEDB88320), zlib's convention: start from 0, feed the bytes in order. */
-guint32 sysprof_elf_crc32_update (guint32 crc, const void *data, gsize len);
-/* The CRC-32 of the whole file open on @fd (read with pread from offset 0). */
+/* The CRC-32 of .gnu_debuglink (zlib's crc32()) of the whole file open on
+ * @fd (read with pread from offset 0). */
 gboolean sysprof_elf_crc32_file (int fd, guint32 *crc, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SysprofElf, sysprof_elf_unref)

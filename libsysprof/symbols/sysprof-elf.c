@@ -15,6 +15,7 @@
 
 #include <elfutils/libdwelf.h>
 #include <gelf.h>
+#include <zlib.h>
 #include <libelf.h>
 
 #include "sysprof-elf-private.h"
@@ -728,58 +729,6 @@ sysprof_elf_get_debug_path (SysprofElf *self)
   return self->debug != NULL ? self->debug->path : NULL;
 }
 
-/* Slicing-by-8: eight 256-entry tables, eight bytes per step. */
-static guint32 crc_tables[8][256];
-
-static void
-ensure_crc_tables (void)
-{
-  static gsize initialized;
-
-  if (g_once_init_enter (&initialized))
-    {
-      for (guint i = 0; i < 256; i++)
-        {
-          guint32 c = i;
-
-          for (guint k = 0; k < 8; k++)
-            c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-          crc_tables[0][i] = c;
-        }
-      for (guint i = 0; i < 256; i++)
-        for (guint t = 1; t < 8; t++)
-          crc_tables[t][i] = (crc_tables[t - 1][i] >> 8) ^ crc_tables[0][crc_tables[t - 1][i] & 0xff];
-      g_once_init_leave (&initialized, 1);
-    }
-}
-
-guint32
-sysprof_elf_crc32_update (guint32 crc, const void *data, gsize len)
-{
-  const guint8 *p = data;
-  guint32       c = ~crc;
-
-  g_return_val_if_fail (data != NULL || len == 0, crc);
-
-  ensure_crc_tables ();
-
-  while (len >= 8)
-    {
-      guint32 lo = c ^ ((guint32) p[0] | (guint32) p[1] << 8 | (guint32) p[2] << 16 | (guint32) p[3] << 24);
-      guint32 hi = (guint32) p[4] | (guint32) p[5] << 8 | (guint32) p[6] << 16 | (guint32) p[7] << 24;
-
-      c = crc_tables[7][lo & 0xff] ^ crc_tables[6][(lo >> 8) & 0xff] ^ crc_tables[5][(lo >> 16) & 0xff] ^
-          crc_tables[4][lo >> 24] ^ crc_tables[3][hi & 0xff] ^ crc_tables[2][(hi >> 8) & 0xff] ^
-          crc_tables[1][(hi >> 16) & 0xff] ^ crc_tables[0][hi >> 24];
-      p += 8;
-      len -= 8;
-    }
-  while (len-- > 0)
-    c = crc_tables[0][(c ^ *p++) & 0xff] ^ (c >> 8);
-
-  return ~c;
-}
-
 gboolean
 sysprof_elf_crc32_file (int fd, guint32 *crc, GError **error)
 {
@@ -808,7 +757,7 @@ sysprof_elf_crc32_file (int fd, guint32 *crc, GError **error)
         }
       if (n == 0)
         break;
-      c = sysprof_elf_crc32_update (c, buf, n);
+      c = (guint32) crc32 (c, buf, (uInt) n);
       offset += n;
     }
 
