@@ -59,7 +59,8 @@ static void
 do_get_mount_info (SysprofdCall *call)
 {
   GDBusMethodInvocation *invocation = sysprofd_call_get_invocation (call);
-  g_autoptr (GPtrArray) mounts = NULL;
+  g_autoptr (SysprofMountTable) mounts = NULL;
+  guint n_mounts;
   g_autoptr (GError) error = NULL;
   GVariantBuilder builder;
   gint32          pid;
@@ -72,8 +73,9 @@ do_get_mount_info (SysprofdCall *call)
     }
 
   g_variant_builder_init (&builder, G_VARIANT_TYPE ("aa{sv}"));
-  for (guint i = 0; i < mounts->len; i++)
-    g_variant_builder_add_value (&builder, sysprofd_mount_to_variant (mounts->pdata[i]));
+  n_mounts = sysprof_mount_table_get_n_mounts (mounts);
+  for (guint i = 0; i < n_mounts; i++)
+    g_variant_builder_add_value (&builder, sysprofd_mount_to_variant (sysprof_mount_table_get_mount (mounts, i)));
   g_dbus_method_invocation_return_value (invocation, g_variant_new ("(@aa{sv})", g_variant_builder_end (&builder)));
 }
 

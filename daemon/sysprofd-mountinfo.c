@@ -22,131 +22,6 @@
 /* As the kernel's XATTR_SIZE_MAX. */
 #define ACL_MAX (64 * 1024)
 
-void
-sysprofd_mount_free (SysprofdMount *mount)
-{
-  if (mount == NULL)
-    return;
-  g_free (mount->root);
-  g_free (mount->mount_point);
-  g_free (mount->options);
-  g_free (mount->fstype);
-  g_free (mount->source);
-  g_free (mount->super_options);
-  g_free (mount);
-}
-
-/* The kernel escapes space, tab, newline and backslash as \ooo.  Anything
- * else after a backslash is kept literally, and so is \000, which would cut
- * the string short. */
-static char *
-unescape (const char *s)
-{
-  GString *out = g_string_sized_new (strlen (s));
-
-  for (const char *p = s; *p; p++)
-    {
-      if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' && p[3] >= '0' && p[3] <= '7')
-        {
-          int c = (p[1] - '0') * 64 + (p[2] - '0') * 8 + (p[3] - '0');
-
-          if (c != 0)
-            {
-              g_string_append_c (out, (char) c);
-              p += 3;
-              continue;
-            }
-        }
-      g_string_append_c (out, *p);
-    }
-  return g_string_free (out, FALSE);
-}
-
-static gboolean
-parse_int (const char *s, int *out)
-{
-  gint64 v;
-
-  if (!g_ascii_string_to_signed (s, 10, G_MININT32, G_MAXINT32, &v, NULL))
-    return FALSE;
-  *out = (int) v;
-  return TRUE;
-}
-
-static gboolean
-parse_dev (const char *s, guint *major_out, guint *minor_out)
-{
-  g_auto (GStrv) parts = g_strsplit (s, ":", -1);
-  guint64 major_v;
-  guint64 minor_v;
-
-  if (g_strv_length (parts) != 2 || !g_ascii_string_to_unsigned (parts[0], 10, 0, G_MAXUINT32, &major_v, NULL) ||
-      !g_ascii_string_to_unsigned (parts[1], 10, 0, G_MAXUINT32, &minor_v, NULL))
-    return FALSE;
-  *major_out = (guint) major_v;
-  *minor_out = (guint) minor_v;
-  return TRUE;
-}
-
-/* "36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root rw,errors=continue":
- * six fixed fields, optional fields up to a lone "-", then three more.  Fields
- * are separated by exactly one space; an empty one (an empty source) is kept. */
-static SysprofdMount *
-parse_line (const char *line)
-{
-  g_autoptr (SysprofdMount) mount = g_new0 (SysprofdMount, 1);
-  g_auto (GStrv) fields = g_strsplit (line, " ", -1);
-  guint n_fields = g_strv_length (fields);
-  guint sep;
-
-  if (n_fields < 10)
-    return NULL;
-  for (sep = 6; sep < n_fields; sep++)
-    if (g_str_equal (fields[sep], "-"))
-      break;
-  if (sep + 4 != n_fields)
-    return NULL;
-
-  if (!parse_int (fields[0], &mount->mount_id) || !parse_int (fields[1], &mount->parent_id) ||
-      !parse_dev (fields[2], &mount->major, &mount->minor))
-    return NULL;
-  if (fields[3][0] == 0 || fields[4][0] != '/' || fields[sep + 1][0] == 0)
-    return NULL;
-
-  mount->root = unescape (fields[3]);
-  mount->mount_point = unescape (fields[4]);
-  mount->options = g_strdup (fields[5]);
-  mount->fstype = unescape (fields[sep + 1]);
-  mount->source = unescape (fields[sep + 2]);
-  mount->super_options = g_strdup (fields[sep + 3]);
-  return g_steal_pointer (&mount);
-}
-
-GPtrArray *
-sysprofd_mountinfo_parse (const char *text, gsize len)
-{
-  GPtrArray  *mounts = g_ptr_array_new_with_free_func ((GDestroyNotify) sysprofd_mount_free);
-  const char *end = text + len;
-  const char *line = text;
-
-  g_return_val_if_fail (text != NULL || len == 0, mounts);
-
-  while (line < end)
-    {
-      const char      *nl = memchr (line, '\n', (gsize) (end - line));
-      const char      *line_end = nl ? nl : end;
-      g_autofree char *copy = NULL;
-      SysprofdMount   *mount;
-
-      /* A NUL inside the line makes it shorter, and then malformed. */
-      copy = g_strndup (line, (gsize) (line_end - line));
-      if ((mount = parse_line (copy)))
-        g_ptr_array_add (mounts, mount);
-      line = line_end + 1;
-    }
-  return mounts;
-}
-
 int
 sysprofd_mountinfo_open_process (int pid, GError **error)
 {
@@ -172,7 +47,7 @@ sysprofd_mountinfo_open_process (int pid, GError **error)
   return fd;
 }
 
-static GPtrArray *
+static SysprofMountTable *
 read_mountinfo_at (int proc_fd, int pid, GError **error)
 {
   g_autoptr (GBytes) bytes = NULL;
@@ -197,14 +72,14 @@ read_mountinfo_at (int proc_fd, int pid, GError **error)
       g_prefix_error (error, "/proc/%d/mountinfo: ", pid);
       return NULL;
     }
-  return sysprofd_mountinfo_parse (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes));
+  return sysprof_mount_table_new (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes));
 }
 
-GPtrArray *
+SysprofMountTable *
 sysprofd_mountinfo_read (int pid, GError **error)
 {
-  GPtrArray *mounts;
-  int        proc_fd = sysprofd_mountinfo_open_process (pid, error);
+  SysprofMountTable *mounts;
+  int                proc_fd = sysprofd_mountinfo_open_process (pid, error);
 
   if (proc_fd < 0)
     return NULL;
@@ -227,15 +102,15 @@ string_variant (const char *s)
 }
 
 GVariant *
-sysprofd_mount_to_variant (const SysprofdMount *mount)
+sysprofd_mount_to_variant (const SysprofMount *mount)
 {
   GVariantDict dict;
 
   g_return_val_if_fail (mount != NULL, NULL);
 
   g_variant_dict_init (&dict, NULL);
-  g_variant_dict_insert (&dict, "mount-id", "i", mount->mount_id);
-  g_variant_dict_insert (&dict, "parent-id", "i", mount->parent_id);
+  g_variant_dict_insert (&dict, "mount-id", "i", (gint32) mount->mount_id);
+  g_variant_dict_insert (&dict, "parent-id", "i", (gint32) mount->parent_id);
   g_variant_dict_insert (&dict, "major", "u", mount->major);
   g_variant_dict_insert (&dict, "minor", "u", mount->minor);
   g_variant_dict_insert_value (&dict, "root", string_variant (mount->root));
@@ -526,70 +401,40 @@ fail:
   return -1;
 }
 
-/* The part of @path below @dir ("" or "/x/y"), or NULL when @path is not
- * @dir or inside it.  Mount roots that are not paths (nsfs's "net:[…]") only
- * match themselves. */
-static const char *
-path_below (const char *path, const char *dir)
-{
-  gsize len = strlen (dir);
-
-  if (g_str_equal (dir, "/"))
-    return path[0] == '/' ? path : NULL;
-  if (strncmp (path, dir, len) != 0)
-    return NULL;
-  if (path[len] == 0 || path[len] == '/')
-    return path + len;
-  return NULL;
-}
-
-static char *
-path_join (const char *dir, const char *rest)
-{
-  if (rest[0] == 0)
-    return g_strdup (dir);
-  if (g_str_equal (dir, "/"))
-    return g_strdup (rest);
-  return g_strconcat (dir, rest, NULL);
-}
-
+/* The candidate must be the very file: another file system's subvolume, or
+ * a file covered on the host, has the same name and another inode. */
 typedef struct
 {
-  const SysprofdMount *mount;
-  guint                index;
-  gboolean             same_mount;
-} Candidate;
+  dev_t dev;
+  ino_t ino;
+} SameFile;
 
-static int
-compare_candidates (gconstpointer a, gconstpointer b)
+static gboolean
+is_same_file (const char *host_path, gpointer data)
 {
-  const Candidate *ca = a;
-  const Candidate *cb = b;
-  gsize            la = strlen (ca->mount->root);
-  gsize            lb = strlen (cb->mount->root);
+  const SameFile *file = data;
+  struct stat     st;
 
-  if (ca->same_mount != cb->same_mount)
-    return ca->same_mount ? -1 : 1;
-  if (la != lb)
-    return la > lb ? -1 : 1;
-  /* A later mount on the same place covers the earlier one. */
-  return ca->index > cb->index ? -1 : (ca->index < cb->index ? 1 : 0);
+  return stat (host_path, &st) == 0 && st.st_dev == file->dev && st.st_ino == file->ino;
 }
 
-/* Steps 2 and 3 of the rule in org.gnome.Sysprof3.Host.xml. */
+/* Steps 2 and 3 of the rule in org.gnome.Sysprof3.Host.xml; step 3 is the
+ * symbolizer's own (sysprof_mount_table_find_host_paths). */
 static char *
 translate_to_host (int pid, int fd, const char *canonical)
 {
-  g_autoptr (GPtrArray) theirs = NULL;
-  g_autoptr (GPtrArray) ours = NULL;
-  g_autoptr (GArray) candidates = g_array_new (FALSE, FALSE, sizeof (Candidate));
-  g_autofree char     *fs_path = NULL;
-  const SysprofdMount *holder = NULL;
-  const char          *below = NULL;
-  struct statx         stx;
-  struct stat          st;
-  gboolean             have_mnt_id;
-  int                  self_fd;
+  g_autoptr (SysprofMountTable) theirs = NULL;
+  g_autoptr (SysprofMountTable) ours = NULL;
+  g_auto (GStrv) found = NULL;
+  g_autofree char    *fs_path = NULL;
+  const SysprofMount *holder = NULL;
+  const char         *below = NULL;
+  struct statx        stx;
+  struct stat         st;
+  SameFile            file;
+  gboolean            have_mnt_id;
+  guint               n;
+  int                 self_fd;
 
   if (fstat (fd, &st) < 0)
     return NULL;
@@ -600,15 +445,15 @@ translate_to_host (int pid, int fd, const char *canonical)
 
   /* The mount holding the file: by its id, or (kernels before 5.8) the
    * deepest mount of the file's device on its path, the latest if stacked. */
-  for (guint i = 0; i < theirs->len; i++)
+  n = sysprof_mount_table_get_n_mounts (theirs);
+  for (guint i = 0; i < n; i++)
     {
-      const SysprofdMount *m = theirs->pdata[i];
-      const char          *rest;
+      const SysprofMount *m = sysprof_mount_table_get_mount (theirs, i);
+      const char         *rest;
 
-      if (have_mnt_id ? m->mount_id < 0 || (guint64) m->mount_id != stx.stx_mnt_id
-                      : makedev (m->major, m->minor) != st.st_dev)
+      if (have_mnt_id ? m->mount_id != stx.stx_mnt_id : makedev (m->major, m->minor) != st.st_dev)
         continue;
-      if (!(rest = path_below (canonical, m->mount_point)))
+      if (!(rest = sysprof_mount_path_below (canonical, m->mount_point)))
         continue;
       if (holder == NULL || strlen (m->mount_point) >= strlen (holder->mount_point))
         {
@@ -618,7 +463,7 @@ translate_to_host (int pid, int fd, const char *canonical)
     }
   if (holder == NULL)
     return NULL;
-  fs_path = path_join (holder->root, below);
+  fs_path = sysprof_mount_path_join (holder->root, below);
 
   if ((self_fd = open ("/proc/self", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
     return NULL;
@@ -627,28 +472,9 @@ translate_to_host (int pid, int fd, const char *canonical)
   if (ours == NULL)
     return NULL;
 
-  for (guint i = 0; i < ours->len; i++)
-    {
-      const SysprofdMount *m = ours->pdata[i];
-      Candidate            c = { m, i, m->mount_id == holder->mount_id };
-
-      if (m->major == holder->major && m->minor == holder->minor && path_below (fs_path, m->root))
-        g_array_append_val (candidates, c);
-    }
-  g_array_sort (candidates, compare_candidates);
-
-  /* A candidate can be covered by another mount, or be a different
-   * subvolume of the same device: only the same inode counts. */
-  for (guint i = 0; i < candidates->len; i++)
-    {
-      const SysprofdMount *m = g_array_index (candidates, Candidate, i).mount;
-      g_autofree char     *host = path_join (m->mount_point, path_below (fs_path, m->root));
-      struct stat          host_st;
-
-      if (stat (host, &host_st) == 0 && host_st.st_dev == st.st_dev && host_st.st_ino == st.st_ino)
-        return g_steal_pointer (&host);
-    }
-  return NULL;
+  file = (SameFile){ st.st_dev, st.st_ino };
+  found = sysprof_mount_table_find_host_paths (ours, holder, fs_path, is_same_file, &file);
+  return found[0] != NULL ? g_strdup (found[0]) : NULL;
 }
 
 /* What /proc/PID/maps shows for @path: the kernel writes a newline in a

@@ -3,40 +3,20 @@
 
 #include <gio/gio.h>
 
+#include <sysprof-mount-namespace.h>
+
 #include "sysprofd-credentials.h"
 
 G_BEGIN_DECLS
-
-/* One line of /proc/PID/mountinfo, see proc_pid_mountinfo(5).  root,
- * mount_point, fstype and source have their octal escapes decoded; the option
- * fields are kept as written. */
-typedef struct
-{
-  int   mount_id;
-  int   parent_id;
-  guint major;
-  guint minor;
-  char *root;
-  char *mount_point;
-  char *options;
-  char *fstype;
-  char *source;
-  char *super_options;
-} SysprofdMount;
-
-void sysprofd_mount_free (SysprofdMount *mount);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (SysprofdMount, sysprofd_mount_free)
-
-/* Parses mountinfo text.  The text is untrusted: lines that do not parse are
- * skipped, never fatal.  Returns an array of SysprofdMount that owns them. */
-GPtrArray *sysprofd_mountinfo_parse (const char *text, gsize len);
 
 /* Opens /proc/PID as an O_PATH directory.  A pid <= 0 or of no process is
  * G_DBUS_ERROR_INVALID_ARGS naming the pid. */
 int sysprofd_mountinfo_open_process (int pid, GError **error);
 
-/* The mounts of process @pid, parsed. */
-GPtrArray *sysprofd_mountinfo_read (int pid, GError **error);
+/* The mounts of process @pid, parsed by libsysprof/symbols' mount table
+ * (the text is the kernel's, the parser the one the symbolizer uses on
+ * captured text). */
+SysprofMountTable *sysprofd_mountinfo_read (int pid, GError **error);
 
 /* Opens @path (absolute) the way process @pid would, from its root directory:
  * symbolic links are followed inside that root, "/" and ".." never leave it,
@@ -52,7 +32,7 @@ int sysprofd_mountinfo_open_in_process (
     int pid, const char *path, const SysprofdCredentials *creds, char **canonical, GError **error);
 
 /* The a{sv} of Host.GetMountInfo for one mount (floating). */
-GVariant *sysprofd_mount_to_variant (const SysprofdMount *mount);
+GVariant *sysprofd_mount_to_variant (const SysprofMount *mount);
 
 /* Host.ResolvePath: @path (absolute, as process @pid sees it) translated to a
  * path of the daemon's mount namespace, by the rule documented in

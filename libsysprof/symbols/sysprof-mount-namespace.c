@@ -16,11 +16,8 @@
 
 typedef struct
 {
-  guint64     mount_id;
-  guint64     parent_id;
-  guint       dev; /* major << MINOR_BITS | minor */
-  const char *root;
-  const char *mount_point;
+  SysprofMount m;
+  guint        dev; /* major << MINOR_BITS | minor */
   /* Index + 1 of the next mount, in text order, on the same mount point /
    * the same device; 0 ends the chain.  The heads are in by_point / by_dev. */
   guint next_at_point;
@@ -122,6 +119,15 @@ unescape (SysprofMountTable *table, GString *scratch, const char *s, gsize len)
   return g_string_chunk_insert_const (table->strings, scratch->str);
 }
 
+/* A field kept as written (the option lists). */
+static const char *
+field_string (SysprofMountTable *table, GString *scratch, const char *s, gsize len)
+{
+  g_string_truncate (scratch, 0);
+  g_string_append_len (scratch, s, (gssize) len);
+  return g_string_chunk_insert_const (table->strings, scratch->str);
+}
+
 typedef struct
 {
   const char *s;
@@ -169,15 +175,22 @@ parse_line (SysprofMountTable *table, GString *scratch, const char *line, gsize 
   if (sep + 4 != n_fields)
     return;
 
-  if (!parse_u64 (fields[0].s, fields[0].len, G_MAXUINT64, &mount.mount_id) ||
-      !parse_u64 (fields[1].s, fields[1].len, G_MAXUINT64, &mount.parent_id) ||
+  /* The kernel prints mount ids as ints. */
+  if (!parse_u64 (fields[0].s, fields[0].len, G_MAXINT32, &mount.m.mount_id) ||
+      !parse_u64 (fields[1].s, fields[1].len, G_MAXINT32, &mount.m.parent_id) ||
       !parse_dev (fields[2].s, fields[2].len, &mount.dev))
     return;
   if (fields[3].len == 0 || fields[4].len == 0 || fields[4].s[0] != '/' || fields[sep + 1].len == 0)
     return;
 
-  mount.root = unescape (table, scratch, fields[3].s, fields[3].len);
-  mount.mount_point = unescape (table, scratch, fields[4].s, fields[4].len);
+  mount.m.major = mount.dev >> MINOR_BITS;
+  mount.m.minor = mount.dev & MINOR_MAX;
+  mount.m.root = unescape (table, scratch, fields[3].s, fields[3].len);
+  mount.m.mount_point = unescape (table, scratch, fields[4].s, fields[4].len);
+  mount.m.options = field_string (table, scratch, fields[5].s, fields[5].len);
+  mount.m.fstype = unescape (table, scratch, fields[sep + 1].s, fields[sep + 1].len);
+  mount.m.source = unescape (table, scratch, fields[sep + 2].s, fields[sep + 2].len);
+  mount.m.super_options = field_string (table, scratch, fields[sep + 3].s, fields[sep + 3].len);
   g_array_append_val (table->mounts, mount);
 }
 
@@ -190,8 +203,8 @@ build_indexes (SysprofMountTable *table)
       Mount   *mount = &g_array_index (table->mounts, Mount, i - 1);
       gpointer dev_key = GUINT_TO_POINTER (mount->dev);
 
-      mount->next_at_point = GPOINTER_TO_UINT (g_hash_table_lookup (table->by_point, mount->mount_point));
-      g_hash_table_insert (table->by_point, (gpointer) mount->mount_point, GUINT_TO_POINTER (i));
+      mount->next_at_point = GPOINTER_TO_UINT (g_hash_table_lookup (table->by_point, mount->m.mount_point));
+      g_hash_table_insert (table->by_point, (gpointer) mount->m.mount_point, GUINT_TO_POINTER (i));
       mount->next_on_dev = GPOINTER_TO_UINT (g_hash_table_lookup (table->by_dev, dev_key));
       g_hash_table_insert (table->by_dev, dev_key, GUINT_TO_POINTER (i));
     }
@@ -335,6 +348,15 @@ sysprof_mount_table_get_n_mounts (SysprofMountTable *self)
   return self->mounts->len;
 }
 
+const SysprofMount *
+sysprof_mount_table_get_mount (SysprofMountTable *self, guint index)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (index < self->mounts->len, NULL);
+
+  return &get_mount (self, index)->m;
+}
+
 /* Which of the mounts on @point the walk enters, coming from the mount
  * @current (-1: none yet).  Coming from a mount, only one attached to it
  * counts (the latest if several); any other is covered.  Coming from none
@@ -362,7 +384,7 @@ enter_mount_point (const SysprofMountTable *table, const char *point, int curren
           gboolean attached = FALSE;
 
           for (guint j = head; j != 0 && !attached; j = get_mount (table, j - 1)->next_at_point)
-            attached = j != i && get_mount (table, j - 1)->mount_id == get_mount (table, i - 1)->parent_id;
+            attached = j != i && get_mount (table, j - 1)->m.mount_id == get_mount (table, i - 1)->m.parent_id;
           if (!attached)
             entered = (int) i - 1;
         }
@@ -374,11 +396,11 @@ enter_mount_point (const SysprofMountTable *table, const char *point, int curren
 
   for (guint step = 0; step <= chain_len; step++)
     {
-      guint64 below_id = get_mount (table, (guint) entered)->mount_id;
+      guint64 below_id = get_mount (table, (guint) entered)->m.mount_id;
       int     above = -1;
 
       for (guint i = head; i != 0; i = get_mount (table, i - 1)->next_at_point)
-        if ((int) i - 1 != entered && get_mount (table, i - 1)->parent_id == below_id)
+        if ((int) i - 1 != entered && get_mount (table, i - 1)->m.parent_id == below_id)
           above = (int) i - 1;
       if (above < 0)
         break;
@@ -461,8 +483,8 @@ normalize (const char *path)
 /* The part of @path below @dir ("" or "/x/y"), or NULL when @path is neither
  * @dir nor inside it.  Roots that are not paths (nsfs's "net:[4026531840]")
  * never match. */
-static const char *
-path_below (const char *path, const char *dir)
+const char *
+sysprof_mount_path_below (const char *path, const char *dir)
 {
   gsize len;
 
@@ -474,8 +496,8 @@ path_below (const char *path, const char *dir)
   return path + len;
 }
 
-static char *
-path_join (const char *dir, const char *rest)
+char *
+sysprof_mount_path_join (const char *dir, const char *rest)
 {
   if (rest[0] == 0)
     return g_strdup (dir);
@@ -579,10 +601,58 @@ compare_candidates (gconstpointer a, gconstpointer b)
 }
 
 char **
+sysprof_mount_table_find_host_paths (SysprofMountTable     *host,
+                                     const SysprofMount    *holder,
+                                     const char            *fs_path,
+                                     SysprofMountExistsFunc exists,
+                                     gpointer               user_data)
+{
+  g_autoptr (GPtrArray) out = g_ptr_array_new_null_terminated (0, g_free, TRUE);
+  g_autoptr (GArray) candidates = g_array_new (FALSE, FALSE, sizeof (Candidate));
+  guint dev;
+
+  g_return_val_if_fail (host != NULL, NULL);
+  g_return_val_if_fail (holder != NULL, NULL);
+  g_return_val_if_fail (fs_path != NULL, NULL);
+
+  if (holder->major > MAJOR_MAX || holder->minor > MINOR_MAX)
+    return (char **) g_ptr_array_free (g_steal_pointer (&out), FALSE);
+  dev = holder->major << MINOR_BITS | holder->minor;
+  /* Host mounts of that file system showing a directory above it. */
+  for (guint i = GPOINTER_TO_UINT (g_hash_table_lookup (host->by_dev, GUINT_TO_POINTER (dev))); i != 0;
+       i = get_mount (host, i - 1)->next_on_dev)
+    {
+      const Mount *mount = get_mount (host, i - 1);
+      Candidate    candidate = { i - 1, strlen (mount->m.root), mount->m.mount_id == holder->mount_id };
+
+      if (sysprof_mount_path_below (fs_path, mount->m.root) != NULL)
+        g_array_append_val (candidates, candidate);
+    }
+  g_array_sort (candidates, compare_candidates);
+
+  for (guint i = 0; i < candidates->len; i++)
+    {
+      guint            index = g_array_index (candidates, Candidate, i).index;
+      const Mount     *mount = get_mount (host, index);
+      g_autofree char *host_path =
+          sysprof_mount_path_join (mount->m.mount_point, sysprof_mount_path_below (fs_path, mount->m.root));
+
+      /* Where the host would look it up: through another mount covering
+       * this one, it is another file.  This also leaves each host path once,
+       * as it has one holder. */
+      if (find_holder (host, host_path) != (int) index)
+        continue;
+      if (exists != NULL && !exists (host_path, user_data))
+        continue;
+      g_ptr_array_add (out, g_steal_pointer (&host_path));
+    }
+  return (char **) g_ptr_array_free (g_steal_pointer (&out), FALSE);
+}
+
+char **
 sysprof_mount_namespace_translate (SysprofMountNamespace *self, const char *path)
 {
   g_autoptr (GPtrArray) out = g_ptr_array_new_null_terminated (0, g_free, TRUE);
-  g_autoptr (GArray) candidates = NULL;
   g_autofree char *normalized = NULL;
   g_autofree char *fs_path = NULL;
   const Mount     *holder;
@@ -595,37 +665,10 @@ sysprof_mount_namespace_translate (SysprofMountNamespace *self, const char *path
   if ((normalized = normalize (path)) == NULL || (holder_index = find_holder (self->process, normalized)) < 0)
     return (char **) g_ptr_array_free (g_steal_pointer (&out), FALSE);
   holder = get_mount (self->process, (guint) holder_index);
-  if (holder->root[0] != '/')
+  if (holder->m.root[0] != '/')
     return (char **) g_ptr_array_free (g_steal_pointer (&out), FALSE);
-  fs_path = path_join (holder->root, path_below (normalized, holder->mount_point));
+  fs_path = sysprof_mount_path_join (holder->m.root, sysprof_mount_path_below (normalized, holder->m.mount_point));
 
-  /* Step 3: host mounts of that file system showing a directory above it. */
-  candidates = g_array_new (FALSE, FALSE, sizeof (Candidate));
-  for (guint i = GPOINTER_TO_UINT (g_hash_table_lookup (self->host->by_dev, GUINT_TO_POINTER (holder->dev))); i != 0;
-       i = get_mount (self->host, i - 1)->next_on_dev)
-    {
-      const Mount *mount = get_mount (self->host, i - 1);
-      Candidate    candidate = { i - 1, strlen (mount->root), mount->mount_id == holder->mount_id };
-
-      if (path_below (fs_path, mount->root) != NULL)
-        g_array_append_val (candidates, candidate);
-    }
-  g_array_sort (candidates, compare_candidates);
-
-  for (guint i = 0; i < candidates->len; i++)
-    {
-      guint            index = g_array_index (candidates, Candidate, i).index;
-      const Mount     *mount = get_mount (self->host, index);
-      g_autofree char *host_path = path_join (mount->mount_point, path_below (fs_path, mount->root));
-
-      /* Where the host would look it up: through another mount covering
-       * this one, it is another file.  This also leaves each host path once,
-       * as it has one holder. */
-      if (find_holder (self->host, host_path) != (int) index)
-        continue;
-      if (self->exists != NULL && !self->exists (host_path, self->exists_data))
-        continue;
-      g_ptr_array_add (out, g_steal_pointer (&host_path));
-    }
-  return (char **) g_ptr_array_free (g_steal_pointer (&out), FALSE);
+  /* Step 3. */
+  return sysprof_mount_table_find_host_paths (self->host, &holder->m, fs_path, self->exists, self->exists_data);
 }

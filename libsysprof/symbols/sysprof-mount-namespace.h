@@ -17,6 +17,28 @@ G_BEGIN_DECLS
  * Paths are taken as written: symbolic links inside the process's view cannot
  * be followed.  The kernel's own paths (MAP frames) have none. */
 
+/* One line of a mountinfo text (proc_pid_mountinfo(5)): root, mount_point,
+ * fstype and source have the kernel's octal escapes decoded, the option
+ * lists are as written; ids are at most G_MAXINT32, as the kernel prints
+ * them.  Strings live as long as their table. */
+typedef struct
+{
+  guint64     mount_id;
+  guint64     parent_id;
+  guint       major;
+  guint       minor;
+  const char *root;
+  const char *mount_point;
+  const char *options;
+  const char *fstype;
+  const char *source;
+  const char *super_options;
+} SysprofMount;
+
+/* Whether @host_path exists on the host (for instance g_file_test); used to
+ * drop candidates that textual matching alone cannot rule out. */
+typedef gboolean (*SysprofMountExistsFunc) (const char *host_path, gpointer user_data);
+
 /* A parsed mountinfo text.  Immutable once built, with an atomic reference
  * count: it may be shared between namespaces and threads.  Tables are interned
  * by text: building one for a text that a live table was built from returns
@@ -31,18 +53,21 @@ SysprofMountTable *sysprof_mount_table_new (const char *mountinfo, gsize len);
 SysprofMountTable *sysprof_mount_table_new_for_self (GError **error);
 SysprofMountTable *sysprof_mount_table_ref (SysprofMountTable *self);
 void               sysprof_mount_table_unref (SysprofMountTable *self);
-/* The number of lines that parsed. */
-guint sysprof_mount_table_get_n_mounts (SysprofMountTable *self);
+/* The number of lines that parsed, and each of them in text order. */
+guint               sysprof_mount_table_get_n_mounts (SysprofMountTable *self);
+const SysprofMount *sysprof_mount_table_get_mount (SysprofMountTable *self, guint index);
+
+/* The part of @path below @dir ("" or "/x/y"), or NULL when @path is neither
+ * @dir nor inside it; roots that are not paths (nsfs's "net:[4026531840]")
+ * never match.  And @dir followed by such a @rest. */
+const char *sysprof_mount_path_below (const char *path, const char *dir);
+char       *sysprof_mount_path_join (const char *dir, const char *rest);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SysprofMountTable, sysprof_mount_table_unref)
 
 /* One process's view translated to the host's.  Reference counted; not
  * thread-safe (its tables are). */
 typedef struct _SysprofMountNamespace SysprofMountNamespace;
-
-/* Whether @host_path exists on the host (for instance g_file_test); used to
- * drop candidates that textual matching alone cannot rule out. */
-typedef gboolean (*SysprofMountExistsFunc) (const char *host_path, gpointer user_data);
 
 /* @process_mountinfo: the text of the process's /proc/PID/mountinfo.
  * @host_mountinfo: the text of the host's /proc/self/mountinfo, or NULL to
@@ -66,6 +91,17 @@ void sysprof_mount_namespace_set_exists_func (SysprofMountNamespace *self,
                                               SysprofMountExistsFunc func,
                                               gpointer               user_data,
                                               GDestroyNotify         destroy);
+
+/* Step 3 of the rule below, for a caller that found the process's mount
+ * itself (sysprofd, by the file's mount id): host paths, best first, of
+ * @fs_path, a path inside the file system of @holder (a mount of the
+ * process's table: its root followed by what lies below its mount point).
+ * @exists may be NULL.  A NULL-terminated array, possibly empty. */
+char **sysprof_mount_table_find_host_paths (SysprofMountTable     *host,
+                                            const SysprofMount    *holder,
+                                            const char            *fs_path,
+                                            SysprofMountExistsFunc exists,
+                                            gpointer               user_data);
 
 /* Host paths for @path (absolute, as the process saw it), best first; a
  * NULL-terminated array, empty when there is none (a relative path, a path

@@ -13,12 +13,12 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
-  g_autoptr (GPtrArray) mounts = sysprofd_mountinfo_parse ((const char *) data, size);
+  g_autoptr (SysprofMountTable) mounts = sysprof_mount_table_new ((const char *) data, size);
   g_autoptr (SysprofdFlatpakInfo) info = NULL;
+  guint n_mounts = sysprof_mount_table_get_n_mounts (mounts);
 
-  if (mounts != NULL)
-    for (guint i = 0; i < mounts->len; i++)
-      g_variant_unref (g_variant_ref_sink (sysprofd_mount_to_variant (mounts->pdata[i])));
+  for (guint i = 0; i < n_mounts; i++)
+    g_variant_unref (g_variant_ref_sink (sysprofd_mount_to_variant (sysprof_mount_table_get_mount (mounts, i))));
 
   if ((info = sysprofd_flatpak_info_parse ((const char *) data, size, NULL)))
     {

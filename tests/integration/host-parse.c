@@ -36,11 +36,13 @@ main (int argc, char **argv)
 
   if (g_str_equal (argv[1], "mountinfo"))
     {
-      g_autoptr (GPtrArray) mounts = sysprofd_mountinfo_parse (data, len);
+      g_autoptr (SysprofMountTable) mounts = sysprof_mount_table_new (data, len);
+      guint n_mounts = sysprof_mount_table_get_n_mounts (mounts);
 
-      for (guint i = 0; i < mounts->len; i++)
+      for (guint i = 0; i < n_mounts; i++)
         {
-          g_autoptr (GVariant) dict = g_variant_ref_sink (sysprofd_mount_to_variant (mounts->pdata[i]));
+          g_autoptr (GVariant) dict =
+              g_variant_ref_sink (sysprofd_mount_to_variant (sysprof_mount_table_get_mount (mounts, i)));
           g_autofree char *text = g_variant_print (dict, FALSE);
 
           /* Not g_print(): it would convert to the locale's charset. */

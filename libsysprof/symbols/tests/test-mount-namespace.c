@@ -45,6 +45,43 @@ assert_translates (SysprofMountNamespace *ns, const char *path, ...)
 }
 
 /* The process is in the host's namespace: every path is itself, first. */
+/* Every field of a line, as sysprofd's GetMountInfo hands them out, and
+ * step 3 alone, as sysprofd runs it once it found the file's mount. */
+static void
+test_fields (void)
+{
+  static const char text[] = "36 35 98:17 /mnt\\0401 /mnt\\0402 rw,noatime master:1 - ext\\0403 /dev/r\\011t rw,x=1\n"
+                             "37 36 98:17 / /host rw - ext4 /dev/sda rw\n";
+  g_autoptr (SysprofMountTable) table = sysprof_mount_table_new (text, sizeof text - 1);
+  g_auto (GStrv) paths = NULL;
+  const SysprofMount *m;
+
+  g_assert_cmpuint (sysprof_mount_table_get_n_mounts (table), ==, 2);
+  m = sysprof_mount_table_get_mount (table, 0);
+  g_assert_cmpuint (m->mount_id, ==, 36);
+  g_assert_cmpuint (m->parent_id, ==, 35);
+  g_assert_cmpuint (m->major, ==, 98);
+  g_assert_cmpuint (m->minor, ==, 17);
+  g_assert_cmpstr (m->root, ==, "/mnt 1");
+  g_assert_cmpstr (m->mount_point, ==, "/mnt 2");
+  g_assert_cmpstr (m->options, ==, "rw,noatime");
+  g_assert_cmpstr (m->fstype, ==, "ext 3");
+  g_assert_cmpstr (m->source, ==, "/dev/r\tt");
+  g_assert_cmpstr (m->super_options, ==, "rw,x=1");
+
+  g_assert_cmpstr (sysprof_mount_path_below ("/a/b", "/a"), ==, "/b");
+  g_assert_cmpstr (sysprof_mount_path_below ("/a", "/a"), ==, "");
+  g_assert_null (sysprof_mount_path_below ("/ab", "/a"));
+  g_assert_null (sysprof_mount_path_below ("/a", "net:[1]"));
+  g_assert_cmpstr (sysprof_mount_path_join ("/", "/x"), ==, "/x");
+
+  /* A file at /usr/lib/x of the device's root, seen from a mount of it. */
+  paths =
+      sysprof_mount_table_find_host_paths (table, sysprof_mount_table_get_mount (table, 1), "/usr/lib/x", NULL, NULL);
+  g_assert_cmpstr (paths[0], ==, "/host/usr/lib/x");
+  g_assert_null (paths[1]);
+}
+
 static void
 test_identity (void)
 {
@@ -482,6 +519,7 @@ main (int argc, char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
 
+  g_test_add_func ("/Libsysprof/MountNamespace/fields", test_fields);
   g_test_add_func ("/Libsysprof/MountNamespace/identity", test_identity);
   g_test_add_func ("/Libsysprof/MountNamespace/bind-mount", test_bind_mount);
   g_test_add_func ("/Libsysprof/MountNamespace/flatpak", test_flatpak);
