@@ -5,6 +5,7 @@
 
 #include <glib/gstdio.h>
 
+#include "sysprof-capture-error.h"
 #include "sysprof-callgraph.h"
 #include "sysprof-allocators.h"
 #include "sysprof-memory-live-table-private.h"
@@ -566,14 +567,7 @@ read_samples (SysprofCallgraph             *self,
 
   reader_error = sysprof_capture_reader_get_error (reader);
   if (reader_error->code != 0)
-    {
-      GIOErrorEnum code = reader_error->code == EBADMSG || reader_error->code == EIO
-                              ? G_IO_ERROR_INVALID_DATA
-                              : g_io_error_from_errno (reader_error->code);
-
-      g_set_error_literal (error, G_IO_ERROR, code, reader_error->message);
-      return FALSE;
-    }
+    return sysprof_set_capture_error (error, reader_error, NULL);
   if (self->source != SYSPROF_CALLGRAPH_SOURCE_SAMPLES && n_allocation_records == 0)
     {
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
@@ -1105,10 +1099,7 @@ sysprof_callgraph_new (SysprofCaptureReader         *reader,
 
   if (!sysprof_capture_reader_reset (reader))
     {
-      const SysprofCaptureError *reader_error = sysprof_capture_reader_get_error (reader);
-
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (reader_error->code ? reader_error->code : EIO), "%s",
-                   reader_error->code ? reader_error->message : "The capture cannot be rewound.");
+      sysprof_set_capture_error (error, sysprof_capture_reader_get_error (reader), "The capture cannot be rewound");
       return NULL;
     }
   raw = (RawBuilder){ stash, NULL, 0, keys, tags, filter->no_kernel, raw_bytes };

@@ -6,6 +6,7 @@
 
 #include <glib/gstdio.h>
 
+#include "sysprof-capture-error.h"
 #include "sysprof-memory-analysis-private.h"
 #include "sysprof-memory-live-table-private.h"
 #include "sysprof-memory-sites-private.h"
@@ -604,14 +605,7 @@ read_records (Builder                 *builder,
 
   reader_error = sysprof_capture_reader_get_error (reader);
   if (reader_error->code != 0)
-    {
-      GIOErrorEnum code = reader_error->code == EBADMSG || reader_error->code == EIO
-                              ? G_IO_ERROR_INVALID_DATA
-                              : g_io_error_from_errno (reader_error->code);
-
-      g_set_error_literal (error, G_IO_ERROR, code, reader_error->message);
-      return FALSE;
-    }
+    return sysprof_set_capture_error (error, reader_error, NULL);
   if (self->summary.records_read == 0)
     {
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
@@ -883,10 +877,7 @@ sysprof_memory_analysis_new (SysprofCaptureReader       *reader,
 
   if (!sysprof_capture_reader_reset (reader))
     {
-      const SysprofCaptureError *reader_error = sysprof_capture_reader_get_error (reader);
-
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (reader_error->code ? reader_error->code : EIO), "%s",
-                   reader_error->code ? reader_error->message : "The capture cannot be rewound.");
+      sysprof_set_capture_error (error, sysprof_capture_reader_get_error (reader), "The capture cannot be rewound");
       return NULL;
     }
   self->start_time = sysprof_capture_reader_get_start_time (reader);

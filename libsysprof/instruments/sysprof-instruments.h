@@ -12,6 +12,7 @@
 
 #include <sysprof-capture.h>
 
+#include "sysprof-capture-error.h"
 #include "sysprof-control-channel.h"
 #include "sysprof-counter-recorder.h"
 #include "sysprof-kallsyms.h"

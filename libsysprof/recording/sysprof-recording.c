@@ -11,6 +11,7 @@
 
 #include <gio/gunixfdlist.h>
 
+#include "sysprof-capture-error.h"
 #include "sysprof-host-resolver-private.h"
 #include "sysprof-recording-private.h"
 #include "sysprof-symbol-map.h"
@@ -535,8 +536,8 @@ decode_thread (GTask *task, gpointer source_object, gpointer task_data, GCancell
   if ((rfd = fcntl (job->capture_fd, F_DUPFD_CLOEXEC, 3)) < 0 ||
       (reader = sysprof_capture_reader_new_from_fd_with_error (rfd, &cerr)) == NULL)
     {
-      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "Cannot read the capture: %s",
-                               cerr.message[0] ? cerr.message : g_strerror (errno));
+      sysprof_set_capture_error (&error, &cerr, "Cannot read the capture");
+      g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
   if (!sysprof_symbolizer_load (symbolizer, reader, &error))

@@ -8,6 +8,7 @@
 
 #include <glib/gstdio.h>
 
+#include "sysprof-capture-error.h"
 #include "sysprof-symbol-map.h"
 #include "sysprof-symbolizer-private.h"
 
@@ -89,10 +90,7 @@ set_reader_error (SysprofCaptureReader *reader, GError **error)
 
   if (err->code == 0)
     return TRUE;
-  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-               "Cannot read the capture at offset %" G_GUINT64_FORMAT ": %s", (guint64) err->offset,
-               err->message[0] ? err->message : "invalid frame");
-  return FALSE;
+  return sysprof_set_capture_error (error, err, "Cannot read the capture");
 }
 
 /* Stacks already looked at, so that a capture of millions of allocations
@@ -427,8 +425,7 @@ sysprof_symbol_map_build (int                      fd,
   if ((rfd = fcntl (fd, F_DUPFD_CLOEXEC, 3)) < 0 ||
       (reader = sysprof_capture_reader_new_from_fd_with_error (rfd, &cerr)) == NULL)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "Cannot read the capture: %s",
-                   cerr.message[0] ? cerr.message : g_strerror (errno));
+      sysprof_set_capture_error (error, &cerr, "Cannot read the capture");
       return NULL;
     }
 

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sysprof-capture-error.h"
 #include "sysprof-demangle-private.h"
 #include "sysprof-elf-loader-private.h"
 #include "sysprof-elf-private.h"
@@ -639,10 +640,7 @@ sysprof_symbolizer_load (SysprofSymbolizer *self, SysprofCaptureReader *reader, 
 
 failed:
   {
-    const SysprofCaptureError *err = sysprof_capture_reader_get_error (reader);
-    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                 "Cannot read the capture at offset %" G_GUINT64_FORMAT ": %s", (guint64) err->offset,
-                 err->message[0] ? err->message : "invalid frame");
+    sysprof_set_capture_error (error, sysprof_capture_reader_get_error (reader), "Cannot read the capture");
     sysprof_capture_reader_reset (reader);
     return FALSE;
   }
