@@ -3,7 +3,7 @@
  * kallsyms, the __symbols__ table, ...
  *
  * Sysprof 3.46 stores them as they are.  Sysprof 45+ gzips most of them and
- * stores them as PATH.gz (sysprof-compat.md §1.9): a reader asking for
+ * stores them as PATH.gz: a reader asking for
  * "/proc/kallsyms" gets the contents either way.
  */
 #pragma once

@@ -12,7 +12,7 @@
 
 G_BEGIN_DECLS
 
-/* The `__symbols__` file of the established capture format (reference §5.3):
+/* The `__symbols__` file of the established capture format (sysprof-symbol-map.c of GNOME/sysprof 3.46):
  * 32-byte records {u64 begin, u64 end, u32 pid, u32 name, u32 tag, u32 pad}
  * sorted by (pid, begin), an all-zero terminator, then a string table;
  * string offsets count from the start of the file.  Both ends of a range are

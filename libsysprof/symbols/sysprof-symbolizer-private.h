@@ -9,7 +9,7 @@
 
 G_BEGIN_DECLS
 
-/* The `__symbols__` record (reference §5.3), in the byte order of its writer. */
+/* The `__symbols__` record (see sysprof-symbol-map.h), in the byte order of its writer. */
 typedef struct
 {
   guint64 addr_begin;

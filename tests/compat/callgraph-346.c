@@ -7,7 +7,7 @@
  *   callgraph-346 CAPTURE
  *
  * libsysprof-4 does not export its StackStash accessors, so the tree is
- * walked through the node layout of the 3.46 stash (reference §6: {u64 data;
+ * walked through the node layout of the 3.46 stash (its stackstash.h in GNOME/sysprof 3.46: {u64 data;
  * u32 total; 31-bit size + 1-bit toplevel; parent, siblings, children, next},
  * the root being the second field of the stash after the reference count).
  * The walk checks what it reads and fails loudly if the layout is not that.

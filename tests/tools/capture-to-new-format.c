@@ -4,8 +4,8 @@
  *
  * Debian 12 has no Sysprof newer than 3.46, so captures of the NEW line
  * cannot be recorded here; this produces one from a real 3.46 recording
- * with every difference the format reference lists (sysprof-compat.md
- * §1.6, §1.9, §5):
+ * with every difference between the two lines of the format (GNOME/sysprof
+ * 45's capture writer against 3.46's):
  *   - embedded files gzipped and stored as PATH.gz, in chunks of
  *     32 KiB - 284 bytes (/proc/kallsyms.gz, /proc/PID/mountinfo.gz, ...);
  *   - MAP frames with a build-id suffix ("filename\0@\0": the NEW sampler's

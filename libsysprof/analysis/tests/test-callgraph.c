@@ -186,7 +186,7 @@ append_u64 (GByteArray *bytes, guint64 value)
   g_byte_array_append (bytes, (const guint8 *) &value, sizeof value);
 }
 
-/* The `__symbols__` table (reference §5.3): 32-byte records sorted by
+/* The `__symbols__` table (sysprof-symbol-map.h): 32-byte records sorted by
  * (pid, begin), a zero record, then the strings, offsets from the start.
  * Like Sysprof 3.46's, the ranges include their end address. */
 static void
