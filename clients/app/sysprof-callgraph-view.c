@@ -3,8 +3,8 @@
  * sortable), the callers and callees of the selected one, and the top-down
  * call tree on a second tab.  The callgraph comes from the document (its
  * worker builds it and caches it, so the flame graph shares it); a change
- * of the filter asks for a new one and cancels the request before (see
- * request_callgraph() for when).
+ * of the filter asks for a new one and cancels the request before, when
+ * SysprofCallgraphBackedView says.
  *
  * A capture can have hundreds of thousands of functions and of nodes: the
  * tables' models sort and search plain arrays of the callgraph's functions
@@ -113,11 +113,7 @@ create_tree_children (gpointer item, gpointer user_data)
 
 struct _SysprofCallgraphView
 {
-  SysprofView parent_instance;
-
-  GCancellable     *cancellable;
-  SysprofCallgraph *callgraph; /* shown; NULL while a new one is computed */
-  gboolean          stale;     /* the filter changed while the page was hidden */
+  SysprofCallgraphBackedView parent_instance;
 
   GtkWidget *box;
   GtkWidget *filter_slot; /* the focus/hide bar, once the document is known */
@@ -148,7 +144,7 @@ struct _SysprofCallgraphView
   GtkWidget *menu;
 };
 
-G_DEFINE_FINAL_TYPE (SysprofCallgraphView, sysprof_callgraph_view, SYSPROF_TYPE_VIEW)
+G_DEFINE_FINAL_TYPE (SysprofCallgraphView, sysprof_callgraph_view, SYSPROF_TYPE_CALLGRAPH_BACKED_VIEW)
 
 /* Key of the data that ties a cell's widgets to its row, for the right
  * click, which only knows the widget under the pointer, and for the
@@ -516,15 +512,16 @@ on_edge_activate (GtkColumnView *view, guint position, SysprofCallgraphView *sel
 static void
 update_header (SysprofCallgraphView *self)
 {
-  SysprofDocument *document = sysprof_view_get_document (SYSPROF_VIEW (self));
-  g_autofree char *total = NULL;
-  g_autofree char *range = NULL;
+  SysprofDocument  *document = sysprof_view_get_document (SYSPROF_VIEW (self));
+  SysprofCallgraph *callgraph = sysprof_callgraph_backed_view_get_callgraph (SYSPROF_CALLGRAPH_BACKED_VIEW (self));
+  g_autofree char  *total = NULL;
+  g_autofree char  *range = NULL;
 
-  if (self->callgraph == NULL)
+  if (callgraph == NULL)
     total = g_strdup ("…");
   else
     {
-      guint64 n = sysprof_callgraph_get_root (self->callgraph)->total;
+      guint64 n = sysprof_callgraph_get_root (callgraph)->total;
 
       total = n == 0 ? g_strdup ("No samples") : g_strdup_printf ("%" G_GUINT64_FORMAT " samples", n);
     }
@@ -572,8 +569,9 @@ on_page_changed (GtkStack *stack, GParamSpec *pspec, SysprofCallgraphView *self)
 }
 
 static void
-show_callgraph (SysprofCallgraphView *self, SysprofCallgraph *callgraph)
+sysprof_callgraph_view_callgraph_ready (SysprofCallgraphBackedView *view, SysprofCallgraph *callgraph)
 {
+  SysprofCallgraphView       *self = SYSPROF_CALLGRAPH_VIEW (view);
   g_autofree char            *selected_name = NULL;
   g_autofree char            *selected_library = NULL;
   SysprofCallgraphViewRow    *selected = gtk_single_selection_get_selected_item (self->functions_selection);
@@ -587,7 +585,6 @@ show_callgraph (SysprofCallgraphView *self, SysprofCallgraph *callgraph)
       selected_library = g_strdup (selected->function->symbol->library);
     }
 
-  g_set_object (&self->callgraph, callgraph);
   /* The selection moves a few times on the way: the callers and callees
    * are asked for once, at the end. */
   self->quiet = TRUE;
@@ -607,61 +604,14 @@ show_callgraph (SysprofCallgraphView *self, SysprofCallgraph *callgraph)
   update_header (self);
 }
 
+/* The callers and callees of the old callgraph are not worth finishing. */
 static void
-on_callgraph_ready (GObject *object, GAsyncResult *result, gpointer user_data)
+sysprof_callgraph_view_callgraph_cleared (SysprofCallgraphBackedView *view)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (SysprofCallgraph) callgraph = NULL;
-  SysprofCallgraphView *self;
+  SysprofCallgraphView *self = SYSPROF_CALLGRAPH_VIEW (view);
 
-  callgraph = sysprof_document_callgraph_finish (SYSPROF_DOCUMENT (object), result, &error);
-  /* Cancelled: the view was disposed or asked for another one since, so
-   * @user_data must not be touched. */
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    return;
-
-  self = SYSPROF_CALLGRAPH_VIEW (user_data);
-  sysprof_view_set_busy (SYSPROF_VIEW (self), FALSE, NULL);
-  if (callgraph == NULL)
-    {
-      update_header (self);
-      sysprof_view_set_error (SYSPROF_VIEW (self), error->message);
-      return;
-    }
-  show_callgraph (self, callgraph);
-}
-
-/* A page nobody looks at does not compute (unless @now): it asks when it
- * is shown.  Dragging a selection on the timeline then only costs the
- * analyses of the page in view, and the second of the callgraph and flame
- * graph pages to be shown finds the callgraph in the document's cache (or
- * joins its computation when the first is still at it). */
-static void
-request_callgraph (SysprofCallgraphView *self, gboolean now)
-{
-  SysprofDocument *document = sysprof_view_get_document (SYSPROF_VIEW (self));
-
-  if (self->cancellable != NULL)
-    g_cancellable_cancel (self->cancellable);
-  g_clear_object (&self->cancellable);
-  /* The callers and callees of the old callgraph are not worth finishing. */
   cancel_edges (self);
-  g_clear_object (&self->callgraph);
   update_header (self);
-
-  if (!now && !gtk_widget_get_mapped (GTK_WIDGET (self)))
-    {
-      self->stale = TRUE;
-      sysprof_view_set_busy (SYSPROF_VIEW (self), FALSE, NULL);
-      return;
-    }
-  self->stale = FALSE;
-  self->cancellable = g_cancellable_new ();
-  sysprof_view_set_busy (SYSPROF_VIEW (self), TRUE, "Building the callgraph…");
-  /* No reference: dispose cancels, and a cancelled callback returns before
-   * it looks at the view. */
-  sysprof_document_callgraph_async (document, SYSPROF_CALLGRAPH_SOURCE_SAMPLES, SYSPROF_CALLGRAPH_WEIGHT_COUNT,
-                                    self->cancellable, on_callgraph_ready, self);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -735,33 +685,18 @@ static void
 sysprof_callgraph_view_load (SysprofView *view, SysprofDocument *document)
 {
   gtk_box_append (GTK_BOX (SYSPROF_CALLGRAPH_VIEW (view)->filter_slot), sysprof_function_filter_bar_new (document));
-  /* The main result of a capture: computed right away, before the page is
-   * shown. */
-  request_callgraph (SYSPROF_CALLGRAPH_VIEW (view), TRUE);
-}
-
-static void
-sysprof_callgraph_view_filter_changed (SysprofView *view)
-{
-  request_callgraph (SYSPROF_CALLGRAPH_VIEW (view), FALSE);
-}
-
-static void
-sysprof_callgraph_view_map (GtkWidget *widget)
-{
-  SysprofCallgraphView *self = SYSPROF_CALLGRAPH_VIEW (widget);
-
-  GTK_WIDGET_CLASS (sysprof_callgraph_view_parent_class)->map (widget);
-  if (self->stale)
-    request_callgraph (self, TRUE);
+  SYSPROF_VIEW_CLASS (sysprof_callgraph_view_parent_class)->load (view, document);
 }
 
 guint64
 sysprof_callgraph_view_get_total (SysprofCallgraphView *self)
 {
+  SysprofCallgraph *callgraph;
+
   g_return_val_if_fail (SYSPROF_IS_CALLGRAPH_VIEW (self), 0);
 
-  return self->callgraph != NULL ? sysprof_callgraph_get_root (self->callgraph)->total : 0;
+  callgraph = sysprof_callgraph_backed_view_get_callgraph (SYSPROF_CALLGRAPH_BACKED_VIEW (self));
+  return callgraph != NULL ? sysprof_callgraph_get_root (callgraph)->total : 0;
 }
 
 SysprofCallgraph *
@@ -769,7 +704,7 @@ sysprof_callgraph_view_get_callgraph (SysprofCallgraphView *self)
 {
   g_return_val_if_fail (SYSPROF_IS_CALLGRAPH_VIEW (self), NULL);
 
-  return self->callgraph;
+  return sysprof_callgraph_backed_view_get_callgraph (SYSPROF_CALLGRAPH_BACKED_VIEW (self));
 }
 
 static void
@@ -777,9 +712,6 @@ sysprof_callgraph_view_dispose (GObject *object)
 {
   SysprofCallgraphView *self = SYSPROF_CALLGRAPH_VIEW (object);
 
-  if (self->cancellable != NULL)
-    g_cancellable_cancel (self->cancellable);
-  g_clear_object (&self->cancellable);
   cancel_edges (self);
   /* Nothing to expand while the pages go. */
   self->expand_root = FALSE;
@@ -799,7 +731,6 @@ sysprof_callgraph_view_finalize (GObject *object)
 {
   SysprofCallgraphView *self = SYSPROF_CALLGRAPH_VIEW (object);
 
-  g_clear_object (&self->callgraph);
   g_clear_object (&self->functions);
   g_clear_object (&self->functions_selection);
   g_clear_object (&self->callers);
@@ -814,17 +745,23 @@ sysprof_callgraph_view_finalize (GObject *object)
 static void
 sysprof_callgraph_view_class_init (SysprofCallgraphViewClass *klass)
 {
-  GObjectClass     *object_class = G_OBJECT_CLASS (klass);
-  GtkWidgetClass   *widget_class = GTK_WIDGET_CLASS (klass);
-  SysprofViewClass *view_class = SYSPROF_VIEW_CLASS (klass);
+  GObjectClass                    *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass                  *widget_class = GTK_WIDGET_CLASS (klass);
+  SysprofViewClass                *view_class = SYSPROF_VIEW_CLASS (klass);
+  SysprofCallgraphBackedViewClass *backed_class = SYSPROF_CALLGRAPH_BACKED_VIEW_CLASS (klass);
 
   object_class->dispose = sysprof_callgraph_view_dispose;
   object_class->finalize = sysprof_callgraph_view_finalize;
   view_class->has_data = sysprof_callgraph_view_has_data;
   view_class->load = sysprof_callgraph_view_load;
-  view_class->filter_changed = sysprof_callgraph_view_filter_changed;
-  widget_class->map = sysprof_callgraph_view_map;
+  backed_class->callgraph_cleared = sysprof_callgraph_view_callgraph_cleared;
+  backed_class->callgraph_ready = sysprof_callgraph_view_callgraph_ready;
   sysprof_view_class_set_info (view_class, "callgraph", "Callgraph", "text-x-generic-symbolic", 20);
+  /* The main result of a capture: computed right away, before the page is
+   * shown. */
+  sysprof_callgraph_backed_view_class_set_callgraph (backed_class, SYSPROF_CALLGRAPH_SOURCE_SAMPLES,
+                                                     SYSPROF_CALLGRAPH_BACKED_VIEW_BUILD_AT_LOAD,
+                                                     "Building the callgraph…");
 
   sysprof_function_filter_install_actions (widget_class, "callgraph");
   gtk_widget_class_add_binding (widget_class, GDK_KEY_F10, GDK_SHIFT_MASK, on_menu_key, NULL);

@@ -12,23 +12,20 @@
  * callgraph.  The callgraph is the document's cached one, the same as the
  * callgraph page's. */
 
+#include "sysprof-callgraph-backed-view.h"
 #include "sysprof-flamegraph-canvas.h"
 #include "sysprof-function-filter.h"
-#include "sysprof-view.h"
 
 /* ------------------------------------------------------------------------ */
 /* The view */
 
 #define SYSPROF_TYPE_FLAMEGRAPH_VIEW (sysprof_flamegraph_view_get_type ())
-G_DECLARE_FINAL_TYPE (SysprofFlamegraphView, sysprof_flamegraph_view, SYSPROF, FLAMEGRAPH_VIEW, SysprofView)
+G_DECLARE_FINAL_TYPE (
+    SysprofFlamegraphView, sysprof_flamegraph_view, SYSPROF, FLAMEGRAPH_VIEW, SysprofCallgraphBackedView)
 
 struct _SysprofFlamegraphView
 {
-  SysprofView parent_instance;
-
-  GCancellable     *cancellable;
-  SysprofCallgraph *callgraph;
-  gboolean          stale; /* not computed for the current filter: the page was hidden */
+  SysprofCallgraphBackedView parent_instance;
 
   GtkWidget *box;
   GtkWidget *filter_slot; /* the focus/hide bar, once the document is known */
@@ -48,17 +45,18 @@ struct _SysprofFlamegraphView
   GtkWidget *menu;
 };
 
-G_DEFINE_FINAL_TYPE (SysprofFlamegraphView, sysprof_flamegraph_view, SYSPROF_TYPE_VIEW)
+G_DEFINE_FINAL_TYPE (SysprofFlamegraphView, sysprof_flamegraph_view, SYSPROF_TYPE_CALLGRAPH_BACKED_VIEW)
 
 static void
 update_search (SysprofFlamegraphView *self)
 {
   SysprofFlamegraphCanvas *canvas = SYSPROF_FLAMEGRAPH_CANVAS (self->canvas);
-  const char              *text = gtk_editable_get_text (GTK_EDITABLE (self->search_entry));
-  g_autofree char         *needle = text[0] != '\0' ? g_utf8_casefold (text, -1) : NULL;
-  guint64                  matched = sysprof_flamegraph_canvas_set_search (canvas, needle);
-  guint64                  all = self->callgraph != NULL ? sysprof_callgraph_get_root (self->callgraph)->total : 0;
-  g_autofree char         *label = NULL;
+  SysprofCallgraph *callgraph = sysprof_callgraph_backed_view_get_callgraph (SYSPROF_CALLGRAPH_BACKED_VIEW (self));
+  const char       *text = gtk_editable_get_text (GTK_EDITABLE (self->search_entry));
+  g_autofree char  *needle = text[0] != '\0' ? g_utf8_casefold (text, -1) : NULL;
+  guint64           matched = sysprof_flamegraph_canvas_set_search (canvas, needle);
+  guint64           all = callgraph != NULL ? sysprof_callgraph_get_root (callgraph)->total : 0;
+  g_autofree char  *label = NULL;
 
   if (needle != NULL && all > 0)
     label = g_strdup_printf ("%.2f %% of the samples match", 100.0 * (double) matched / (double) all);
@@ -119,82 +117,43 @@ on_vadjustment_value_changed (GtkAdjustment *adjustment, SysprofFlamegraphView *
 static void
 on_zoom_out_clicked (GtkButton *button, SysprofFlamegraphView *self)
 {
+  SysprofCallgraph *callgraph = sysprof_callgraph_backed_view_get_callgraph (SYSPROF_CALLGRAPH_BACKED_VIEW (self));
+
   (void) button;
-  if (self->callgraph != NULL)
+  if (callgraph != NULL)
     sysprof_flamegraph_canvas_set_zoom (SYSPROF_FLAMEGRAPH_CANVAS (self->canvas),
-                                        sysprof_callgraph_get_root (self->callgraph));
+                                        sysprof_callgraph_get_root (callgraph));
 }
 
 static void
 update_header (SysprofFlamegraphView *self)
 {
-  g_autofree char *total = NULL;
+  SysprofCallgraph *callgraph = sysprof_callgraph_backed_view_get_callgraph (SYSPROF_CALLGRAPH_BACKED_VIEW (self));
+  g_autofree char  *total = NULL;
 
-  if (self->callgraph == NULL)
+  if (callgraph == NULL)
     total = g_strdup ("…");
-  else if (sysprof_callgraph_get_root (self->callgraph)->total == 0)
+  else if (sysprof_callgraph_get_root (callgraph)->total == 0)
     total = g_strdup ("No samples");
   else
-    total = g_strdup_printf ("%" G_GUINT64_FORMAT " samples", sysprof_callgraph_get_root (self->callgraph)->total);
+    total = g_strdup_printf ("%" G_GUINT64_FORMAT " samples", sysprof_callgraph_get_root (callgraph)->total);
   gtk_label_set_text (GTK_LABEL (self->total_label), total);
 }
 
 static void
-on_callgraph_ready (GObject *object, GAsyncResult *result, gpointer user_data)
+sysprof_flamegraph_view_callgraph_cleared (SysprofCallgraphBackedView *view)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (SysprofCallgraph) callgraph = NULL;
-  SysprofFlamegraphView *self;
+  update_header (SYSPROF_FLAMEGRAPH_VIEW (view));
+}
 
-  callgraph = sysprof_document_callgraph_finish (SYSPROF_DOCUMENT (object), result, &error);
-  /* Cancelled: the view was disposed or asked for another one since, so
-   * @user_data must not be touched. */
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    return;
+static void
+sysprof_flamegraph_view_callgraph_ready (SysprofCallgraphBackedView *view, SysprofCallgraph *callgraph)
+{
+  SysprofFlamegraphView *self = SYSPROF_FLAMEGRAPH_VIEW (view);
 
-  self = SYSPROF_FLAMEGRAPH_VIEW (user_data);
-  sysprof_view_set_busy (SYSPROF_VIEW (self), FALSE, NULL);
-  if (callgraph == NULL)
-    {
-      update_header (self);
-      sysprof_view_set_error (SYSPROF_VIEW (self), error->message);
-      return;
-    }
-  g_set_object (&self->callgraph, callgraph);
   sysprof_flamegraph_canvas_set_callgraph (SYSPROF_FLAMEGRAPH_CANVAS (self->canvas), callgraph);
   update_header (self);
   update_search (self);
-}
-
-/* A page nobody looks at does not compute (unless @now): it asks when it
- * is shown.  Dragging a selection on the timeline then only costs the
- * analyses of the page in view, and the second of the callgraph and flame
- * graph pages to be shown finds the callgraph in the document's cache (or
- * joins its computation when the first is still at it). */
-static void
-request_callgraph (SysprofFlamegraphView *self, gboolean now)
-{
-  SysprofDocument *document = sysprof_view_get_document (SYSPROF_VIEW (self));
-
-  if (self->cancellable != NULL)
-    g_cancellable_cancel (self->cancellable);
-  g_clear_object (&self->cancellable);
-  g_clear_object (&self->callgraph);
-  update_header (self);
-
-  if (!now && !gtk_widget_get_mapped (GTK_WIDGET (self)))
-    {
-      self->stale = TRUE;
-      sysprof_view_set_busy (SYSPROF_VIEW (self), FALSE, NULL);
-      return;
-    }
-  self->stale = FALSE;
-  self->cancellable = g_cancellable_new ();
-  sysprof_view_set_busy (SYSPROF_VIEW (self), TRUE, "Building the flame graph…");
-  /* No reference: dispose cancels, and a cancelled callback returns before
-   * it looks at the view. */
-  sysprof_document_callgraph_async (document, SYSPROF_CALLGRAPH_SOURCE_SAMPLES, SYSPROF_CALLGRAPH_WEIGHT_COUNT,
-                                    self->cancellable, on_callgraph_ready, self);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -228,25 +187,7 @@ static void
 sysprof_flamegraph_view_load (SysprofView *view, SysprofDocument *document)
 {
   gtk_box_append (GTK_BOX (SYSPROF_FLAMEGRAPH_VIEW (view)->filter_slot), sysprof_function_filter_bar_new (document));
-  /* Waits to be shown: by then the callgraph page has usually put the
-   * callgraph in the document's cache. */
-  request_callgraph (SYSPROF_FLAMEGRAPH_VIEW (view), FALSE);
-}
-
-static void
-sysprof_flamegraph_view_filter_changed (SysprofView *view)
-{
-  request_callgraph (SYSPROF_FLAMEGRAPH_VIEW (view), FALSE);
-}
-
-static void
-sysprof_flamegraph_view_map (GtkWidget *widget)
-{
-  SysprofFlamegraphView *self = SYSPROF_FLAMEGRAPH_VIEW (widget);
-
-  GTK_WIDGET_CLASS (sysprof_flamegraph_view_parent_class)->map (widget);
-  if (self->stale)
-    request_callgraph (self, TRUE);
+  SYSPROF_VIEW_CLASS (sysprof_flamegraph_view_parent_class)->load (view, document);
 }
 
 static void
@@ -254,9 +195,6 @@ sysprof_flamegraph_view_dispose (GObject *object)
 {
   SysprofFlamegraphView *self = SYSPROF_FLAMEGRAPH_VIEW (object);
 
-  if (self->cancellable != NULL)
-    g_cancellable_cancel (self->cancellable);
-  g_clear_object (&self->cancellable);
   g_clear_handle_id (&self->scroll_idle, g_source_remove);
   /* The popover is parented to the box, which the base class destroys. */
   g_clear_pointer (&self->menu, gtk_widget_unparent);
@@ -265,29 +203,23 @@ sysprof_flamegraph_view_dispose (GObject *object)
 }
 
 static void
-sysprof_flamegraph_view_finalize (GObject *object)
-{
-  SysprofFlamegraphView *self = SYSPROF_FLAMEGRAPH_VIEW (object);
-
-  g_clear_object (&self->callgraph);
-
-  G_OBJECT_CLASS (sysprof_flamegraph_view_parent_class)->finalize (object);
-}
-
-static void
 sysprof_flamegraph_view_class_init (SysprofFlamegraphViewClass *klass)
 {
-  GObjectClass     *object_class = G_OBJECT_CLASS (klass);
-  GtkWidgetClass   *widget_class = GTK_WIDGET_CLASS (klass);
-  SysprofViewClass *view_class = SYSPROF_VIEW_CLASS (klass);
+  GObjectClass                    *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass                  *widget_class = GTK_WIDGET_CLASS (klass);
+  SysprofViewClass                *view_class = SYSPROF_VIEW_CLASS (klass);
+  SysprofCallgraphBackedViewClass *backed_class = SYSPROF_CALLGRAPH_BACKED_VIEW_CLASS (klass);
 
   object_class->dispose = sysprof_flamegraph_view_dispose;
-  object_class->finalize = sysprof_flamegraph_view_finalize;
   view_class->has_data = sysprof_flamegraph_view_has_data;
   view_class->load = sysprof_flamegraph_view_load;
-  view_class->filter_changed = sysprof_flamegraph_view_filter_changed;
-  widget_class->map = sysprof_flamegraph_view_map;
+  backed_class->callgraph_cleared = sysprof_flamegraph_view_callgraph_cleared;
+  backed_class->callgraph_ready = sysprof_flamegraph_view_callgraph_ready;
   sysprof_view_class_set_info (view_class, "flamegraph", "Flame Graph", "text-x-generic-symbolic", 30);
+  /* Waits to be shown: by then the callgraph page has usually put the
+   * callgraph in the document's cache. */
+  sysprof_callgraph_backed_view_class_set_callgraph (backed_class, SYSPROF_CALLGRAPH_SOURCE_SAMPLES, 0,
+                                                     "Building the flame graph…");
 
   sysprof_function_filter_install_actions (widget_class, "flamegraph");
 }
