@@ -204,8 +204,9 @@ function_list_update (SysprofCallgraphFunctionList *self, gboolean sort)
     g_list_model_items_changed (G_LIST_MODEL (self), prefix, old_n - prefix - suffix, n - prefix - suffix);
 }
 
-/* The old rows go first, in a change of their own: none of them is among the new ones, and
- * GtkSingleSelection would otherwise look for its row among all of them. */
+/* The old rows go first, in a change of their own: none of them is among
+ * the new ones, and GtkSingleSelection would otherwise look for its row
+ * among all of them. */
 void
 sysprof_callgraph_function_list_set_callgraph (SysprofCallgraphFunctionList *self, SysprofCallgraph *callgraph)
 {
