@@ -3,8 +3,8 @@
  * sortable), the callers and callees of the selected one, and the top-down
  * call tree on a second tab.  The callgraph comes from the document (its
  * worker builds it and caches it, so the flame graph shares it); a change
- * of the filter asks for a new one and cancels the request before (see
- * request_callgraph() for when).
+ * of the filter asks for a new one and cancels the request before, when
+ * SysprofCallgraphBackedView says.
  *
  * A capture can have hundreds of thousands of functions and of nodes: the
  * tables' models sort and search plain arrays of the callgraph's functions
@@ -16,98 +16,13 @@
  * offers to focus on it or hide it; both go into the document's filter,
  * which every view follows. */
 
-#include <string.h>
-
+#include "sysprof-callgraph-child-list.h"
+#include "sysprof-callgraph-function-list.h"
 #include "sysprof-callgraph-view.h"
 #include "sysprof-function-filter.h"
 
-typedef enum
-{
-  COLUMN_NAME,
-  COLUMN_TREE_NAME,
-  COLUMN_LIBRARY,
-  COLUMN_SELF,
-  COLUMN_SELF_PERCENT,
-  COLUMN_TOTAL,
-  COLUMN_TOTAL_PERCENT,
-  N_COLUMNS
-} Column;
-
-/* How the functions table is sorted: its sort columns, first one first. */
-typedef struct
-{
-  Column   column;
-  gboolean descending;
-} SortKey;
-
-/* See read_sort_keys(). */
-typedef struct
-{
-  guint known; /* bit per column already named */
-  int   asked; /* the column the last comparison asked, or -1 */
-} SortProbe;
-
 /* ------------------------------------------------------------------------ */
-/* Rows of the tables */
-
-#define SYSPROF_TYPE_CALLGRAPH_VIEW_ROW (sysprof_callgraph_view_row_get_type ())
-G_DECLARE_FINAL_TYPE (SysprofCallgraphViewRow, sysprof_callgraph_view_row, SYSPROF, CALLGRAPH_VIEW_ROW, GObject)
-
-/* One line of a table: a function (functions, callers and callees tables)
- * or a node (call tree).  The row keeps the callgraph alive, since both
- * point into it.  A probe (read_sort_keys()) has no function. */
-struct _SysprofCallgraphViewRow
-{
-  GObject                         parent_instance;
-  SysprofCallgraph               *callgraph;
-  const SysprofCallgraphFunction *function;
-  const SysprofCallgraphNode     *node;
-  guint64                         self;
-  guint64                         total;
-  guint64                         base; /* the root's total: 100 % */
-  SortProbe                      *probe;
-};
-
-G_DEFINE_FINAL_TYPE (SysprofCallgraphViewRow, sysprof_callgraph_view_row, G_TYPE_OBJECT)
-
-static void
-sysprof_callgraph_view_row_finalize (GObject *object)
-{
-  SysprofCallgraphViewRow *row = SYSPROF_CALLGRAPH_VIEW_ROW (object);
-
-  g_clear_object (&row->callgraph);
-  G_OBJECT_CLASS (sysprof_callgraph_view_row_parent_class)->finalize (object);
-}
-
-static void
-sysprof_callgraph_view_row_class_init (SysprofCallgraphViewRowClass *klass)
-{
-  G_OBJECT_CLASS (klass)->finalize = sysprof_callgraph_view_row_finalize;
-}
-
-static void
-sysprof_callgraph_view_row_init (SysprofCallgraphViewRow *row)
-{
-  (void) row;
-}
-
-static SysprofCallgraphViewRow *
-row_new (SysprofCallgraph               *callgraph,
-         const SysprofCallgraphFunction *function,
-         const SysprofCallgraphNode     *node,
-         guint64                         self,
-         guint64                         total)
-{
-  SysprofCallgraphViewRow *row = g_object_new (SYSPROF_TYPE_CALLGRAPH_VIEW_ROW, NULL);
-
-  row->callgraph = g_object_ref (callgraph);
-  row->function = function;
-  row->node = node;
-  row->self = self;
-  row->total = total;
-  row->base = sysprof_callgraph_get_root (callgraph)->total;
-  return row;
-}
+/* Rows and their order */
 
 static const char *
 row_name (SysprofCallgraphViewRow *row)
@@ -129,44 +44,6 @@ row_of_item (gpointer item)
   return item;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Order of the functions */
-
-static int
-compare_names (const SysprofCallgraphFunction *a, const SysprofCallgraphFunction *b)
-{
-  int cmp = g_strcmp0 (a->symbol->name, b->symbol->name);
-
-  return cmp != 0 ? cmp : g_strcmp0 (a->symbol->library, b->symbol->library);
-}
-
-static int
-compare_values (guint64 a, guint64 b)
-{
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/* Ascending, ties by name: a descending sort reverses all of it. */
-static int
-compare_functions (const SysprofCallgraphFunction *a, const SysprofCallgraphFunction *b, Column column)
-{
-  int cmp = 0;
-
-  switch (column)
-    {
-    case COLUMN_LIBRARY: cmp = g_strcmp0 (a->symbol->library, b->symbol->library); break;
-    case COLUMN_SELF:
-    case COLUMN_SELF_PERCENT: cmp = compare_values (a->self, b->self); break;
-    case COLUMN_TOTAL:
-    case COLUMN_TOTAL_PERCENT: cmp = compare_values (a->total, b->total); break;
-    case COLUMN_NAME:
-    case COLUMN_TREE_NAME:
-    case N_COLUMNS:
-    default: break;
-    }
-  return cmp != 0 ? cmp : compare_names (a, b);
-}
-
 /* The sorters of the functions table's columns.  The table sorts its
  * functions itself (see SysprofCallgraphFunctionList), so the column view's
  * sorter only runs on the probes of read_sort_keys(); for anything else
@@ -176,7 +53,7 @@ compare_rows (gconstpointer pa, gconstpointer pb, gpointer user_data)
 {
   const SysprofCallgraphViewRow *a = pa;
   const SysprofCallgraphViewRow *b = pb;
-  Column                         column = GPOINTER_TO_INT (user_data);
+  SysprofCallgraphColumn         column = GPOINTER_TO_INT (user_data);
 
   if (G_UNLIKELY (a->probe != NULL))
     {
@@ -185,7 +62,7 @@ compare_rows (gconstpointer pa, gconstpointer pb, gpointer user_data)
       a->probe->asked = (int) column;
       return -1;
     }
-  return compare_functions (a->function, b->function, column);
+  return sysprof_callgraph_function_list_compare (a->function, b->function, column);
 }
 
 /* The sort columns of @sorter, the column view's, into @keys; returns
@@ -196,15 +73,15 @@ compare_rows (gconstpointer pa, gconstpointer pb, gpointer user_data)
  * its column is not known yet, "equal" when it is: each comparison of two
  * probes names the next sort column, and its sign the direction. */
 static guint
-read_sort_keys (GtkSorter *sorter, SortKey keys[N_COLUMNS])
+read_sort_keys (GtkSorter *sorter, SysprofCallgraphSortKey keys[SYSPROF_CALLGRAPH_N_COLUMNS])
 {
   g_autoptr (SysprofCallgraphViewRow) a = g_object_new (SYSPROF_TYPE_CALLGRAPH_VIEW_ROW, NULL);
   g_autoptr (SysprofCallgraphViewRow) b = g_object_new (SYSPROF_TYPE_CALLGRAPH_VIEW_ROW, NULL);
-  SortProbe probe = { 0, -1 };
-  guint     n = 0;
+  SysprofCallgraphSortProbe probe = { 0, -1 };
+  guint                     n = 0;
 
   a->probe = b->probe = &probe;
-  while (n < N_COLUMNS)
+  while (n < SYSPROF_CALLGRAPH_N_COLUMNS)
     {
       GtkOrdering order;
 
@@ -212,7 +89,7 @@ read_sort_keys (GtkSorter *sorter, SortKey keys[N_COLUMNS])
       order = gtk_sorter_compare (sorter, a, b);
       if (order == GTK_ORDERING_EQUAL || probe.asked < 0)
         break;
-      keys[n].column = (Column) probe.asked;
+      keys[n].column = (SysprofCallgraphColumn) probe.asked;
       keys[n].descending = order == GTK_ORDERING_LARGER;
       probe.known |= 1u << probe.asked;
       n++;
@@ -220,345 +97,15 @@ read_sort_keys (GtkSorter *sorter, SortKey keys[N_COLUMNS])
   return n;
 }
 
-/* ------------------------------------------------------------------------ */
-/* The functions table's model */
-
-#define SYSPROF_TYPE_CALLGRAPH_FUNCTION_LIST (sysprof_callgraph_function_list_get_type ())
-G_DECLARE_FINAL_TYPE (
-    SysprofCallgraphFunctionList, sysprof_callgraph_function_list, SYSPROF, CALLGRAPH_FUNCTION_LIST, GObject)
-
-/* The functions of a callgraph, sorted by the table's sort columns and
- * filtered by the search, as rows.  It does what a GListStore under a
- * GtkSortListModel and a GtkFilterListModel did, in the same order (ties
- * in the sort columns keep the order by total, largest first), without
- * making a GObject per function up front: with 180,000 functions those
- * models took most of a second of the main thread. */
-struct _SysprofCallgraphFunctionList
-{
-  GObject parent_instance;
-
-  SysprofCallgraph                *callgraph; /* NULL: empty */
-  guint                            n_functions;
-  SysprofCallgraphViewRow        **rows;   /* by function index, made when first asked for */
-  char                           **folded; /* by function index: the name case-folded, for the search */
-  const SysprofCallgraphFunction **sorted; /* all of them, in the table's order */
-  const SysprofCallgraphFunction **shown;  /* those of @sorted the search matches */
-  guint                            n_shown;
-
-  SortKey keys[N_COLUMNS];
-  guint   n_keys;
-  char   *needle; /* case-folded search text, or NULL */
-};
-
-static GType
-function_list_get_item_type (GListModel *model)
-{
-  (void) model;
-  return SYSPROF_TYPE_CALLGRAPH_VIEW_ROW;
-}
-
-static guint
-function_list_get_n_items (GListModel *model)
-{
-  return SYSPROF_CALLGRAPH_FUNCTION_LIST (model)->n_shown;
-}
-
-static SysprofCallgraphViewRow *
-function_list_row (SysprofCallgraphFunctionList *self, const SysprofCallgraphFunction *function)
-{
-  SysprofCallgraphViewRow **row = &self->rows[function->index];
-
-  /* Made once: GtkSingleSelection finds its item again by identity. */
-  if (*row == NULL)
-    *row = row_new (self->callgraph, function, NULL, function->self, function->total);
-  return *row;
-}
-
-static gpointer
-function_list_get_item (GListModel *model, guint position)
-{
-  SysprofCallgraphFunctionList *self = SYSPROF_CALLGRAPH_FUNCTION_LIST (model);
-
-  if (position >= self->n_shown)
-    return NULL;
-  return g_object_ref (function_list_row (self, self->shown[position]));
-}
-
-static void
-function_list_model_init (GListModelInterface *iface)
-{
-  iface->get_item_type = function_list_get_item_type;
-  iface->get_n_items = function_list_get_n_items;
-  iface->get_item = function_list_get_item;
-}
-
-G_DEFINE_FINAL_TYPE_WITH_CODE (SysprofCallgraphFunctionList,
-                               sysprof_callgraph_function_list,
-                               G_TYPE_OBJECT,
-                               G_IMPLEMENT_INTERFACE (G_TYPE_LIST_MODEL, function_list_model_init))
-
-static void
-function_list_clear (SysprofCallgraphFunctionList *self)
-{
-  for (guint i = 0; self->rows != NULL && i < self->n_functions; i++)
-    g_clear_object (&self->rows[i]);
-  for (guint i = 0; self->folded != NULL && i < self->n_functions; i++)
-    g_free (self->folded[i]);
-  g_clear_pointer (&self->rows, g_free);
-  g_clear_pointer (&self->folded, g_free);
-  g_clear_pointer (&self->sorted, g_free);
-  g_clear_pointer (&self->shown, g_free);
-  g_clear_object (&self->callgraph);
-  self->n_functions = 0;
-  self->n_shown = 0;
-}
-
-static void
-sysprof_callgraph_function_list_finalize (GObject *object)
-{
-  SysprofCallgraphFunctionList *self = SYSPROF_CALLGRAPH_FUNCTION_LIST (object);
-
-  function_list_clear (self);
-  g_free (self->needle);
-  G_OBJECT_CLASS (sysprof_callgraph_function_list_parent_class)->finalize (object);
-}
-
-static void
-sysprof_callgraph_function_list_class_init (SysprofCallgraphFunctionListClass *klass)
-{
-  G_OBJECT_CLASS (klass)->finalize = sysprof_callgraph_function_list_finalize;
-}
-
-static void
-sysprof_callgraph_function_list_init (SysprofCallgraphFunctionList *self)
-{
-  (void) self;
-}
-
-/* The table's order: the sort columns, then what the table showed before
- * the first sort, the functions by total, largest first (ties by name,
- * the larger first, then in the callgraph's order). */
-static int
-compare_sorted (gconstpointer pa, gconstpointer pb, gpointer user_data)
-{
-  SysprofCallgraphFunctionList   *self = user_data;
-  const SysprofCallgraphFunction *a = *(const SysprofCallgraphFunction *const *) pa;
-  const SysprofCallgraphFunction *b = *(const SysprofCallgraphFunction *const *) pb;
-  int                             cmp;
-
-  for (guint i = 0; i < self->n_keys; i++)
-    if ((cmp = compare_functions (a, b, self->keys[i].column)) != 0)
-      return self->keys[i].descending ? -cmp : cmp;
-  if ((cmp = compare_functions (b, a, COLUMN_TOTAL)) != 0)
-    return cmp;
-  return compare_values (a->index, b->index);
-}
-
-static gboolean
-function_list_matches (SysprofCallgraphFunctionList *self, const SysprofCallgraphFunction *function)
-{
-  char **folded;
-
-  if (self->needle == NULL)
-    return TRUE;
-  folded = &self->folded[function->index];
-  if (*folded == NULL)
-    *folded = g_utf8_casefold (function->symbol->name, -1);
-  return strstr (*folded, self->needle) != NULL;
-}
-
-/* Sorts (when @sort) and searches again, and tells the views what changed:
- * one range, from the first row that differs to the last, as
- * GtkSortListModel and GtkFilterListModel do, so that the selection can
- * find its row again. */
-static void
-function_list_update (SysprofCallgraphFunctionList *self, gboolean sort)
-{
-  g_autofree const SysprofCallgraphFunction **old = g_steal_pointer (&self->shown);
-  guint                                       old_n = self->n_shown;
-  guint                                       n = 0;
-  guint                                       prefix = 0;
-  guint                                       suffix = 0;
-
-  if (self->callgraph == NULL)
-    return;
-  if (sort)
-    g_qsort_with_data (self->sorted, (gint) self->n_functions, sizeof *self->sorted, compare_sorted, self);
-  self->shown = g_new (const SysprofCallgraphFunction *, MAX (self->n_functions, 1));
-  for (guint i = 0; i < self->n_functions; i++)
-    if (function_list_matches (self, self->sorted[i]))
-      self->shown[n++] = self->sorted[i];
-  self->n_shown = n;
-
-  while (prefix < MIN (old_n, n) && old[prefix] == self->shown[prefix])
-    prefix++;
-  while (suffix < MIN (old_n, n) - prefix && old[old_n - 1 - suffix] == self->shown[n - 1 - suffix])
-    suffix++;
-  if (prefix != old_n || prefix != n)
-    g_list_model_items_changed (G_LIST_MODEL (self), prefix, old_n - prefix - suffix, n - prefix - suffix);
-}
-
-/* Replaces the functions with @callgraph's (NULL: none).  The old rows go
- * first, in a change of their own: none of them is among the new ones, and
- * GtkSingleSelection would otherwise look for its row among all of them. */
-static void
-function_list_set_callgraph (SysprofCallgraphFunctionList *self, SysprofCallgraph *callgraph)
-{
-  guint old_n = self->n_shown;
-
-  function_list_clear (self);
-  if (old_n > 0)
-    g_list_model_items_changed (G_LIST_MODEL (self), 0, old_n, 0);
-  if (callgraph == NULL)
-    return;
-  self->callgraph = g_object_ref (callgraph);
-  self->n_functions = sysprof_callgraph_get_n_functions (callgraph);
-  self->rows = g_new0 (SysprofCallgraphViewRow *, self->n_functions);
-  self->folded = g_new0 (char *, self->n_functions);
-  self->sorted = g_new (const SysprofCallgraphFunction *, MAX (self->n_functions, 1));
-  for (guint i = 0; i < self->n_functions; i++)
-    self->sorted[i] = sysprof_callgraph_get_function (callgraph, i);
-  function_list_update (self, TRUE);
-}
-
-static void
-function_list_set_sort (SysprofCallgraphFunctionList *self, const SortKey *keys, guint n_keys)
-{
-  memcpy (self->keys, keys, n_keys * sizeof *keys);
-  self->n_keys = n_keys;
-  function_list_update (self, TRUE);
-}
-
-/* @needle: case-folded, or NULL for no search. */
-static void
-function_list_set_needle (SysprofCallgraphFunctionList *self, const char *needle)
-{
-  g_free (self->needle);
-  self->needle = g_strdup (needle);
-  function_list_update (self, FALSE);
-}
-
-/* The row of function @name of @library, or G_MAXUINT when not shown. */
-static guint
-function_list_find (SysprofCallgraphFunctionList *self, const char *name, const char *library)
-{
-  for (guint i = 0; i < self->n_shown; i++)
-    if (strcmp (self->shown[i]->symbol->name, name) == 0 && g_strcmp0 (self->shown[i]->symbol->library, library) == 0)
-      return i;
-  return G_MAXUINT;
-}
-
-/* ------------------------------------------------------------------------ */
-/* The call tree's model */
-
-#define SYSPROF_TYPE_CALLGRAPH_CHILD_LIST (sysprof_callgraph_child_list_get_type ())
-G_DECLARE_FINAL_TYPE (SysprofCallgraphChildList, sysprof_callgraph_child_list, SYSPROF, CALLGRAPH_CHILD_LIST, GObject)
-
-/* The children of a node, as rows.  GtkTreeExpander asks every row it
- * shows whether it can expand, which makes (and drops) the model of its
- * children: counting them is all that costs, until GTK asks for a row. */
-struct _SysprofCallgraphChildList
-{
-  GObject parent_instance;
-
-  SysprofCallgraph            *callgraph;
-  const SysprofCallgraphNode  *parent;
-  guint                        n_children;
-  const SysprofCallgraphNode **children; /* made with the first row */
-  SysprofCallgraphViewRow    **rows;
-};
-
-static GType
-child_list_get_item_type (GListModel *model)
-{
-  (void) model;
-  return SYSPROF_TYPE_CALLGRAPH_VIEW_ROW;
-}
-
-static guint
-child_list_get_n_items (GListModel *model)
-{
-  return SYSPROF_CALLGRAPH_CHILD_LIST (model)->n_children;
-}
-
-static gpointer
-child_list_get_item (GListModel *model, guint position)
-{
-  SysprofCallgraphChildList *self = SYSPROF_CALLGRAPH_CHILD_LIST (model);
-
-  if (position >= self->n_children)
-    return NULL;
-  if (self->children == NULL)
-    {
-      guint i = 0;
-
-      self->children = g_new (const SysprofCallgraphNode *, self->n_children);
-      self->rows = g_new0 (SysprofCallgraphViewRow *, self->n_children);
-      for (const SysprofCallgraphNode *child = self->parent->first_child; child != NULL; child = child->next_sibling)
-        self->children[i++] = child;
-    }
-  if (self->rows[position] == NULL)
-    {
-      const SysprofCallgraphNode *child = self->children[position];
-
-      self->rows[position] = row_new (self->callgraph, child->function, child, child->self, child->total);
-    }
-  return g_object_ref (self->rows[position]);
-}
-
-static void
-child_list_model_init (GListModelInterface *iface)
-{
-  iface->get_item_type = child_list_get_item_type;
-  iface->get_n_items = child_list_get_n_items;
-  iface->get_item = child_list_get_item;
-}
-
-G_DEFINE_FINAL_TYPE_WITH_CODE (SysprofCallgraphChildList,
-                               sysprof_callgraph_child_list,
-                               G_TYPE_OBJECT,
-                               G_IMPLEMENT_INTERFACE (G_TYPE_LIST_MODEL, child_list_model_init))
-
-static void
-sysprof_callgraph_child_list_finalize (GObject *object)
-{
-  SysprofCallgraphChildList *self = SYSPROF_CALLGRAPH_CHILD_LIST (object);
-
-  for (guint i = 0; self->rows != NULL && i < self->n_children; i++)
-    g_clear_object (&self->rows[i]);
-  g_free (self->rows);
-  g_free (self->children);
-  g_clear_object (&self->callgraph);
-  G_OBJECT_CLASS (sysprof_callgraph_child_list_parent_class)->finalize (object);
-}
-
-static void
-sysprof_callgraph_child_list_class_init (SysprofCallgraphChildListClass *klass)
-{
-  G_OBJECT_CLASS (klass)->finalize = sysprof_callgraph_child_list_finalize;
-}
-
-static void
-sysprof_callgraph_child_list_init (SysprofCallgraphChildList *self)
-{
-  (void) self;
-}
-
 static GListModel *
 create_tree_children (gpointer item, gpointer user_data)
 {
-  SysprofCallgraphViewRow   *row = item;
-  SysprofCallgraphChildList *children;
+  SysprofCallgraphViewRow *row = item;
 
   (void) user_data;
   if (row->node->first_child == NULL)
     return NULL;
-  children = g_object_new (SYSPROF_TYPE_CALLGRAPH_CHILD_LIST, NULL);
-  children->callgraph = g_object_ref (row->callgraph);
-  children->parent = row->node;
-  for (const SysprofCallgraphNode *child = row->node->first_child; child != NULL; child = child->next_sibling)
-    children->n_children++;
-  return G_LIST_MODEL (children);
+  return sysprof_callgraph_child_list_new (row->callgraph, row->node);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -566,11 +113,7 @@ create_tree_children (gpointer item, gpointer user_data)
 
 struct _SysprofCallgraphView
 {
-  SysprofView parent_instance;
-
-  GCancellable     *cancellable;
-  SysprofCallgraph *callgraph; /* shown; NULL while a new one is computed */
-  gboolean          stale;     /* the filter changed while the page was hidden */
+  SysprofCallgraphBackedView parent_instance;
 
   GtkWidget *box;
   GtkWidget *filter_slot; /* the focus/hide bar, once the document is known */
@@ -601,7 +144,7 @@ struct _SysprofCallgraphView
   GtkWidget *menu;
 };
 
-G_DEFINE_FINAL_TYPE (SysprofCallgraphView, sysprof_callgraph_view, SYSPROF_TYPE_VIEW)
+G_DEFINE_FINAL_TYPE (SysprofCallgraphView, sysprof_callgraph_view, SYSPROF_TYPE_CALLGRAPH_BACKED_VIEW)
 
 /* Key of the data that ties a cell's widgets to its row, for the right
  * click, which only knows the widget under the pointer, and for the
@@ -640,11 +183,12 @@ on_name_query_tooltip (
 static void
 cell_setup (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer user_data)
 {
-  Column     column = GPOINTER_TO_INT (user_data);
-  GtkWidget *label = gtk_label_new (NULL);
+  SysprofCallgraphColumn column = GPOINTER_TO_INT (user_data);
+  GtkWidget             *label = gtk_label_new (NULL);
 
   (void) factory;
-  if (column == COLUMN_NAME || column == COLUMN_TREE_NAME || column == COLUMN_LIBRARY)
+  if (column == SYSPROF_CALLGRAPH_COLUMN_NAME || column == SYSPROF_CALLGRAPH_COLUMN_TREE_NAME ||
+      column == SYSPROF_CALLGRAPH_COLUMN_LIBRARY)
     {
       gtk_label_set_xalign (GTK_LABEL (label), 0.0f);
       gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
@@ -654,14 +198,14 @@ cell_setup (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer user_
       gtk_label_set_xalign (GTK_LABEL (label), 1.0f);
       gtk_widget_add_css_class (label, "numeric");
     }
-  if (column == COLUMN_LIBRARY)
+  if (column == SYSPROF_CALLGRAPH_COLUMN_LIBRARY)
     gtk_widget_add_css_class (label, "dim-label");
-  if (column == COLUMN_NAME || column == COLUMN_TREE_NAME)
+  if (column == SYSPROF_CALLGRAPH_COLUMN_NAME || column == SYSPROF_CALLGRAPH_COLUMN_TREE_NAME)
     {
       gtk_widget_set_has_tooltip (label, TRUE);
       g_signal_connect (label, "query-tooltip", G_CALLBACK (on_name_query_tooltip), NULL);
     }
-  if (column == COLUMN_TREE_NAME)
+  if (column == SYSPROF_CALLGRAPH_COLUMN_TREE_NAME)
     {
       GtkWidget *expander = gtk_tree_expander_new ();
 
@@ -675,7 +219,7 @@ cell_setup (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer user_
 static void
 cell_bind (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer user_data)
 {
-  Column                   column = GPOINTER_TO_INT (user_data);
+  SysprofCallgraphColumn   column = GPOINTER_TO_INT (user_data);
   gpointer                 object = gtk_list_item_get_item (item);
   SysprofCallgraphViewRow *row = row_of_item (object);
   GtkWidget               *child = gtk_list_item_get_child (item);
@@ -683,21 +227,25 @@ cell_bind (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer user_d
   g_autofree char         *text = NULL;
 
   (void) factory;
-  if (column == COLUMN_TREE_NAME)
+  if (column == SYSPROF_CALLGRAPH_COLUMN_TREE_NAME)
     {
       gtk_tree_expander_set_list_row (GTK_TREE_EXPANDER (child), GTK_TREE_LIST_ROW (object));
       label = gtk_tree_expander_get_child (GTK_TREE_EXPANDER (child));
     }
   switch (column)
     {
-    case COLUMN_NAME:
-    case COLUMN_TREE_NAME: text = g_strdup (row_name (row)); break;
-    case COLUMN_LIBRARY: text = g_strdup (row->function->symbol->library); break;
-    case COLUMN_SELF: text = g_strdup_printf ("%" G_GUINT64_FORMAT, row->self); break;
-    case COLUMN_SELF_PERCENT: text = g_strdup_printf ("%.2f %%", percent (row->self, row->base)); break;
-    case COLUMN_TOTAL: text = g_strdup_printf ("%" G_GUINT64_FORMAT, row->total); break;
-    case COLUMN_TOTAL_PERCENT: text = g_strdup_printf ("%.2f %%", percent (row->total, row->base)); break;
-    case N_COLUMNS:
+    case SYSPROF_CALLGRAPH_COLUMN_NAME:
+    case SYSPROF_CALLGRAPH_COLUMN_TREE_NAME: text = g_strdup (row_name (row)); break;
+    case SYSPROF_CALLGRAPH_COLUMN_LIBRARY: text = g_strdup (row->function->symbol->library); break;
+    case SYSPROF_CALLGRAPH_COLUMN_SELF: text = g_strdup_printf ("%" G_GUINT64_FORMAT, row->self); break;
+    case SYSPROF_CALLGRAPH_COLUMN_SELF_PERCENT:
+      text = g_strdup_printf ("%.2f %%", percent (row->self, row->base));
+      break;
+    case SYSPROF_CALLGRAPH_COLUMN_TOTAL: text = g_strdup_printf ("%" G_GUINT64_FORMAT, row->total); break;
+    case SYSPROF_CALLGRAPH_COLUMN_TOTAL_PERCENT:
+      text = g_strdup_printf ("%.2f %%", percent (row->total, row->base));
+      break;
+    case SYSPROF_CALLGRAPH_N_COLUMNS:
     default: g_assert_not_reached ();
     }
   gtk_label_set_text (GTK_LABEL (label), text);
@@ -711,7 +259,7 @@ cell_unbind (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer user
   GtkWidget *child = gtk_list_item_get_child (item);
 
   (void) factory;
-  if (GPOINTER_TO_INT (user_data) == COLUMN_TREE_NAME)
+  if (GPOINTER_TO_INT (user_data) == SYSPROF_CALLGRAPH_COLUMN_TREE_NAME)
     {
       g_object_set_data (G_OBJECT (gtk_tree_expander_get_child (GTK_TREE_EXPANDER (child))), ROW_KEY, NULL);
       gtk_tree_expander_set_list_row (GTK_TREE_EXPANDER (child), NULL);
@@ -720,7 +268,7 @@ cell_unbind (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer user
 }
 
 static GtkColumnViewColumn *
-add_column (GtkColumnView *view, const char *title, Column column, gboolean sortable, gboolean expand)
+add_column (GtkColumnView *view, const char *title, SysprofCallgraphColumn column, gboolean sortable, gboolean expand)
 {
   GtkListItemFactory  *factory = gtk_signal_list_item_factory_new ();
   GtkColumnViewColumn *col;
@@ -777,11 +325,11 @@ scroll_to (GtkWidget *column_view, guint position)
 static void
 on_sort_changed (GtkSorter *sorter, GtkSorterChange change, SysprofCallgraphView *self)
 {
-  SortKey keys[N_COLUMNS];
-  guint   n = read_sort_keys (sorter, keys);
+  SysprofCallgraphSortKey keys[SYSPROF_CALLGRAPH_N_COLUMNS];
+  guint                   n = read_sort_keys (sorter, keys);
 
   (void) change;
-  function_list_set_sort (self->functions, keys, n);
+  sysprof_callgraph_function_list_set_sort (self->functions, keys, n);
 }
 
 static void
@@ -792,7 +340,7 @@ apply_search (SysprofCallgraphView *self)
   g_clear_pointer (&self->needle, g_free);
   if (text[0] != '\0')
     self->needle = g_utf8_casefold (text, -1);
-  function_list_set_needle (self->functions, self->needle);
+  sysprof_callgraph_function_list_set_needle (self->functions, self->needle);
 }
 
 static void
@@ -861,7 +409,7 @@ fill_edges (GListStore *store, SysprofCallgraph *callgraph, GArray *edges)
     {
       const SysprofCallgraphEdge *edge = &g_array_index (edges, SysprofCallgraphEdge, i);
 
-      g_ptr_array_add (rows, row_new (callgraph, edge->function, NULL, 0, edge->samples));
+      g_ptr_array_add (rows, sysprof_callgraph_view_row_new (callgraph, edge->function, NULL, 0, edge->samples));
     }
   g_list_store_splice (store, 0, g_list_model_get_n_items (G_LIST_MODEL (store)), rows->pdata, rows->len);
 }
@@ -931,7 +479,7 @@ select_function (SysprofCallgraphView *self, const char *name, const char *libra
 {
   for (int attempt = 0; attempt < 2; attempt++)
     {
-      guint position = function_list_find (self->functions, name, library);
+      guint position = sysprof_callgraph_function_list_find (self->functions, name, library);
 
       if (position != G_MAXUINT)
         {
@@ -964,15 +512,16 @@ on_edge_activate (GtkColumnView *view, guint position, SysprofCallgraphView *sel
 static void
 update_header (SysprofCallgraphView *self)
 {
-  SysprofDocument *document = sysprof_view_get_document (SYSPROF_VIEW (self));
-  g_autofree char *total = NULL;
-  g_autofree char *range = NULL;
+  SysprofDocument  *document = sysprof_view_get_document (SYSPROF_VIEW (self));
+  SysprofCallgraph *callgraph = sysprof_callgraph_backed_view_get_callgraph (SYSPROF_CALLGRAPH_BACKED_VIEW (self));
+  g_autofree char  *total = NULL;
+  g_autofree char  *range = NULL;
 
-  if (self->callgraph == NULL)
+  if (callgraph == NULL)
     total = g_strdup ("…");
   else
     {
-      guint64 n = sysprof_callgraph_get_root (self->callgraph)->total;
+      guint64 n = sysprof_callgraph_get_root (callgraph)->total;
 
       total = n == 0 ? g_strdup ("No samples") : g_strdup_printf ("%" G_GUINT64_FORMAT " samples", n);
     }
@@ -1020,8 +569,9 @@ on_page_changed (GtkStack *stack, GParamSpec *pspec, SysprofCallgraphView *self)
 }
 
 static void
-show_callgraph (SysprofCallgraphView *self, SysprofCallgraph *callgraph)
+sysprof_callgraph_view_callgraph_ready (SysprofCallgraphBackedView *view, SysprofCallgraph *callgraph)
 {
+  SysprofCallgraphView       *self = SYSPROF_CALLGRAPH_VIEW (view);
   g_autofree char            *selected_name = NULL;
   g_autofree char            *selected_library = NULL;
   SysprofCallgraphViewRow    *selected = gtk_single_selection_get_selected_item (self->functions_selection);
@@ -1035,17 +585,16 @@ show_callgraph (SysprofCallgraphView *self, SysprofCallgraph *callgraph)
       selected_library = g_strdup (selected->function->symbol->library);
     }
 
-  g_set_object (&self->callgraph, callgraph);
   /* The selection moves a few times on the way: the callers and callees
    * are asked for once, at the end. */
   self->quiet = TRUE;
-  function_list_set_callgraph (self->functions, callgraph);
+  sysprof_callgraph_function_list_set_callgraph (self->functions, callgraph);
   if (selected_name == NULL || !select_function (self, selected_name, selected_library, FALSE))
     gtk_single_selection_set_selected (self->functions_selection, 0);
   self->quiet = FALSE;
   on_function_selected (self->functions_selection, NULL, self);
 
-  root = row_new (callgraph, node->function, node, node->self, node->total);
+  root = sysprof_callgraph_view_row_new (callgraph, node->function, node, node->self, node->total);
   g_list_store_splice (self->tree_roots, 0, g_list_model_get_n_items (G_LIST_MODEL (self->tree_roots)),
                        (gpointer *) &root, 1);
   g_object_unref (root);
@@ -1055,61 +604,14 @@ show_callgraph (SysprofCallgraphView *self, SysprofCallgraph *callgraph)
   update_header (self);
 }
 
+/* The callers and callees of the old callgraph are not worth finishing. */
 static void
-on_callgraph_ready (GObject *object, GAsyncResult *result, gpointer user_data)
+sysprof_callgraph_view_callgraph_cleared (SysprofCallgraphBackedView *view)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (SysprofCallgraph) callgraph = NULL;
-  SysprofCallgraphView *self;
+  SysprofCallgraphView *self = SYSPROF_CALLGRAPH_VIEW (view);
 
-  callgraph = sysprof_document_callgraph_finish (SYSPROF_DOCUMENT (object), result, &error);
-  /* Cancelled: the view was disposed or asked for another one since, so
-   * @user_data must not be touched. */
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    return;
-
-  self = SYSPROF_CALLGRAPH_VIEW (user_data);
-  sysprof_view_set_busy (SYSPROF_VIEW (self), FALSE, NULL);
-  if (callgraph == NULL)
-    {
-      update_header (self);
-      sysprof_view_set_error (SYSPROF_VIEW (self), error->message);
-      return;
-    }
-  show_callgraph (self, callgraph);
-}
-
-/* A page nobody looks at does not compute (unless @now): it asks when it
- * is shown.  Dragging a selection on the timeline then only costs the
- * analyses of the page in view, and the second of the callgraph and flame
- * graph pages to be shown finds the callgraph in the document's cache (or
- * joins its computation when the first is still at it). */
-static void
-request_callgraph (SysprofCallgraphView *self, gboolean now)
-{
-  SysprofDocument *document = sysprof_view_get_document (SYSPROF_VIEW (self));
-
-  if (self->cancellable != NULL)
-    g_cancellable_cancel (self->cancellable);
-  g_clear_object (&self->cancellable);
-  /* The callers and callees of the old callgraph are not worth finishing. */
   cancel_edges (self);
-  g_clear_object (&self->callgraph);
   update_header (self);
-
-  if (!now && !gtk_widget_get_mapped (GTK_WIDGET (self)))
-    {
-      self->stale = TRUE;
-      sysprof_view_set_busy (SYSPROF_VIEW (self), FALSE, NULL);
-      return;
-    }
-  self->stale = FALSE;
-  self->cancellable = g_cancellable_new ();
-  sysprof_view_set_busy (SYSPROF_VIEW (self), TRUE, "Building the callgraph…");
-  /* No reference: dispose cancels, and a cancelled callback returns before
-   * it looks at the view. */
-  sysprof_document_callgraph_async (document, SYSPROF_CALLGRAPH_SOURCE_SAMPLES, SYSPROF_CALLGRAPH_WEIGHT_COUNT,
-                                    self->cancellable, on_callgraph_ready, self);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1183,33 +685,18 @@ static void
 sysprof_callgraph_view_load (SysprofView *view, SysprofDocument *document)
 {
   gtk_box_append (GTK_BOX (SYSPROF_CALLGRAPH_VIEW (view)->filter_slot), sysprof_function_filter_bar_new (document));
-  /* The main result of a capture: computed right away, before the page is
-   * shown. */
-  request_callgraph (SYSPROF_CALLGRAPH_VIEW (view), TRUE);
-}
-
-static void
-sysprof_callgraph_view_filter_changed (SysprofView *view)
-{
-  request_callgraph (SYSPROF_CALLGRAPH_VIEW (view), FALSE);
-}
-
-static void
-sysprof_callgraph_view_map (GtkWidget *widget)
-{
-  SysprofCallgraphView *self = SYSPROF_CALLGRAPH_VIEW (widget);
-
-  GTK_WIDGET_CLASS (sysprof_callgraph_view_parent_class)->map (widget);
-  if (self->stale)
-    request_callgraph (self, TRUE);
+  SYSPROF_VIEW_CLASS (sysprof_callgraph_view_parent_class)->load (view, document);
 }
 
 guint64
 sysprof_callgraph_view_get_total (SysprofCallgraphView *self)
 {
+  SysprofCallgraph *callgraph;
+
   g_return_val_if_fail (SYSPROF_IS_CALLGRAPH_VIEW (self), 0);
 
-  return self->callgraph != NULL ? sysprof_callgraph_get_root (self->callgraph)->total : 0;
+  callgraph = sysprof_callgraph_backed_view_get_callgraph (SYSPROF_CALLGRAPH_BACKED_VIEW (self));
+  return callgraph != NULL ? sysprof_callgraph_get_root (callgraph)->total : 0;
 }
 
 SysprofCallgraph *
@@ -1217,7 +704,7 @@ sysprof_callgraph_view_get_callgraph (SysprofCallgraphView *self)
 {
   g_return_val_if_fail (SYSPROF_IS_CALLGRAPH_VIEW (self), NULL);
 
-  return self->callgraph;
+  return sysprof_callgraph_backed_view_get_callgraph (SYSPROF_CALLGRAPH_BACKED_VIEW (self));
 }
 
 static void
@@ -1225,9 +712,6 @@ sysprof_callgraph_view_dispose (GObject *object)
 {
   SysprofCallgraphView *self = SYSPROF_CALLGRAPH_VIEW (object);
 
-  if (self->cancellable != NULL)
-    g_cancellable_cancel (self->cancellable);
-  g_clear_object (&self->cancellable);
   cancel_edges (self);
   /* Nothing to expand while the pages go. */
   self->expand_root = FALSE;
@@ -1247,7 +731,6 @@ sysprof_callgraph_view_finalize (GObject *object)
 {
   SysprofCallgraphView *self = SYSPROF_CALLGRAPH_VIEW (object);
 
-  g_clear_object (&self->callgraph);
   g_clear_object (&self->functions);
   g_clear_object (&self->functions_selection);
   g_clear_object (&self->callers);
@@ -1262,17 +745,23 @@ sysprof_callgraph_view_finalize (GObject *object)
 static void
 sysprof_callgraph_view_class_init (SysprofCallgraphViewClass *klass)
 {
-  GObjectClass     *object_class = G_OBJECT_CLASS (klass);
-  GtkWidgetClass   *widget_class = GTK_WIDGET_CLASS (klass);
-  SysprofViewClass *view_class = SYSPROF_VIEW_CLASS (klass);
+  GObjectClass                    *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass                  *widget_class = GTK_WIDGET_CLASS (klass);
+  SysprofViewClass                *view_class = SYSPROF_VIEW_CLASS (klass);
+  SysprofCallgraphBackedViewClass *backed_class = SYSPROF_CALLGRAPH_BACKED_VIEW_CLASS (klass);
 
   object_class->dispose = sysprof_callgraph_view_dispose;
   object_class->finalize = sysprof_callgraph_view_finalize;
   view_class->has_data = sysprof_callgraph_view_has_data;
   view_class->load = sysprof_callgraph_view_load;
-  view_class->filter_changed = sysprof_callgraph_view_filter_changed;
-  widget_class->map = sysprof_callgraph_view_map;
+  backed_class->callgraph_cleared = sysprof_callgraph_view_callgraph_cleared;
+  backed_class->callgraph_ready = sysprof_callgraph_view_callgraph_ready;
   sysprof_view_class_set_info (view_class, "callgraph", "Callgraph", "text-x-generic-symbolic", 20);
+  /* The main result of a capture: computed right away, before the page is
+   * shown. */
+  sysprof_callgraph_backed_view_class_set_callgraph (backed_class, SYSPROF_CALLGRAPH_SOURCE_SAMPLES,
+                                                     SYSPROF_CALLGRAPH_BACKED_VIEW_BUILD_AT_LOAD,
+                                                     "Building the callgraph…");
 
   sysprof_function_filter_install_actions (widget_class, "callgraph");
   gtk_widget_class_add_binding (widget_class, GDK_KEY_F10, GDK_SHIFT_MASK, on_menu_key, NULL);
@@ -1286,17 +775,18 @@ build_functions_page (SysprofCallgraphView *self)
   GtkWidget           *edges_paned;
   GtkWidget           *paned;
 
-  self->functions = g_object_new (SYSPROF_TYPE_CALLGRAPH_FUNCTION_LIST, NULL);
+  self->functions = sysprof_callgraph_function_list_new ();
   self->functions_view = gtk_column_view_new (NULL);
   self->functions_selection = gtk_single_selection_new (G_LIST_MODEL (g_object_ref (self->functions)));
   gtk_column_view_set_model (GTK_COLUMN_VIEW (self->functions_view), GTK_SELECTION_MODEL (self->functions_selection));
   g_signal_connect (self->functions_selection, "notify::selected-item", G_CALLBACK (on_function_selected), self);
-  add_column (GTK_COLUMN_VIEW (self->functions_view), "Function", COLUMN_NAME, TRUE, TRUE);
-  add_column (GTK_COLUMN_VIEW (self->functions_view), "Library", COLUMN_LIBRARY, TRUE, FALSE);
-  add_column (GTK_COLUMN_VIEW (self->functions_view), "Self", COLUMN_SELF, TRUE, FALSE);
-  add_column (GTK_COLUMN_VIEW (self->functions_view), "Self %", COLUMN_SELF_PERCENT, TRUE, FALSE);
-  total_column = add_column (GTK_COLUMN_VIEW (self->functions_view), "Total", COLUMN_TOTAL, TRUE, FALSE);
-  add_column (GTK_COLUMN_VIEW (self->functions_view), "Total %", COLUMN_TOTAL_PERCENT, TRUE, FALSE);
+  add_column (GTK_COLUMN_VIEW (self->functions_view), "Function", SYSPROF_CALLGRAPH_COLUMN_NAME, TRUE, TRUE);
+  add_column (GTK_COLUMN_VIEW (self->functions_view), "Library", SYSPROF_CALLGRAPH_COLUMN_LIBRARY, TRUE, FALSE);
+  add_column (GTK_COLUMN_VIEW (self->functions_view), "Self", SYSPROF_CALLGRAPH_COLUMN_SELF, TRUE, FALSE);
+  add_column (GTK_COLUMN_VIEW (self->functions_view), "Self %", SYSPROF_CALLGRAPH_COLUMN_SELF_PERCENT, TRUE, FALSE);
+  total_column =
+      add_column (GTK_COLUMN_VIEW (self->functions_view), "Total", SYSPROF_CALLGRAPH_COLUMN_TOTAL, TRUE, FALSE);
+  add_column (GTK_COLUMN_VIEW (self->functions_view), "Total %", SYSPROF_CALLGRAPH_COLUMN_TOTAL_PERCENT, TRUE, FALSE);
   /* The header clicks change the column view's sorter; the table sorts. */
   self->sorter = g_object_ref (gtk_column_view_get_sorter (GTK_COLUMN_VIEW (self->functions_view)));
   self->sort_handler = g_signal_connect (self->sorter, "changed", G_CALLBACK (on_sort_changed), self);
@@ -1306,18 +796,18 @@ build_functions_page (SysprofCallgraphView *self)
   self->callers = g_list_store_new (SYSPROF_TYPE_CALLGRAPH_VIEW_ROW);
   self->callers_view = gtk_column_view_new (
       GTK_SELECTION_MODEL (gtk_single_selection_new (G_LIST_MODEL (g_object_ref (self->callers)))));
-  add_column (GTK_COLUMN_VIEW (self->callers_view), "Callers", COLUMN_NAME, FALSE, TRUE);
-  add_column (GTK_COLUMN_VIEW (self->callers_view), "Samples", COLUMN_TOTAL, FALSE, FALSE);
-  add_column (GTK_COLUMN_VIEW (self->callers_view), "%", COLUMN_TOTAL_PERCENT, FALSE, FALSE);
+  add_column (GTK_COLUMN_VIEW (self->callers_view), "Callers", SYSPROF_CALLGRAPH_COLUMN_NAME, FALSE, TRUE);
+  add_column (GTK_COLUMN_VIEW (self->callers_view), "Samples", SYSPROF_CALLGRAPH_COLUMN_TOTAL, FALSE, FALSE);
+  add_column (GTK_COLUMN_VIEW (self->callers_view), "%", SYSPROF_CALLGRAPH_COLUMN_TOTAL_PERCENT, FALSE, FALSE);
   g_signal_connect (self->callers_view, "activate", G_CALLBACK (on_edge_activate), self);
   set_accessible_label (self->callers_view, "Callers");
 
   self->callees = g_list_store_new (SYSPROF_TYPE_CALLGRAPH_VIEW_ROW);
   self->callees_view = gtk_column_view_new (
       GTK_SELECTION_MODEL (gtk_single_selection_new (G_LIST_MODEL (g_object_ref (self->callees)))));
-  add_column (GTK_COLUMN_VIEW (self->callees_view), "Callees", COLUMN_NAME, FALSE, TRUE);
-  add_column (GTK_COLUMN_VIEW (self->callees_view), "Samples", COLUMN_TOTAL, FALSE, FALSE);
-  add_column (GTK_COLUMN_VIEW (self->callees_view), "%", COLUMN_TOTAL_PERCENT, FALSE, FALSE);
+  add_column (GTK_COLUMN_VIEW (self->callees_view), "Callees", SYSPROF_CALLGRAPH_COLUMN_NAME, FALSE, TRUE);
+  add_column (GTK_COLUMN_VIEW (self->callees_view), "Samples", SYSPROF_CALLGRAPH_COLUMN_TOTAL, FALSE, FALSE);
+  add_column (GTK_COLUMN_VIEW (self->callees_view), "%", SYSPROF_CALLGRAPH_COLUMN_TOTAL_PERCENT, FALSE, FALSE);
   g_signal_connect (self->callees_view, "activate", G_CALLBACK (on_edge_activate), self);
   set_accessible_label (self->callees_view, "Callees");
 
@@ -1343,11 +833,11 @@ build_tree_page (SysprofCallgraphView *self)
                                         create_tree_children, NULL, NULL);
   self->tree_view =
       gtk_column_view_new (GTK_SELECTION_MODEL (gtk_single_selection_new (G_LIST_MODEL (g_object_ref (self->tree)))));
-  add_column (GTK_COLUMN_VIEW (self->tree_view), "Function", COLUMN_TREE_NAME, FALSE, TRUE);
-  add_column (GTK_COLUMN_VIEW (self->tree_view), "Self", COLUMN_SELF, FALSE, FALSE);
-  add_column (GTK_COLUMN_VIEW (self->tree_view), "Self %", COLUMN_SELF_PERCENT, FALSE, FALSE);
-  add_column (GTK_COLUMN_VIEW (self->tree_view), "Total", COLUMN_TOTAL, FALSE, FALSE);
-  add_column (GTK_COLUMN_VIEW (self->tree_view), "Total %", COLUMN_TOTAL_PERCENT, FALSE, FALSE);
+  add_column (GTK_COLUMN_VIEW (self->tree_view), "Function", SYSPROF_CALLGRAPH_COLUMN_TREE_NAME, FALSE, TRUE);
+  add_column (GTK_COLUMN_VIEW (self->tree_view), "Self", SYSPROF_CALLGRAPH_COLUMN_SELF, FALSE, FALSE);
+  add_column (GTK_COLUMN_VIEW (self->tree_view), "Self %", SYSPROF_CALLGRAPH_COLUMN_SELF_PERCENT, FALSE, FALSE);
+  add_column (GTK_COLUMN_VIEW (self->tree_view), "Total", SYSPROF_CALLGRAPH_COLUMN_TOTAL, FALSE, FALSE);
+  add_column (GTK_COLUMN_VIEW (self->tree_view), "Total %", SYSPROF_CALLGRAPH_COLUMN_TOTAL_PERCENT, FALSE, FALSE);
   set_accessible_label (self->tree_view, "Call tree");
   return scrolled (self->tree_view);
 }

@@ -4,12 +4,12 @@
  * document's filter.  What it shows is exposed for tests. */
 #pragma once
 
-#include "sysprof-view.h"
+#include "sysprof-callgraph-backed-view.h"
 
 G_BEGIN_DECLS
 
 #define SYSPROF_TYPE_CALLGRAPH_VIEW (sysprof_callgraph_view_get_type ())
-G_DECLARE_FINAL_TYPE (SysprofCallgraphView, sysprof_callgraph_view, SYSPROF, CALLGRAPH_VIEW, SysprofView)
+G_DECLARE_FINAL_TYPE (SysprofCallgraphView, sysprof_callgraph_view, SYSPROF, CALLGRAPH_VIEW, SysprofCallgraphBackedView)
 
 /* The root's total of the callgraph shown (the samples of the current
  * filter), 0 while it is being computed. */

@@ -2,56 +2,12 @@
 #include <math.h>
 #include <string.h>
 
+#include "sysprof-chart-row.h"
 #include "sysprof-chart.h"
 #include "sysprof-time-axis.h"
 
 #define DEFAULT_ROW_HEIGHT 32
 #define LABEL_PADDING      8
-
-typedef struct
-{
-  gint64 begin;
-  gint64 end;
-} Span;
-
-/* A point of a decimated line: plot x (0 = the gutter's edge) and value. */
-typedef struct
-{
-  float  x;
-  double value;
-} Vertex;
-
-typedef struct
-{
-  SysprofChartRowKind     kind;
-  char                   *label;
-  char                   *description;
-  char                   *unit;
-  SysprofChartValueFormat format;
-  GdkRGBA                 color;
-  gboolean                has_color;
-  /* Its place among the rows since the last heading: its palette color. */
-  guint    color_index;
-  gboolean fill;
-  double   min;
-  double   max;
-  /* In time order.  LINE: SysprofDocumentCounterValue; TICKS: gint64;
-   * SPANS: Span, by begin; HEADING: nothing. */
-  GArray *data;
-  /* SPANS: the longest span, so that the first span reaching a time is
-   * found by bisection.  Unsigned: a span may cover every gint64. */
-  guint64 max_span;
-
-  /* What the row draws for the visible range [cache_begin, cache_end] over
-   * cache_width pixels, so that redraws (a drag, a selection) do not walk a
-   * million points again.  LINE: Vertex, at most four per pixel column;
-   * TICKS: guint per pixel column; SPANS: pairs of float x, merged. */
-  GArray *cache;
-  gint64  cache_begin;
-  gint64  cache_end;
-  int     cache_width;
-  guint   cache_max;
-} Row;
 
 struct _SysprofChart
 {
@@ -93,19 +49,6 @@ G_DEFINE_FINAL_TYPE_WITH_CODE (SysprofChart,
 static const char *const palette[] = {
   "#3584e4", "#2ec27e", "#e5a50a", "#e66100", "#c01c28", "#9141ac", "#986a44", "#1c71d8",
 };
-
-static void
-row_free (gpointer data)
-{
-  Row *row = data;
-
-  g_free (row->label);
-  g_free (row->description);
-  g_free (row->unit);
-  g_clear_pointer (&row->data, g_array_unref);
-  g_clear_pointer (&row->cache, g_array_unref);
-  g_free (row);
-}
 
 /* ------------------------------------------------------------------------ */
 /* Geometry */
@@ -161,284 +104,11 @@ sysprof_chart_get_row_at_y (SysprofChart *self, double y)
   return index < self->rows->len ? (int) index : -1;
 }
 
-static Row *
+static SysprofChartRow *
 get_row (SysprofChart *self, guint row)
 {
   g_return_val_if_fail (row < self->rows->len, NULL);
   return g_ptr_array_index (self->rows, row);
-}
-
-/* ------------------------------------------------------------------------ */
-/* Searching the rows' data, all in time order */
-
-static guint
-ticks_lower_bound (GArray *times, gint64 t)
-{
-  guint lo = 0, hi = times->len;
-
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-
-      if (g_array_index (times, gint64, mid) < t)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  return lo;
-}
-
-static guint
-points_lower_bound (GArray *points, gint64 t)
-{
-  guint lo = 0, hi = points->len;
-
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-
-      if (g_array_index (points, SysprofDocumentCounterValue, mid).time_ns < t)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  return lo;
-}
-
-/* The first span that may reach @t or later. */
-static guint
-spans_lower_bound (Row *row, gint64 t)
-{
-  /* @t minus the longest span, or G_MININT64 when that is below it. */
-  gint64 from =
-      row->max_span >= (guint64) t - (guint64) G_MININT64 ? G_MININT64 : (gint64) ((guint64) t - row->max_span);
-  guint lo = 0, hi = row->data->len;
-
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-
-      if (g_array_index (row->data, Span, mid).begin < from)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  return lo;
-}
-
-/* The first point after @t. */
-static guint
-points_upper_bound (GArray *points, gint64 t)
-{
-  guint lo = 0, hi = points->len;
-
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-
-      if (g_array_index (points, SysprofDocumentCounterValue, mid).time_ns <= t)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  return lo;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Decimation: what a row draws for the visible range and width */
-
-/* The points of a line that fall in one pixel column. */
-typedef struct
-{
-  gint64 column;
-  double x;
-  double first;
-  double last;
-  double low;
-  double high;
-  guint  count;
-} Column;
-
-static void
-push_vertex (GArray *vertices, double x, double value)
-{
-  Vertex v = { (float) x, value };
-
-  g_array_append_val (vertices, v);
-}
-
-/* A column of one point keeps its exact x; a busier one becomes its first,
- * lowest, highest and last values, which keep both the envelope and the
- * joins to its neighbours: at most four vertices per pixel, whatever the
- * number of points. */
-static void
-flush_column (GArray *vertices, Column *bin)
-{
-  if (bin->count == 1)
-    push_vertex (vertices, bin->x, bin->first);
-  else if (bin->count > 1)
-    {
-      double cx = (double) bin->column + 0.5;
-
-      push_vertex (vertices, cx, bin->first);
-      push_vertex (vertices, cx, bin->low);
-      push_vertex (vertices, cx, bin->high);
-      push_vertex (vertices, cx, bin->last);
-    }
-  bin->count = 0;
-}
-
-/* @axis: the visible range over the plot, x 0 at the gutter's edge. */
-static void
-cache_line (Row *row, const SysprofTimeAxis *axis)
-{
-  GArray *points = row->data;
-  gint64  begin = axis->begin;
-  gint64  end = axis->end;
-  double  width = axis->width;
-  guint   lo = points_lower_bound (points, begin);
-  guint   hi = points_upper_bound (points, end);
-  gint64  column = G_MININT64;
-  Column  bin = { 0 };
-
-  /* The points just outside the range carry the line to the edges. */
-  if (lo > 0)
-    lo--;
-  if (hi < points->len)
-    hi++;
-  if (hi - lo < 2 && (hi == lo || g_array_index (points, SysprofDocumentCounterValue, lo).time_ns < begin ||
-                      g_array_index (points, SysprofDocumentCounterValue, lo).time_ns > end))
-    return;
-
-  for (guint i = lo; i < hi; i++)
-    {
-      const SysprofDocumentCounterValue *p = &g_array_index (points, SysprofDocumentCounterValue, i);
-      double                             x = sysprof_time_axis_x_of_time (axis, p->time_ns);
-      double                             value = p->value;
-      gint64                             c;
-
-      /* Far outside points would overflow cairo's fixed-point coordinates:
-       * interpolate the line where it crosses just outside the plot. */
-      if (x < -1 && i + 1 < hi)
-        {
-          const SysprofDocumentCounterValue *q = &g_array_index (points, SysprofDocumentCounterValue, i + 1);
-          double                             qx = sysprof_time_axis_x_of_time (axis, q->time_ns);
-
-          value = p->value + (q->value - p->value) * (-1 - x) / MAX (qx - x, 1e-9);
-          x = -1;
-        }
-      else if (x > width + 1 && i > lo)
-        {
-          const SysprofDocumentCounterValue *o = &g_array_index (points, SysprofDocumentCounterValue, i - 1);
-          double                             ox = sysprof_time_axis_x_of_time (axis, o->time_ns);
-
-          value = o->value + (p->value - o->value) * (width + 1 - ox) / MAX (x - ox, 1e-9);
-          x = width + 1;
-        }
-      else if (x < -1 || x > width + 1)
-        continue;
-      /* Counters may hold NaN: no point, the line joins its neighbours. */
-      if (isnan (value))
-        continue;
-
-      c = (gint64) floor (x);
-      if (c != column)
-        {
-          flush_column (row->cache, &bin);
-          column = c;
-        }
-      if (bin.count == 0)
-        {
-          bin.first = bin.low = bin.high = value;
-          bin.x = x;
-          bin.column = c;
-        }
-      bin.low = MIN (bin.low, value);
-      bin.high = MAX (bin.high, value);
-      bin.last = value;
-      bin.count++;
-    }
-  flush_column (row->cache, &bin);
-}
-
-static void
-cache_ticks (Row *row, const SysprofTimeAxis *axis)
-{
-  GArray *times = row->data;
-  guint   width = (guint) axis->width;
-  guint  *counts;
-
-  g_array_set_size (row->cache, width);
-  counts = (guint *) (gpointer) row->cache->data;
-  memset (counts, 0, sizeof (guint) * width);
-  for (guint i = ticks_lower_bound (times, axis->begin); i < times->len; i++)
-    {
-      gint64 t = g_array_index (times, gint64, i);
-      gint64 c;
-
-      if (t > axis->end)
-        break;
-      c = CLAMP ((gint64) sysprof_time_axis_x_of_time (axis, t), 0, (gint64) width - 1);
-      if (++counts[c] > row->cache_max)
-        row->cache_max = counts[c];
-    }
-}
-
-static void
-cache_spans (Row *row, const SysprofTimeAxis *axis)
-{
-  double width = axis->width;
-
-  /* Spans are sorted by begin, not end: a long one that started before the
-   * range may reach into it, but none longer than the longest. */
-  for (guint i = spans_lower_bound (row, axis->begin); i < row->data->len; i++)
-    {
-      const Span *span = &g_array_index (row->data, Span, i);
-      float       x0, x1;
-
-      if (span->begin > axis->end)
-        break;
-      if (span->end < axis->begin)
-        continue;
-      x0 = (float) MAX (sysprof_time_axis_x_of_time (axis, span->begin), -1.0);
-      x1 = (float) MIN (sysprof_time_axis_x_of_time (axis, span->end), width + 1.0);
-      /* Short spans stay visible. */
-      if (x1 - x0 < 1)
-        x1 = x0 + 1;
-      if (row->cache->len >= 2 && x0 <= g_array_index (row->cache, float, row->cache->len - 1))
-        {
-          float *last_x1 = &g_array_index (row->cache, float, row->cache->len - 1);
-
-          *last_x1 = MAX (*last_x1, x1);
-          continue;
-        }
-      g_array_append_val (row->cache, x0);
-      g_array_append_val (row->cache, x1);
-    }
-}
-
-static void
-row_update_cache (Row *row, gint64 begin, gint64 end, int width)
-{
-  SysprofTimeAxis axis;
-
-  if (row->cache_width == width && row->cache_begin == begin && row->cache_end == end)
-    return;
-
-  row->cache_width = width;
-  row->cache_begin = begin;
-  row->cache_end = end;
-  row->cache_max = 0;
-  g_array_set_size (row->cache, 0);
-  sysprof_time_axis_init (&axis, begin, end, 0, width);
-  switch (row->kind)
-    {
-    case SYSPROF_CHART_ROW_LINE: cache_line (row, &axis); break;
-    case SYSPROF_CHART_ROW_TICKS: cache_ticks (row, &axis); break;
-    case SYSPROF_CHART_ROW_SPANS: cache_spans (row, &axis); break;
-    case SYSPROF_CHART_ROW_HEADING: break;
-    default: g_assert_not_reached ();
-    }
 }
 
 /* ------------------------------------------------------------------------ */
@@ -447,7 +117,7 @@ row_update_cache (Row *row, gint64 begin, gint64 end, int width)
 static void
 row_color (SysprofChart *self, guint index, GdkRGBA *color)
 {
-  Row *row = get_row (self, index);
+  SysprofChartRow *row = get_row (self, index);
 
   if (row->has_color)
     *color = row->color;
@@ -459,7 +129,7 @@ row_color (SysprofChart *self, guint index, GdkRGBA *color)
  * values at the edges, and no overflow when the range is wider than the
  * largest double. */
 static double
-normalize (const Row *row, double value)
+normalize (const SysprofChartRow *row, double value)
 {
   double range = row->max - row->min;
   double fraction;
@@ -478,7 +148,7 @@ normalize (const Row *row, double value)
 }
 
 static void
-draw_line (Row *row, cairo_t *cr, double x, double y, double height, const GdkRGBA *color)
+draw_line (SysprofChartRow *row, cairo_t *cr, double x, double y, double height, const GdkRGBA *color)
 {
   double top = y + 3;
   double h = height - 6;
@@ -489,8 +159,8 @@ draw_line (Row *row, cairo_t *cr, double x, double y, double height, const GdkRG
 
   for (guint i = 0; i < row->cache->len; i++)
     {
-      const Vertex *v = &g_array_index (row->cache, Vertex, i);
-      double        vy = bottom - normalize (row, v->value) * h;
+      const SysprofChartVertex *v = &g_array_index (row->cache, SysprofChartVertex, i);
+      double                    vy = bottom - normalize (row, v->value) * h;
 
       if (i == 0)
         cairo_move_to (cr, x + v->x, vy);
@@ -504,8 +174,8 @@ draw_line (Row *row, cairo_t *cr, double x, double y, double height, const GdkRG
   gdk_cairo_set_source_rgba (cr, color);
   if (row->fill)
     {
-      const Vertex *first = &g_array_index (row->cache, Vertex, 0);
-      const Vertex *last = &g_array_index (row->cache, Vertex, row->cache->len - 1);
+      const SysprofChartVertex *first = &g_array_index (row->cache, SysprofChartVertex, 0);
+      const SysprofChartVertex *last = &g_array_index (row->cache, SysprofChartVertex, row->cache->len - 1);
 
       cairo_stroke_preserve (cr);
       cairo_line_to (cr, x + last->x, bottom);
@@ -519,7 +189,7 @@ draw_line (Row *row, cairo_t *cr, double x, double y, double height, const GdkRG
 }
 
 static void
-draw_ticks (Row *row, cairo_t *cr, double x, double y, double height, const GdkRGBA *color)
+draw_ticks (SysprofChartRow *row, cairo_t *cr, double x, double y, double height, const GdkRGBA *color)
 {
   const guint *counts = (const guint *) (gconstpointer) row->cache->data;
   double       h = height - 4;
@@ -542,7 +212,7 @@ draw_ticks (Row *row, cairo_t *cr, double x, double y, double height, const GdkR
 }
 
 static void
-draw_spans (Row *row, cairo_t *cr, double x, double y, double height, const GdkRGBA *color)
+draw_spans (SysprofChartRow *row, cairo_t *cr, double x, double y, double height, const GdkRGBA *color)
 {
   for (guint i = 0; i + 1 < row->cache->len; i += 2)
     {
@@ -555,14 +225,8 @@ draw_spans (Row *row, cairo_t *cr, double x, double y, double height, const GdkR
   cairo_fill (cr);
 }
 
-static gboolean
-row_cache_empty (Row *row)
-{
-  return row->kind == SYSPROF_CHART_ROW_TICKS ? row->cache_max == 0 : row->cache->len == 0;
-}
-
 static void
-draw_label (SysprofChart *self, GtkSnapshot *snapshot, Row *row, double y, const GdkRGBA *fg)
+draw_label (SysprofChart *self, GtkSnapshot *snapshot, SysprofChartRow *row, double y, const GdkRGBA *fg)
 {
   PangoLayout *layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), row->label);
   int          text_height = 0;
@@ -642,9 +306,9 @@ sysprof_chart_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
   last = (guint) MIN (ceil ((offset + height) / self->row_height), (double) self->rows->len);
   for (guint i = first; i < last; i++)
     {
-      Row    *row = g_ptr_array_index (self->rows, i);
-      double  y = (double) i * self->row_height - offset;
-      GdkRGBA color;
+      SysprofChartRow *row = g_ptr_array_index (self->rows, i);
+      double           y = (double) i * self->row_height - offset;
+      GdkRGBA          color;
 
       if (row->color_index % 2 == 1)
         gtk_snapshot_append_color (snapshot, &stripe,
@@ -653,8 +317,8 @@ sysprof_chart_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
                                  &GRAPHENE_RECT_INIT (0, (float) (y + self->row_height - 1), (float) width, 1));
       draw_label (self, snapshot, row, y, &fg);
 
-      row_update_cache (row, begin, end, pw);
-      if (row_cache_empty (row))
+      sysprof_chart_row_update_cache (row, begin, end, pw);
+      if (sysprof_chart_row_cache_empty (row))
         continue;
       row_color (self, i, &color);
       {
@@ -723,7 +387,7 @@ bytes_of (double value)
 }
 
 static char *
-format_value (Row *row, double value)
+format_value (SysprofChartRow *row, double value)
 {
   const char *unit = row->unit != NULL ? row->unit : "";
   const char *space = row->unit != NULL ? " " : "";
@@ -756,9 +420,9 @@ format_value (Row *row, double value)
 }
 
 static char *
-describe_line (Row *row, gint64 t)
+describe_line (SysprofChartRow *row, gint64 t)
 {
-  guint            after = points_upper_bound (row->data, t);
+  guint            after = sysprof_chart_row_point_after (row, t);
   g_autofree char *when = format_time (t);
   g_autofree char *value = NULL;
 
@@ -769,12 +433,13 @@ describe_line (Row *row, gint64 t)
 }
 
 static char *
-describe_ticks (SysprofChart *self, Row *row, double x)
+describe_ticks (SysprofChart *self, SysprofChartRow *row, double x)
 {
   double column = floor (x - SYSPROF_CHART_GUTTER) + SYSPROF_CHART_GUTTER;
   gint64 t0 = sysprof_chart_get_time_at_x (self, column);
   gint64 t1 = sysprof_chart_get_time_at_x (self, column + 1);
-  guint  n = ticks_lower_bound (row->data, sysprof_time_add (t1, t1 == t0)) - ticks_lower_bound (row->data, t0);
+  guint  n =
+      sysprof_chart_row_first_tick (row, sysprof_time_add (t1, t1 == t0)) - sysprof_chart_row_first_tick (row, t0);
   g_autofree char *when = format_time (t0);
   g_autofree char *width = format_time (MAX (sysprof_time_sub (t1, t0), 1));
 
@@ -782,20 +447,20 @@ describe_ticks (SysprofChart *self, Row *row, double x)
 }
 
 static char *
-describe_spans (SysprofChart *self, Row *row, double x)
+describe_spans (SysprofChart *self, SysprofChartRow *row, double x)
 {
   /* Half a pixel either way, so that short spans can be pointed at. */
-  gint64           t0 = sysprof_chart_get_time_at_x (self, x - 0.5);
-  gint64           t1 = sysprof_chart_get_time_at_x (self, x + 0.5);
-  const Span      *found = NULL;
-  guint            n = 0;
-  g_autofree char *begin = NULL;
-  g_autofree char *end = NULL;
-  g_autofree char *duration = NULL;
+  gint64                  t0 = sysprof_chart_get_time_at_x (self, x - 0.5);
+  gint64                  t1 = sysprof_chart_get_time_at_x (self, x + 0.5);
+  const SysprofChartSpan *found = NULL;
+  guint                   n = 0;
+  g_autofree char        *begin = NULL;
+  g_autofree char        *end = NULL;
+  g_autofree char        *duration = NULL;
 
-  for (guint i = spans_lower_bound (row, t0); i < row->data->len; i++)
+  for (guint i = sysprof_chart_row_first_span (row, t0); i < row->data->len; i++)
     {
-      const Span *span = &g_array_index (row->data, Span, i);
+      const SysprofChartSpan *span = &g_array_index (row->data, SysprofChartSpan, i);
 
       if (span->begin > t1)
         break;
@@ -823,7 +488,7 @@ char *
 sysprof_chart_describe_point (SysprofChart *self, double x, double y)
 {
   int              index;
-  Row             *row;
+  SysprofChartRow *row;
   g_autofree char *value = NULL;
   GString         *text;
 
@@ -1104,7 +769,7 @@ sysprof_chart_init (SysprofChart *self)
 {
   GtkGesture *drag = gtk_gesture_drag_new ();
 
-  self->rows = g_ptr_array_new_with_free_func (row_free);
+  self->rows = g_ptr_array_new_with_free_func (sysprof_chart_row_free);
   self->row_height = DEFAULT_ROW_HEIGHT;
 
   gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (drag), GDK_BUTTON_PRIMARY);
@@ -1158,22 +823,13 @@ rows_changed (SysprofChart *self)
 static guint
 add_row (SysprofChart *self, SysprofChartRowKind kind, const char *label, GArray *data)
 {
-  Row *row = g_new0 (Row, 1);
-  Row *previous = self->rows->len > 0 ? g_ptr_array_index (self->rows, self->rows->len - 1) : NULL;
+  SysprofChartRow *row = sysprof_chart_row_new (kind, label, data);
+  SysprofChartRow *previous = self->rows->len > 0 ? g_ptr_array_index (self->rows, self->rows->len - 1) : NULL;
 
-  row->kind = kind;
   /* Colors start again after a heading, so that a group of rows looks the
    * same wherever it is. */
   if (kind != SYSPROF_CHART_ROW_HEADING && previous != NULL && previous->kind != SYSPROF_CHART_ROW_HEADING)
     row->color_index = previous->color_index + 1;
-  row->label = g_strdup (label != NULL ? label : "");
-  row->data = data;
-  row->cache = g_array_new (FALSE, FALSE,
-                            kind == SYSPROF_CHART_ROW_LINE    ? sizeof (Vertex)
-                            : kind == SYSPROF_CHART_ROW_TICKS ? sizeof (guint)
-                                                              : sizeof (float));
-  row->cache_width = -1;
-  row->format = SYSPROF_CHART_VALUE_NUMBER;
   g_ptr_array_add (self->rows, row);
   rows_changed (self);
   return self->rows->len - 1;
@@ -1200,8 +856,8 @@ compare_times (gconstpointer a, gconstpointer b)
 static int
 compare_spans (gconstpointer a, gconstpointer b)
 {
-  const Span *sa = a;
-  const Span *sb = b;
+  const SysprofChartSpan *sa = a;
+  const SysprofChartSpan *sb = b;
 
   if (sa->begin != sb->begin)
     return sa->begin < sb->begin ? -1 : 1;
@@ -1217,9 +873,9 @@ sysprof_chart_add_line (SysprofChart                      *self,
                         double                             max,
                         gboolean                           fill)
 {
-  GArray *data;
-  guint   index;
-  Row    *row;
+  GArray          *data;
+  guint            index;
+  SysprofChartRow *row;
 
   g_return_val_if_fail (SYSPROF_IS_CHART (self), 0);
   g_return_val_if_fail (points != NULL || n_points == 0, 0);
@@ -1286,10 +942,10 @@ sysprof_chart_add_spans (
   g_return_val_if_fail (SYSPROF_IS_CHART (self), 0);
   g_return_val_if_fail ((begins_ns != NULL && ends_ns != NULL) || n_spans == 0, 0);
 
-  data = g_array_sized_new (FALSE, FALSE, sizeof (Span), n_spans);
+  data = g_array_sized_new (FALSE, FALSE, sizeof (SysprofChartSpan), n_spans);
   for (guint i = 0; i < n_spans; i++)
     {
-      Span span = { MIN (begins_ns[i], ends_ns[i]), MAX (begins_ns[i], ends_ns[i]) };
+      SysprofChartSpan span = { MIN (begins_ns[i], ends_ns[i]), MAX (begins_ns[i], ends_ns[i]) };
 
       g_array_append_val (data, span);
       max_span = MAX (max_span, (guint64) span.end - (guint64) span.begin);
@@ -1311,7 +967,7 @@ sysprof_chart_add_heading (SysprofChart *self, const char *label)
 void
 sysprof_chart_set_row_description (SysprofChart *self, guint row, const char *description)
 {
-  Row *r;
+  SysprofChartRow *r;
 
   g_return_if_fail (SYSPROF_IS_CHART (self));
   g_return_if_fail (row < self->rows->len);
@@ -1333,7 +989,7 @@ sysprof_chart_set_row_value_format (SysprofChart *self, guint row, SysprofChartV
 void
 sysprof_chart_set_row_unit (SysprofChart *self, guint row, const char *unit)
 {
-  Row *r;
+  SysprofChartRow *r;
 
   g_return_if_fail (SYSPROF_IS_CHART (self));
   g_return_if_fail (row < self->rows->len);
@@ -1346,7 +1002,7 @@ sysprof_chart_set_row_unit (SysprofChart *self, guint row, const char *unit)
 void
 sysprof_chart_set_row_color (SysprofChart *self, guint row, const GdkRGBA *color)
 {
-  Row *r;
+  SysprofChartRow *r;
 
   g_return_if_fail (SYSPROF_IS_CHART (self));
   g_return_if_fail (row < self->rows->len);

@@ -5,6 +5,8 @@
  *
  * Everything here comes from the document's scan, so the page is built at
  * once on the main thread.  Values are selectable and have a copy button. */
+#include "sysprof-metadata-item.h"
+#include "sysprof-metadata-list.h"
 #include "sysprof-time-axis.h"
 #include "sysprof-view.h"
 
@@ -58,130 +60,6 @@ sysprof_details_view_has_data (SysprofDocument *document)
 {
   (void) document;
   return TRUE;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Every metadata entry, as a list model that makes its items on demand */
-
-#define SYSPROF_TYPE_METADATA_ITEM (sysprof_metadata_item_get_type ())
-G_DECLARE_FINAL_TYPE (SysprofMetadataItem, sysprof_metadata_item, SYSPROF, METADATA_ITEM, GObject)
-
-struct _SysprofMetadataItem
-{
-  GObject parent_instance;
-
-  /* Keeps @metadata alive: the document's metadata never changes after
-   * loading. */
-  SysprofDocument               *document;
-  const SysprofDocumentMetadata *metadata;
-};
-
-G_DEFINE_FINAL_TYPE (SysprofMetadataItem, sysprof_metadata_item, G_TYPE_OBJECT)
-
-static void
-sysprof_metadata_item_finalize (GObject *object)
-{
-  g_clear_object (&SYSPROF_METADATA_ITEM (object)->document);
-
-  G_OBJECT_CLASS (sysprof_metadata_item_parent_class)->finalize (object);
-}
-
-static void
-sysprof_metadata_item_class_init (SysprofMetadataItemClass *klass)
-{
-  G_OBJECT_CLASS (klass)->finalize = sysprof_metadata_item_finalize;
-}
-
-static void
-sysprof_metadata_item_init (SysprofMetadataItem *self)
-{
-  (void) self;
-}
-
-#define SYSPROF_TYPE_METADATA_LIST (sysprof_metadata_list_get_type ())
-G_DECLARE_FINAL_TYPE (SysprofMetadataList, sysprof_metadata_list, SYSPROF, METADATA_LIST, GObject)
-
-struct _SysprofMetadataList
-{
-  GObject parent_instance;
-
-  SysprofDocument *document;
-  GArray          *indices; /* guint, in the document's metadata */
-};
-
-static GType
-sysprof_metadata_list_get_item_type (GListModel *model)
-{
-  (void) model;
-  return SYSPROF_TYPE_METADATA_ITEM;
-}
-
-static guint
-sysprof_metadata_list_get_n_items (GListModel *model)
-{
-  return SYSPROF_METADATA_LIST (model)->indices->len;
-}
-
-static gpointer
-sysprof_metadata_list_get_item (GListModel *model, guint position)
-{
-  SysprofMetadataList *self = SYSPROF_METADATA_LIST (model);
-  SysprofMetadataItem *item;
-
-  if (position >= self->indices->len)
-    return NULL;
-  item = g_object_new (SYSPROF_TYPE_METADATA_ITEM, NULL);
-  item->document = g_object_ref (self->document);
-  item->metadata = &g_array_index (sysprof_document_get_metadata (self->document), SysprofDocumentMetadata,
-                                   g_array_index (self->indices, guint, position));
-  return item;
-}
-
-static void
-sysprof_metadata_list_model_init (GListModelInterface *iface)
-{
-  iface->get_item_type = sysprof_metadata_list_get_item_type;
-  iface->get_n_items = sysprof_metadata_list_get_n_items;
-  iface->get_item = sysprof_metadata_list_get_item;
-}
-
-G_DEFINE_FINAL_TYPE_WITH_CODE (SysprofMetadataList,
-                               sysprof_metadata_list,
-                               G_TYPE_OBJECT,
-                               G_IMPLEMENT_INTERFACE (G_TYPE_LIST_MODEL, sysprof_metadata_list_model_init))
-
-static void
-sysprof_metadata_list_finalize (GObject *object)
-{
-  SysprofMetadataList *self = SYSPROF_METADATA_LIST (object);
-
-  g_clear_object (&self->document);
-  g_clear_pointer (&self->indices, g_array_unref);
-
-  G_OBJECT_CLASS (sysprof_metadata_list_parent_class)->finalize (object);
-}
-
-static void
-sysprof_metadata_list_class_init (SysprofMetadataListClass *klass)
-{
-  G_OBJECT_CLASS (klass)->finalize = sysprof_metadata_list_finalize;
-}
-
-static void
-sysprof_metadata_list_init (SysprofMetadataList *self)
-{
-  (void) self;
-}
-
-/* Takes @indices. */
-static GListModel *
-sysprof_metadata_list_new (SysprofDocument *document, GArray *indices)
-{
-  SysprofMetadataList *self = g_object_new (SYSPROF_TYPE_METADATA_LIST, NULL);
-
-  self->document = g_object_ref (document);
-  self->indices = indices;
-  return G_LIST_MODEL (self);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -7,6 +7,7 @@
  * Reading a file scans the capture for its chunks: that runs in a thread of
  * its own (sysprof_document_read_file() reads with a reader of its own), so
  * a large capture never blocks the window. */
+#include "sysprof-files-item.h"
 #include "sysprof-thread-task.h"
 #include "sysprof-view.h"
 
@@ -17,42 +18,6 @@ G_DECLARE_FINAL_TYPE (SysprofFilesView, sysprof_files_view, SYSPROF, FILES_VIEW,
 #define MAX_TEXT_SHOWN (4 * 1024 * 1024)
 /* How much of a binary file the hex preview shows. */
 #define HEX_PREVIEW_BYTES 512
-
-/* ------------------------------------------------------------------------ */
-/* One row of the list */
-
-#define SYSPROF_TYPE_FILES_ITEM (sysprof_files_item_get_type ())
-G_DECLARE_FINAL_TYPE (SysprofFilesItem, sysprof_files_item, SYSPROF, FILES_ITEM, GObject)
-
-struct _SysprofFilesItem
-{
-  GObject parent_instance;
-
-  char   *path;
-  guint64 size;
-};
-
-G_DEFINE_FINAL_TYPE (SysprofFilesItem, sysprof_files_item, G_TYPE_OBJECT)
-
-static void
-sysprof_files_item_finalize (GObject *object)
-{
-  g_free (SYSPROF_FILES_ITEM (object)->path);
-
-  G_OBJECT_CLASS (sysprof_files_item_parent_class)->finalize (object);
-}
-
-static void
-sysprof_files_item_class_init (SysprofFilesItemClass *klass)
-{
-  G_OBJECT_CLASS (klass)->finalize = sysprof_files_item_finalize;
-}
-
-static void
-sysprof_files_item_init (SysprofFilesItem *self)
-{
-  (void) self;
-}
 
 /* ------------------------------------------------------------------------ */
 /* Columns */
@@ -475,10 +440,8 @@ sysprof_files_view_load (SysprofView *view, SysprofDocument *document)
   for (guint i = 0; i < files->len; i++)
     {
       const SysprofDocumentFile *file = &g_array_index (files, SysprofDocumentFile, i);
-      g_autoptr (SysprofFilesItem) item = g_object_new (SYSPROF_TYPE_FILES_ITEM, NULL);
+      g_autoptr (SysprofFilesItem) item = sysprof_files_item_new (file->path, file->size);
 
-      item->path = g_strdup (file->path);
-      item->size = file->size;
       g_list_store_append (store, item);
     }
   gtk_sort_list_model_set_model (sorted, G_LIST_MODEL (store));

@@ -6,65 +6,12 @@
  * The rows are built once, off the main thread; the filters only re-run an
  * incremental GtkFilterListModel, so typing stays responsive on captures
  * with many messages. */
+#include "sysprof-logs-row.h"
 #include "sysprof-thread-task.h"
 #include "sysprof-view.h"
 
 #define SYSPROF_TYPE_LOGS_VIEW (sysprof_logs_view_get_type ())
 G_DECLARE_FINAL_TYPE (SysprofLogsView, sysprof_logs_view, SYSPROF, LOGS_VIEW, SysprofView)
-
-/* ------------------------------------------------------------------------ */
-/* One row of the table */
-
-#define SYSPROF_TYPE_LOGS_ROW (sysprof_logs_row_get_type ())
-G_DECLARE_FINAL_TYPE (SysprofLogsRow, sysprof_logs_row, SYSPROF, LOGS_ROW, GObject)
-
-struct _SysprofLogsRow
-{
-  GObject parent_instance;
-
-  /* Keeps @log alive: the document's logs never move after loading. */
-  SysprofDocument          *document;
-  const SysprofDocumentLog *log;
-  /* Domain and message, case-folded once, for the search. */
-  char *folded;
-};
-
-G_DEFINE_FINAL_TYPE (SysprofLogsRow, sysprof_logs_row, G_TYPE_OBJECT)
-
-static void
-sysprof_logs_row_finalize (GObject *object)
-{
-  SysprofLogsRow *self = SYSPROF_LOGS_ROW (object);
-
-  g_clear_object (&self->document);
-  g_clear_pointer (&self->folded, g_free);
-
-  G_OBJECT_CLASS (sysprof_logs_row_parent_class)->finalize (object);
-}
-
-static void
-sysprof_logs_row_class_init (SysprofLogsRowClass *klass)
-{
-  G_OBJECT_CLASS (klass)->finalize = sysprof_logs_row_finalize;
-}
-
-static void
-sysprof_logs_row_init (SysprofLogsRow *self)
-{
-  (void) self;
-}
-
-static SysprofLogsRow *
-sysprof_logs_row_new (SysprofDocument *document, const SysprofDocumentLog *log)
-{
-  SysprofLogsRow  *self = g_object_new (SYSPROF_TYPE_LOGS_ROW, NULL);
-  g_autofree char *text = g_strconcat (log->domain, "\n", log->message, NULL);
-
-  self->document = g_object_ref (document);
-  self->log = log;
-  self->folded = g_utf8_casefold (text, -1);
-  return self;
-}
 
 /* ------------------------------------------------------------------------ */
 /* Severities */

@@ -14,6 +14,8 @@
 
 #include <gtk/gtk.h>
 
+#include "sysprof-memory-row.h"
+
 G_BEGIN_DECLS
 
 typedef enum
@@ -25,18 +27,6 @@ typedef enum
   SYSPROF_MEMORY_COLUMN_DELTA,  /* value field, a signed difference of bytes */
   SYSPROF_MEMORY_COLUMN_ID,     /* value field, a thread id */
 } SysprofMemoryColumnKind;
-
-#define SYSPROF_MEMORY_ROW_N_TEXTS  3
-#define SYSPROF_MEMORY_ROW_N_VALUES 7
-
-#define SYSPROF_TYPE_MEMORY_ROW (sysprof_memory_row_get_type ())
-G_DECLARE_FINAL_TYPE (SysprofMemoryRow, sysprof_memory_row, SYSPROF, MEMORY_ROW, GObject)
-
-SysprofMemoryRow *sysprof_memory_row_new (void);
-void              sysprof_memory_row_set_text (SysprofMemoryRow *self, guint field, const char *text);
-const char       *sysprof_memory_row_get_text (SysprofMemoryRow *self, guint field);
-void              sysprof_memory_row_set_value (SysprofMemoryRow *self, guint field, gint64 value);
-gint64            sysprof_memory_row_get_value (SysprofMemoryRow *self, guint field);
 
 #define SYSPROF_TYPE_MEMORY_TABLE (sysprof_memory_table_get_type ())
 G_DECLARE_FINAL_TYPE (SysprofMemoryTable, sysprof_memory_table, SYSPROF, MEMORY_TABLE, GtkWidget)

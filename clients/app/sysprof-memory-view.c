@@ -8,7 +8,8 @@
  *  - the analysis of the selection (SysprofMemoryOptions' window is the
  *    document's selection): summary, leaks, temporary, cross-thread;
  *  - the allocation callgraph, through the document's shared cache (it
- *    follows the selection and the focused and hidden functions);
+ *    follows the selection and the focused and hidden functions), which
+ *    SysprofCallgraphBackedView asks for;
  *  - the analysis of the whole capture, with points for the chart and two
  *    snapshots for the difference.  It ignores the selection on purpose:
  *    the live heap at a moment counts every allocation made before it, and
@@ -87,7 +88,7 @@ enum
 
 struct _SysprofMemoryView
 {
-  SysprofView parent_instance;
+  SysprofCallgraphBackedView parent_instance;
 
   /* Summary */
   GtkWidget *scope_label;
@@ -126,17 +127,14 @@ struct _SysprofMemoryView
 
   SysprofMemoryAnalysis *analysis;
   SysprofMemoryAnalysis *heap;
-  SysprofCallgraph      *callgraph;
   /* Non-NULL while that work is pending. */
   GCancellable *analysis_cancellable;
   GCancellable *heap_cancellable;
-  GCancellable *callgraph_cancellable;
   char         *analysis_error;
   char         *heap_error;
-  char         *callgraph_error;
 };
 
-G_DEFINE_FINAL_TYPE (SysprofMemoryView, sysprof_memory_view, SYSPROF_TYPE_VIEW)
+G_DEFINE_FINAL_TYPE (SysprofMemoryView, sysprof_memory_view, SYSPROF_TYPE_CALLGRAPH_BACKED_VIEW)
 
 static void request_heap (SysprofMemoryView *self);
 
@@ -178,15 +176,18 @@ site_row (const SysprofSymbol *site)
   return row;
 }
 
+/* The callgraph's and the analyses' work at once. */
 static void
-update_busy (SysprofMemoryView *self)
+update_busy (SysprofCallgraphBackedView *view)
 {
-  const char *what = NULL;
-  const char *error;
+  SysprofMemoryView *self = SYSPROF_MEMORY_VIEW (view);
+  const char        *callgraph_error = sysprof_callgraph_backed_view_get_error (view);
+  const char        *what = NULL;
+  const char        *error;
 
   if (self->analysis_cancellable != NULL)
     what = "Analysing the allocations…";
-  else if (self->callgraph_cancellable != NULL)
+  else if (sysprof_callgraph_backed_view_get_building (view))
     what = "Building the allocation callgraph…";
   else if (self->heap_cancellable != NULL)
     what = "Computing the heap over time…";
@@ -194,9 +195,7 @@ update_busy (SysprofMemoryView *self)
   sysprof_view_set_busy (SYSPROF_VIEW (self), what != NULL, what);
 
   /* set_busy (FALSE) shows the child again: the error goes on top of it. */
-  error = self->analysis_error    ? self->analysis_error
-          : self->callgraph_error ? self->callgraph_error
-                                  : self->heap_error;
+  error = self->analysis_error ? self->analysis_error : callgraph_error ? callgraph_error : self->heap_error;
   if (what == NULL && error != NULL)
     sysprof_view_set_error (SYSPROF_VIEW (self), error);
 }
@@ -370,23 +369,24 @@ show_analysis (SysprofMemoryView *self)
 /* Allocation callgraph */
 
 static void
-show_callgraph (SysprofMemoryView *self)
+show_callgraph (SysprofCallgraphBackedView *view, SysprofCallgraph *callgraph)
 {
+  SysprofMemoryView *self = SYSPROF_MEMORY_VIEW (view);
   SysprofDocument   *document = sysprof_view_get_document (SYSPROF_VIEW (self));
   const char *const *focus = sysprof_document_get_focused_functions (document);
   const char *const *hide = sysprof_document_get_hidden_functions (document);
-  guint              n_functions = sysprof_callgraph_get_n_functions (self->callgraph);
+  guint              n_functions = sysprof_callgraph_get_n_functions (callgraph);
   g_autoptr (GPtrArray) rows = g_ptr_array_new_full (n_functions, g_object_unref);
   g_autoptr (GString) text = g_string_new (NULL);
   g_autofree char *scope = describe_scope (self);
-  g_autofree char *count = sysprof_memory_format_count (sysprof_callgraph_get_n_samples (self->callgraph));
-  g_autofree char *size = sysprof_memory_format_size (sysprof_callgraph_get_n_bytes (self->callgraph));
+  g_autofree char *count = sysprof_memory_format_count (sysprof_callgraph_get_n_samples (callgraph));
+  g_autofree char *size = sysprof_memory_format_size (sysprof_callgraph_get_n_bytes (callgraph));
 
   /* The root ("[Everything]") is the summary's; processes and functions
    * are the table. */
   for (guint i = 1; i < n_functions; i++)
     {
-      const SysprofCallgraphFunction *function = sysprof_callgraph_get_function (self->callgraph, i);
+      const SysprofCallgraphFunction *function = sysprof_callgraph_get_function (callgraph, i);
       SysprofMemoryRow               *row;
 
       if (function->kind == SYSPROF_CALLGRAPH_FUNCTION_ROOT)
@@ -583,7 +583,7 @@ analysis_done (GObject *object, GAsyncResult *result, gpointer user_data)
       g_set_object (&self->analysis, analysis);
       show_analysis (self);
     }
-  update_busy (self);
+  update_busy (SYSPROF_CALLGRAPH_BACKED_VIEW (self));
 }
 
 static void
@@ -601,7 +601,7 @@ request_analysis (SysprofMemoryView *self)
   job->options.end_ns = self->selection_end;
   sysprof_document_run_async (document, "Analysing the allocations", memory_work, job, g_free, g_object_unref,
                               self->analysis_cancellable, analysis_done, self);
-  update_busy (self);
+  update_busy (SYSPROF_CALLGRAPH_BACKED_VIEW (self));
 }
 
 static void
@@ -625,7 +625,7 @@ heap_done (GObject *object, GAsyncResult *result, gpointer user_data)
       show_chart (self);
       show_diff (self);
     }
-  update_busy (self);
+  update_busy (SYSPROF_CALLGRAPH_BACKED_VIEW (self));
 }
 
 static void
@@ -647,45 +647,7 @@ request_heap (SysprofMemoryView *self)
   job->options.n_snapshots = G_N_ELEMENTS (job->snapshot_ns);
   sysprof_document_run_async (document, "Computing the heap over time", memory_work, job, g_free, g_object_unref,
                               self->heap_cancellable, heap_done, self);
-  update_busy (self);
-}
-
-static void
-callgraph_done (GObject *object, GAsyncResult *result, gpointer user_data)
-{
-  g_autoptr (GError) error = NULL;
-  g_autoptr (SysprofCallgraph) callgraph =
-      sysprof_document_callgraph_finish (SYSPROF_DOCUMENT (object), result, &error);
-  SysprofMemoryView *self;
-
-  if (was_cancelled (error))
-    return;
-  self = SYSPROF_MEMORY_VIEW (user_data);
-  g_clear_object (&self->callgraph_cancellable);
-  if (callgraph == NULL)
-    self->callgraph_error = g_strdup (error->message);
-  else
-    {
-      g_set_object (&self->callgraph, callgraph);
-      show_callgraph (self);
-    }
-  update_busy (self);
-}
-
-static void
-request_callgraph (SysprofMemoryView *self)
-{
-  SysprofDocument *document = sysprof_view_get_document (SYSPROF_VIEW (self));
-
-  cancel_work (&self->callgraph_cancellable);
-  g_clear_pointer (&self->callgraph_error, g_free);
-  self->callgraph_cancellable = g_cancellable_new ();
-
-  /* Counted in allocations; the bytes come with them (self_bytes,
-   * total_bytes), so one callgraph fills both sets of columns. */
-  sysprof_document_callgraph_async (document, SYSPROF_CALLGRAPH_SOURCE_ALLOCATIONS, SYSPROF_CALLGRAPH_WEIGHT_COUNT,
-                                    self->callgraph_cancellable, callgraph_done, self);
-  update_busy (self);
+  update_busy (SYSPROF_CALLGRAPH_BACKED_VIEW (self));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -806,7 +768,8 @@ sysprof_memory_view_load (SysprofView *view, SysprofDocument *document)
   reset_diff_times (self);
 
   request_analysis (self);
-  request_callgraph (self);
+  /* Asks for the callgraph. */
+  SYSPROF_VIEW_CLASS (sysprof_memory_view_parent_class)->load (view, document);
   request_heap (self);
 }
 
@@ -829,7 +792,8 @@ sysprof_memory_view_filter_changed (SysprofView *view)
       reset_diff_times (self);
       request_heap (self);
     }
-  request_callgraph (self);
+  /* Asks for the callgraph. */
+  SYSPROF_VIEW_CLASS (sysprof_memory_view_parent_class)->filter_changed (view);
 }
 
 SysprofMemoryAnalysis *
@@ -879,13 +843,10 @@ sysprof_memory_view_dispose (GObject *object)
   g_clear_handle_id (&self->diff_timeout, g_source_remove);
   cancel_work (&self->analysis_cancellable);
   cancel_work (&self->heap_cancellable);
-  cancel_work (&self->callgraph_cancellable);
   g_clear_object (&self->analysis);
   g_clear_object (&self->heap);
-  g_clear_object (&self->callgraph);
   g_clear_pointer (&self->analysis_error, g_free);
   g_clear_pointer (&self->heap_error, g_free);
-  g_clear_pointer (&self->callgraph_error, g_free);
 
   G_OBJECT_CLASS (sysprof_memory_view_parent_class)->dispose (object);
 }
@@ -893,14 +854,22 @@ sysprof_memory_view_dispose (GObject *object)
 static void
 sysprof_memory_view_class_init (SysprofMemoryViewClass *klass)
 {
-  GObjectClass     *object_class = G_OBJECT_CLASS (klass);
-  SysprofViewClass *view_class = SYSPROF_VIEW_CLASS (klass);
+  GObjectClass                    *object_class = G_OBJECT_CLASS (klass);
+  SysprofViewClass                *view_class = SYSPROF_VIEW_CLASS (klass);
+  SysprofCallgraphBackedViewClass *backed_class = SYSPROF_CALLGRAPH_BACKED_VIEW_CLASS (klass);
 
   object_class->dispose = sysprof_memory_view_dispose;
   view_class->has_data = sysprof_memory_view_has_data;
   view_class->load = sysprof_memory_view_load;
   view_class->filter_changed = sysprof_memory_view_filter_changed;
+  backed_class->callgraph_ready = show_callgraph;
+  backed_class->update_busy = update_busy;
   sysprof_view_class_set_info (view_class, "memory", "Memory", "text-x-generic-symbolic", 40);
+  /* Like the analyses, built at once at every change of the filter, shown
+   * or not; update_busy() tells which of the three is pending. */
+  sysprof_callgraph_backed_view_class_set_callgraph (
+      backed_class, SYSPROF_CALLGRAPH_SOURCE_ALLOCATIONS,
+      SYSPROF_CALLGRAPH_BACKED_VIEW_BUILD_AT_LOAD | SYSPROF_CALLGRAPH_BACKED_VIEW_BUILD_WHILE_HIDDEN, NULL);
 }
 
 /* ------------------------------------------------------------------------ */

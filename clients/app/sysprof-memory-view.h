@@ -3,12 +3,12 @@
  * allocation records (see sysprof-memory-view.c). */
 #pragma once
 
-#include "sysprof-view.h"
+#include "sysprof-callgraph-backed-view.h"
 
 G_BEGIN_DECLS
 
 #define SYSPROF_TYPE_MEMORY_VIEW (sysprof_memory_view_get_type ())
-G_DECLARE_FINAL_TYPE (SysprofMemoryView, sysprof_memory_view, SYSPROF, MEMORY_VIEW, SysprofView)
+G_DECLARE_FINAL_TYPE (SysprofMemoryView, sysprof_memory_view, SYSPROF, MEMORY_VIEW, SysprofCallgraphBackedView)
 
 /* The analysis of the current selection whose summary, leaks, temporary
  * allocations and cross-thread frees are shown, or NULL while the view is

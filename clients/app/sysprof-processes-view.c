@@ -5,45 +5,8 @@
 #include <string.h>
 
 #include "sysprof-chart.h"
+#include "sysprof-process-item.h"
 #include "sysprof-view.h"
-
-/* ------------------------------------------------------------------------ */
-/* One row of the table */
-
-#define SYSPROF_TYPE_PROCESS_ITEM (sysprof_process_item_get_type ())
-G_DECLARE_FINAL_TYPE (SysprofProcessItem, sysprof_process_item, SYSPROF, PROCESS_ITEM, GObject)
-
-struct _SysprofProcessItem
-{
-  GObject parent_instance;
-
-  char                  *name;
-  SysprofDocumentProcess process; /* its own copy of cmdline */
-  guint                  chart_row;
-};
-
-G_DEFINE_FINAL_TYPE (SysprofProcessItem, sysprof_process_item, G_TYPE_OBJECT)
-
-static void
-sysprof_process_item_finalize (GObject *object)
-{
-  g_free (SYSPROF_PROCESS_ITEM (object)->name);
-  g_free (SYSPROF_PROCESS_ITEM (object)->process.cmdline);
-
-  G_OBJECT_CLASS (sysprof_process_item_parent_class)->finalize (object);
-}
-
-static void
-sysprof_process_item_class_init (SysprofProcessItemClass *klass)
-{
-  G_OBJECT_CLASS (klass)->finalize = sysprof_process_item_finalize;
-}
-
-static void
-sysprof_process_item_init (SysprofProcessItem *self)
-{
-  (void) self;
-}
 
 /* ------------------------------------------------------------------------ */
 /* The view */
@@ -292,14 +255,11 @@ sysprof_processes_view_load (SysprofView *view, SysprofDocument *document)
   for (guint i = 0; i < processes->len; i++)
     {
       const SysprofDocumentProcess *p = &g_array_index (processes, SysprofDocumentProcess, i);
-      g_autoptr (SysprofProcessItem) item = g_object_new (SYSPROF_TYPE_PROCESS_ITEM, NULL);
+      g_autoptr (SysprofProcessItem) item = sysprof_process_item_new (p, process_name (document, p));
       g_autofree char *label = NULL;
       g_autofree char *description = describe_process (p);
       guint            row;
 
-      item->name = process_name (document, p);
-      item->process = *p;
-      item->process.cmdline = g_strdup (p->cmdline);
       label = item->name != NULL ? g_strdup_printf ("%s (%d)", item->name, p->pid) : g_strdup_printf ("pid %d", p->pid);
       row = sysprof_chart_add_spans (SYSPROF_CHART (chart), label, &p->begin_ns, &p->end_ns, 1);
       item->chart_row = row;

@@ -213,6 +213,19 @@ sysprof_time_axis_format_tick (gint64 time, gint64 step)
                           nanoseconds / unit);
 }
 
+/* The thresholds are where the rounded value would reach 1000. */
+char *
+sysprof_time_format_duration (double ns)
+{
+  if (ns < 999.5)
+    return g_strdup_printf ("%.0f ns", ns);
+  if (ns < 999995.0)
+    return g_strdup_printf ("%.2f µs", ns / 1e3);
+  if (ns < 999995000.0)
+    return g_strdup_printf ("%.2f ms", ns / 1e6);
+  return g_strdup_printf ("%.2f s", ns / 1e9);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Dragging */
 

@@ -64,6 +64,10 @@ guint sysprof_time_axis_ticks (const SysprofTimeAxis *self, gint64 step, gint64 
 /* "1.5 s": @time in seconds with the decimals @step needs. */
 char *sysprof_time_axis_format_tick (gint64 time, gint64 step);
 
+/* A duration in the unit that keeps it short: 850 ns, 12.34 µs, 20.00 ms,
+ * 1.50 s (as the marks show them). */
+char *sysprof_time_format_duration (double ns);
+
 /* Drag to select, for a widget whose plot starts at @min_x.  A press that
  * moves less than SYSPROF_TIME_DRAG_THRESHOLD pixels is a click. */
 #define SYSPROF_TIME_DRAG_THRESHOLD 3.0
