@@ -65,7 +65,7 @@ points_lower_bound (GArray *points, gint64 t)
     {
       guint mid = lo + (hi - lo) / 2;
 
-      if (g_array_index (points, SysprofDocumentCounterValue, mid).time_ns < t)
+      if (g_array_index (points, SysprofSummaryCounterValue, mid).time_ns < t)
         lo = mid + 1;
       else
         hi = mid;
@@ -103,7 +103,7 @@ sysprof_chart_row_point_after (const SysprofChartRow *self, gint64 t)
     {
       guint mid = lo + (hi - lo) / 2;
 
-      if (g_array_index (points, SysprofDocumentCounterValue, mid).time_ns <= t)
+      if (g_array_index (points, SysprofSummaryCounterValue, mid).time_ns <= t)
         lo = mid + 1;
       else
         hi = mid;
@@ -173,31 +173,31 @@ cache_line (SysprofChartRow *row, const SysprofTimeAxis *axis)
     lo--;
   if (hi < points->len)
     hi++;
-  if (hi - lo < 2 && (hi == lo || g_array_index (points, SysprofDocumentCounterValue, lo).time_ns < begin ||
-                      g_array_index (points, SysprofDocumentCounterValue, lo).time_ns > end))
+  if (hi - lo < 2 && (hi == lo || g_array_index (points, SysprofSummaryCounterValue, lo).time_ns < begin ||
+                      g_array_index (points, SysprofSummaryCounterValue, lo).time_ns > end))
     return;
 
   for (guint i = lo; i < hi; i++)
     {
-      const SysprofDocumentCounterValue *p = &g_array_index (points, SysprofDocumentCounterValue, i);
-      double                             x = sysprof_time_axis_x_of_time (axis, p->time_ns);
-      double                             value = p->value;
-      gint64                             c;
+      const SysprofSummaryCounterValue *p = &g_array_index (points, SysprofSummaryCounterValue, i);
+      double                            x = sysprof_time_axis_x_of_time (axis, p->time_ns);
+      double                            value = p->value;
+      gint64                            c;
 
       /* Far outside points would overflow cairo's fixed-point coordinates:
        * interpolate the line where it crosses just outside the plot. */
       if (x < -1 && i + 1 < hi)
         {
-          const SysprofDocumentCounterValue *q = &g_array_index (points, SysprofDocumentCounterValue, i + 1);
-          double                             qx = sysprof_time_axis_x_of_time (axis, q->time_ns);
+          const SysprofSummaryCounterValue *q = &g_array_index (points, SysprofSummaryCounterValue, i + 1);
+          double                            qx = sysprof_time_axis_x_of_time (axis, q->time_ns);
 
           value = p->value + (q->value - p->value) * (-1 - x) / MAX (qx - x, 1e-9);
           x = -1;
         }
       else if (x > width + 1 && i > lo)
         {
-          const SysprofDocumentCounterValue *o = &g_array_index (points, SysprofDocumentCounterValue, i - 1);
-          double                             ox = sysprof_time_axis_x_of_time (axis, o->time_ns);
+          const SysprofSummaryCounterValue *o = &g_array_index (points, SysprofSummaryCounterValue, i - 1);
+          double                            ox = sysprof_time_axis_x_of_time (axis, o->time_ns);
 
           value = o->value + (p->value - o->value) * (width + 1 - ox) / MAX (x - ox, 1e-9);
           x = width + 1;

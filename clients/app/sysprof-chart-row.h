@@ -38,7 +38,7 @@ typedef struct
   gboolean fill;
   double   min;
   double   max;
-  /* In time order.  LINE: SysprofDocumentCounterValue; TICKS: gint64;
+  /* In time order.  LINE: SysprofSummaryCounterValue; TICKS: gint64;
    * SPANS: SysprofChartSpan, by begin; HEADING: nothing. */
   GArray *data;
   /* SPANS: the longest span, so that the first span reaching a time is

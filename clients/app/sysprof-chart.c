@@ -428,7 +428,7 @@ describe_line (SysprofChartRow *row, gint64 t)
 
   if (after == 0)
     return g_strdup_printf ("%s: no value yet", when);
-  value = format_value (row, g_array_index (row->data, SysprofDocumentCounterValue, after - 1).value);
+  value = format_value (row, g_array_index (row->data, SysprofSummaryCounterValue, after - 1).value);
   return g_strdup_printf ("%s: %s", when, value);
 }
 
@@ -838,8 +838,8 @@ add_row (SysprofChart *self, SysprofChartRowKind kind, const char *label, GArray
 static int
 compare_points (gconstpointer a, gconstpointer b)
 {
-  gint64 ta = ((const SysprofDocumentCounterValue *) a)->time_ns;
-  gint64 tb = ((const SysprofDocumentCounterValue *) b)->time_ns;
+  gint64 ta = ((const SysprofSummaryCounterValue *) a)->time_ns;
+  gint64 tb = ((const SysprofSummaryCounterValue *) b)->time_ns;
 
   return ta < tb ? -1 : ta > tb;
 }
@@ -865,13 +865,13 @@ compare_spans (gconstpointer a, gconstpointer b)
 }
 
 guint
-sysprof_chart_add_line (SysprofChart                      *self,
-                        const char                        *label,
-                        const SysprofDocumentCounterValue *points,
-                        guint                              n_points,
-                        double                             min,
-                        double                             max,
-                        gboolean                           fill)
+sysprof_chart_add_line (SysprofChart                     *self,
+                        const char                       *label,
+                        const SysprofSummaryCounterValue *points,
+                        guint                             n_points,
+                        double                            min,
+                        double                            max,
+                        gboolean                          fill)
 {
   GArray          *data;
   guint            index;
@@ -880,7 +880,7 @@ sysprof_chart_add_line (SysprofChart                      *self,
   g_return_val_if_fail (SYSPROF_IS_CHART (self), 0);
   g_return_val_if_fail (points != NULL || n_points == 0, 0);
 
-  data = g_array_sized_new (FALSE, FALSE, sizeof (SysprofDocumentCounterValue), n_points);
+  data = g_array_sized_new (FALSE, FALSE, sizeof (SysprofSummaryCounterValue), n_points);
   g_array_append_vals (data, points, n_points);
   /* The decimation and the tooltips bisect by time. */
   for (guint i = 1; i < n_points; i++)

@@ -53,13 +53,13 @@ GtkWidget *sysprof_chart_new (SysprofDocument *document);
 void sysprof_chart_set_row_height (SysprofChart *self, int height);
 
 /* Each returns the row's index.  The data is copied. */
-guint sysprof_chart_add_line (SysprofChart                      *self,
-                              const char                        *label,
-                              const SysprofDocumentCounterValue *points,
-                              guint                              n_points,
-                              double                             min,
-                              double                             max,
-                              gboolean                           fill);
+guint sysprof_chart_add_line (SysprofChart                     *self,
+                              const char                       *label,
+                              const SysprofSummaryCounterValue *points,
+                              guint                             n_points,
+                              double                            min,
+                              double                            max,
+                              gboolean                          fill);
 guint sysprof_chart_add_ticks (SysprofChart *self, const char *label, const gint64 *times_ns, guint n_times);
 guint sysprof_chart_add_spans (
     SysprofChart *self, const char *label, const gint64 *begins_ns, const gint64 *ends_ns, guint n_spans);

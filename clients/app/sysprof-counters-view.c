@@ -33,7 +33,7 @@ contains_word (const char *text, const char *word)
  * in their descriptions; Sysprof's are in categories named "CPU Percent",
  * "RX Bytes" counters and a "Memory" category counted in bytes. */
 static SysprofChartValueFormat
-counter_format (const SysprofDocumentCounter *counter)
+counter_format (const SysprofSummaryCounter *counter)
 {
   if (contains_word (counter->category, "percent") || contains_word (counter->description, "percent"))
     return SYSPROF_CHART_VALUE_PERCENT;
@@ -69,11 +69,11 @@ format_value (SysprofChartValueFormat format, double value)
 /* "Bytes read from vda, cumulative\n12 MB to 40 MB (+28 MB)": what the
  * counter is and how it moved over the capture. */
 static char *
-describe_counter (const SysprofDocumentCounter *counter, SysprofChartValueFormat format)
+describe_counter (const SysprofSummaryCounter *counter, SysprofChartValueFormat format)
 {
   GArray          *values = counter->values;
-  double           first = g_array_index (values, SysprofDocumentCounterValue, 0).value;
-  double           last = g_array_index (values, SysprofDocumentCounterValue, values->len - 1).value;
+  double           first = g_array_index (values, SysprofSummaryCounterValue, 0).value;
+  double           last = g_array_index (values, SysprofSummaryCounterValue, values->len - 1).value;
   g_autofree char *low = format_value (format, counter->min);
   g_autofree char *high = format_value (format, counter->max);
   GString         *text = g_string_new (NULL);
@@ -82,10 +82,10 @@ describe_counter (const SysprofDocumentCounter *counter, SysprofChartValueFormat
 
   for (guint i = 0; i < values->len; i++)
     {
-      double v = g_array_index (values, SysprofDocumentCounterValue, i).value;
+      double v = g_array_index (values, SysprofSummaryCounterValue, i).value;
 
       sum += v;
-      if (i > 0 && v < g_array_index (values, SysprofDocumentCounterValue, i - 1).value)
+      if (i > 0 && v < g_array_index (values, SysprofSummaryCounterValue, i - 1).value)
         rising = FALSE;
     }
 
@@ -114,11 +114,11 @@ add_counters (SysprofChart *chart, GPtrArray *counters)
 {
   for (guint i = 0; i < counters->len; i++)
     {
-      const SysprofDocumentCounter *counter = g_ptr_array_index (counters, i);
-      SysprofChartValueFormat       format;
-      g_autofree char              *description = NULL;
-      double                        min, max;
-      guint                         row;
+      const SysprofSummaryCounter *counter = g_ptr_array_index (counters, i);
+      SysprofChartValueFormat      format;
+      g_autofree char             *description = NULL;
+      double                       min, max;
+      guint                        row;
 
       format = counter_format (counter);
       min = counter->min;
@@ -136,7 +136,7 @@ add_counters (SysprofChart *chart, GPtrArray *counters)
           max += 1;
         }
       row = sysprof_chart_add_line (chart, counter->name,
-                                    (const SysprofDocumentCounterValue *) (gpointer) counter->values->data,
+                                    (const SysprofSummaryCounterValue *) (gpointer) counter->values->data,
                                     counter->values->len, min, max, TRUE);
       description = describe_counter (counter, format);
       sysprof_chart_set_row_description (chart, row, description);
@@ -158,8 +158,8 @@ sysprof_counters_view_load (SysprofView *view, SysprofDocument *document)
 
   for (guint i = 0; i < counters->len; i++)
     {
-      const SysprofDocumentCounter *counter = g_ptr_array_index (counters, i);
-      GPtrArray                    *members;
+      const SysprofSummaryCounter *counter = g_ptr_array_index (counters, i);
+      GPtrArray                   *members;
 
       if (counter->values->len == 0)
         continue;
@@ -196,7 +196,7 @@ sysprof_counters_view_has_data (SysprofDocument *document)
   GPtrArray *counters = sysprof_document_get_counters (document);
 
   for (guint i = 0; i < counters->len; i++)
-    if (((const SysprofDocumentCounter *) g_ptr_array_index (counters, i))->values->len > 0)
+    if (((const SysprofSummaryCounter *) g_ptr_array_index (counters, i))->values->len > 0)
       return TRUE;
   return FALSE;
 }

@@ -267,7 +267,7 @@ has_problems (GArray *metadata, guint64 lost_events)
   if (lost_events > 0)
     return TRUE;
   for (guint i = 0; i < metadata->len; i++)
-    if (g_str_has_prefix (g_array_index (metadata, SysprofDocumentMetadata, i).id, APP_METADATA_PREFIX))
+    if (g_str_has_prefix (g_array_index (metadata, SysprofSummaryMetadata, i).id, APP_METADATA_PREFIX))
       return TRUE;
   return FALSE;
 }
@@ -288,7 +288,7 @@ add_problems (AdwPreferencesPage *page, SysprofDocument *document)
   group = new_group (page, "Problems", "What was read may be incomplete");
   for (guint i = 0; i < metadata->len; i++)
     {
-      const SysprofDocumentMetadata *m = &g_array_index (metadata, SysprofDocumentMetadata, i);
+      const SysprofSummaryMetadata *m = &g_array_index (metadata, SysprofSummaryMetadata, i);
 
       if (g_str_has_prefix (m->id, APP_METADATA_PREFIX) && ++n_problems > MAX_ROWS)
         continue;
@@ -469,7 +469,7 @@ add_metadata (AdwPreferencesPage *page, SysprofDocument *document)
 
   for (guint i = 0; i < metadata->len; i++)
     {
-      const SysprofDocumentMetadata *m = &g_array_index (metadata, SysprofDocumentMetadata, i);
+      const SysprofSummaryMetadata *m = &g_array_index (metadata, SysprofSummaryMetadata, i);
 
       /* The app's own entries are problems, shown above. */
       if (g_str_has_prefix (m->id, APP_METADATA_PREFIX))

@@ -35,9 +35,9 @@ struct _SysprofDocument
   gboolean              loaded;
 
   /* Written by the loading thread, read-only once loaded. */
-  char                *capture_time;
-  guint64              file_size;
-  SysprofDocumentScan *scan;
+  char                  *capture_time;
+  guint64                file_size;
+  SysprofCaptureSummary *scan;
 
   /* Filter. */
   gint64     selection_begin;
@@ -158,19 +158,19 @@ sysprof_document_dup_progress_text (SysprofDocument *self)
   return text;
 }
 
-/* The scan shows frames beyond +-SYSPROF_DOCUMENT_TIME_LIMIT at the limit;
+/* The scan shows frames beyond +-SYSPROF_SUMMARY_TIME_LIMIT at the limit;
  * libsysprof's analyses read their real times: a selection reaching the
  * limit reaches them too. */
 static gint64
 filter_begin (gint64 selection_begin)
 {
-  return selection_begin <= -SYSPROF_DOCUMENT_TIME_LIMIT ? G_MININT64 : selection_begin;
+  return selection_begin <= -SYSPROF_SUMMARY_TIME_LIMIT ? G_MININT64 : selection_begin;
 }
 
 static gint64
 filter_end (gint64 selection_end)
 {
-  return selection_end >= SYSPROF_DOCUMENT_TIME_LIMIT ? G_MAXINT64 : selection_end;
+  return selection_end >= SYSPROF_SUMMARY_TIME_LIMIT ? G_MAXINT64 : selection_end;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -369,7 +369,7 @@ load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
   SysprofCaptureReader *reader;
   SysprofCaptureReader *copy;
   g_autoptr (GFileInfo) info = NULL;
-  g_autoptr (SysprofDocumentScan) scan = NULL;
+  g_autoptr (SysprofCaptureSummary) scan = NULL;
   g_autoptr (GThread) symbols_thread = NULL;
   SysprofCaptureReader *symbols_reader;
   SymbolLoad           *symbols;
@@ -385,16 +385,16 @@ load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
   reader = sysprof_capture_reader_new_with_error (self->path, &capture_error);
   if (reader == NULL)
     {
-      int code = capture_error.code ? capture_error.code : EIO;
+      g_autoptr (GError) open_error = NULL;
 
-      g_task_return_new_error (task, G_IO_ERROR, g_io_error_from_errno (code), "%s: %s", self->path,
-                               capture_error.message[0] ? capture_error.message : g_strerror (code));
+      sysprof_set_capture_error (&open_error, &capture_error, "%s", self->path);
+      g_task_return_error (task, g_steal_pointer (&open_error));
       return;
     }
   self->reader = reader;
   self->capture_time = g_strdup (sysprof_capture_reader_get_time (reader));
-  scan = sysprof_document_scan_new (sysprof_capture_reader_get_start_time (reader),
-                                    sysprof_capture_reader_get_end_time (reader));
+  scan = sysprof_capture_summary_new (sysprof_capture_reader_get_start_time (reader),
+                                      sysprof_capture_reader_get_end_time (reader));
 
   /* The symbolizer reads its own copy of the capture (the maps, kallsyms
    * and embedded symbols) and the ELF files they name, in a second thread
@@ -421,7 +421,7 @@ load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
     load_symbols_thread (symbols);
 
   sysprof_capture_reader_reset (copy);
-  scanned = sysprof_document_scan_read (scan, copy, self->file_size, scan_progress, self, cancellable, &error);
+  scanned = sysprof_capture_summary_read (scan, copy, self->file_size, scan_progress, self, cancellable, &error);
   sysprof_capture_reader_unref (copy);
   if (!scanned)
     {
@@ -438,7 +438,7 @@ load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
     {
       /* Without symbols the views still show addresses: keep going, and
        * tell the user why names are missing. */
-      sysprof_document_scan_add_metadata (scan, "sysprof-app.symbols", symbols->error->message);
+      sysprof_capture_summary_add_metadata (scan, "sysprof-app.symbols", symbols->error->message);
     }
   symbol_load_unref (symbols);
   self->scan = g_steal_pointer (&scan);
@@ -684,8 +684,8 @@ sysprof_document_set_selection (SysprofDocument *self, gint64 begin_ns, gint64 e
    * G_MAXINT64, which the views test for. */
   if (begin_ns != G_MININT64 || end_ns != G_MAXINT64)
     {
-      begin_ns = CLAMP (begin_ns, -SYSPROF_DOCUMENT_TIME_LIMIT, 2 * SYSPROF_DOCUMENT_TIME_LIMIT);
-      end_ns = CLAMP (end_ns, -SYSPROF_DOCUMENT_TIME_LIMIT, 2 * SYSPROF_DOCUMENT_TIME_LIMIT);
+      begin_ns = CLAMP (begin_ns, -SYSPROF_SUMMARY_TIME_LIMIT, 2 * SYSPROF_SUMMARY_TIME_LIMIT);
+      end_ns = CLAMP (end_ns, -SYSPROF_SUMMARY_TIME_LIMIT, 2 * SYSPROF_SUMMARY_TIME_LIMIT);
     }
   if (begin_ns == self->selection_begin && end_ns == self->selection_end)
     return;
@@ -713,7 +713,7 @@ sysprof_document_set_visible_range (SysprofDocument *self, gint64 begin_ns, gint
   g_return_if_fail (SYSPROF_IS_DOCUMENT (self));
 
   /* At least a microsecond, within the capture (whose duration is at most
-   * SYSPROF_DOCUMENT_TIME_LIMIT, so this cannot overflow). */
+   * SYSPROF_SUMMARY_TIME_LIMIT, so this cannot overflow). */
   duration = MAX (self->scan->duration, 1000);
 
   begin_ns = CLAMP (begin_ns, 0, duration - 1000);
@@ -1035,7 +1035,7 @@ sysprof_document_finalize (GObject *object)
   g_clear_pointer (&self->reader, sysprof_capture_reader_unref);
   g_clear_object (&self->symbolizer);
   g_free (self->capture_time);
-  g_clear_pointer (&self->scan, sysprof_document_scan_free);
+  g_clear_pointer (&self->scan, sysprof_capture_summary_free);
   g_clear_pointer (&self->focused, g_ptr_array_unref);
   g_clear_pointer (&self->hidden, g_ptr_array_unref);
   g_free (self->progress_text);

@@ -22,8 +22,6 @@
 #include <gio/gio.h>
 #include <sysprof.h>
 
-#include "sysprof-document-scan.h"
-
 G_BEGIN_DECLS
 
 #define SYSPROF_TYPE_DOCUMENT (sysprof_document_get_type ())
@@ -65,24 +63,24 @@ guint64 sysprof_document_get_n_allocations (SysprofDocument *self);
 /* Highest cpu number of the samples plus one (0 without samples). */
 guint sysprof_document_get_n_cpus (SysprofDocument *self);
 
-/* SysprofDocumentSample, in time order. */
+/* SysprofSummarySample, in time order. */
 GArray *sysprof_document_get_samples (SysprofDocument *self);
-/* SysprofDocumentAllocationBucket, by ms: only the milliseconds with
+/* SysprofSummaryAllocationBucket, by ms: only the milliseconds with
  * allocations. */
 GArray *sysprof_document_get_allocation_buckets (SysprofDocument *self);
-/* SysprofDocumentCounter*, in the order of their definitions. */
+/* SysprofSummaryCounter*, in the order of their definitions. */
 GPtrArray *sysprof_document_get_counters (SysprofDocument *self);
 /* The distinct categories of the counters, sorted; NULL-terminated. */
 const char *const *sysprof_document_get_counter_categories (SysprofDocument *self);
-/* SysprofDocumentMark, in time order. */
+/* SysprofSummaryMark, in time order. */
 GArray *sysprof_document_get_marks (SysprofDocument *self);
-/* SysprofDocumentLog, in time order. */
+/* SysprofSummaryLog, in time order. */
 GArray *sysprof_document_get_logs (SysprofDocument *self);
-/* SysprofDocumentProcess, by begin time. */
+/* SysprofSummaryProcess, by begin time. */
 GArray *sysprof_document_get_processes (SysprofDocument *self);
-/* SysprofDocumentFile, by path. */
+/* SysprofSummaryFile, by path. */
 GArray *sysprof_document_get_files (SysprofDocument *self);
-/* SysprofDocumentMetadata, in capture order. */
+/* SysprofSummaryMetadata, in capture order. */
 GArray *sysprof_document_get_metadata (SysprofDocument *self);
 /* Host name, when the capture names it (metadata or embedded files), or NULL. */
 const char *sysprof_document_get_host (SysprofDocument *self);

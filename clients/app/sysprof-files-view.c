@@ -439,7 +439,7 @@ sysprof_files_view_load (SysprofView *view, SysprofDocument *document)
   /* A capture embeds tens of files, not thousands: no thread needed. */
   for (guint i = 0; i < files->len; i++)
     {
-      const SysprofDocumentFile *file = &g_array_index (files, SysprofDocumentFile, i);
+      const SysprofSummaryFile *file = &g_array_index (files, SysprofSummaryFile, i);
       g_autoptr (SysprofFilesItem) item = sysprof_files_item_new (file->path, file->size);
 
       g_list_store_append (store, item);

@@ -28,7 +28,7 @@ sysprof_logs_row_init (SysprofLogsRow *self)
 }
 
 SysprofLogsRow *
-sysprof_logs_row_new (SysprofDocument *document, const SysprofDocumentLog *log)
+sysprof_logs_row_new (SysprofDocument *document, const SysprofSummaryLog *log)
 {
   SysprofLogsRow  *self = g_object_new (SYSPROF_TYPE_LOGS_ROW, NULL);
   g_autofree char *text = g_strconcat (log->domain, "\n", log->message, NULL);

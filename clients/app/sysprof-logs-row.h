@@ -16,13 +16,13 @@ struct _SysprofLogsRow
   GObject parent_instance;
 
   /* Keeps @log alive: the document's logs never move after loading. */
-  SysprofDocument          *document;
-  const SysprofDocumentLog *log;
+  SysprofDocument         *document;
+  const SysprofSummaryLog *log;
   /* Domain and message, case-folded once, for the search. */
   char *folded;
 };
 
 /* @log: one of @document's.  Safe in any thread. */
-SysprofLogsRow *sysprof_logs_row_new (SysprofDocument *document, const SysprofDocumentLog *log);
+SysprofLogsRow *sysprof_logs_row_new (SysprofDocument *document, const SysprofSummaryLog *log);
 
 G_END_DECLS

@@ -73,8 +73,8 @@ logs_filter_free (gpointer data)
 static gboolean
 logs_filter_match (gpointer item, gpointer user_data)
 {
-  const LogsFilter         *filter = user_data;
-  const SysprofDocumentLog *log = SYSPROF_LOGS_ROW (item)->log;
+  const LogsFilter        *filter = user_data;
+  const SysprofSummaryLog *log = SYSPROF_LOGS_ROW (item)->log;
 
   if (log->time_ns < filter->begin_ns || log->time_ns > filter->end_ns)
     return FALSE;
@@ -337,7 +337,7 @@ build_rows_thread (GTask *task, gpointer source, gpointer task_data, GCancellabl
     {
       if ((i & 0xfff) == 0 && g_cancellable_is_cancelled (cancellable))
         break;
-      g_ptr_array_add (rows, sysprof_logs_row_new (document, &g_array_index (logs, SysprofDocumentLog, i)));
+      g_ptr_array_add (rows, sysprof_logs_row_new (document, &g_array_index (logs, SysprofSummaryLog, i)));
     }
   g_list_store_splice (store, 0, 0, rows->pdata, rows->len);
   g_task_return_pointer (task, store, g_object_unref);

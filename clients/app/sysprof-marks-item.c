@@ -25,7 +25,7 @@ sysprof_marks_item_init (SysprofMarksItem *self)
 }
 
 SysprofMarksItem *
-sysprof_marks_item_new (SysprofDocument *document, const SysprofDocumentMark *mark)
+sysprof_marks_item_new (SysprofDocument *document, const SysprofSummaryMark *mark)
 {
   SysprofMarksItem *item = g_object_new (SYSPROF_TYPE_MARKS_ITEM, NULL);
 

@@ -17,11 +17,11 @@ struct _SysprofMarksItem
   GObject parent_instance;
 
   /* Keeps @mark alive: the document's marks never move after loading. */
-  SysprofDocument           *document;
-  const SysprofDocumentMark *mark;
+  SysprofDocument          *document;
+  const SysprofSummaryMark *mark;
 };
 
 /* @mark: one of @document's.  Safe in any thread. */
-SysprofMarksItem *sysprof_marks_item_new (SysprofDocument *document, const SysprofDocumentMark *mark);
+SysprofMarksItem *sysprof_marks_item_new (SysprofDocument *document, const SysprofSummaryMark *mark);
 
 G_END_DECLS

@@ -214,8 +214,8 @@ mark_message_text (gpointer item)
 static int
 compare_mark_time (gconstpointer a, gconstpointer b, gpointer user_data)
 {
-  const SysprofDocumentMark *ma = MARK ((gpointer) a);
-  const SysprofDocumentMark *mb = MARK ((gpointer) b);
+  const SysprofSummaryMark *ma = MARK ((gpointer) a);
+  const SysprofSummaryMark *mb = MARK ((gpointer) b);
 
   (void) user_data;
   if (ma->time_ns != mb->time_ns)
@@ -430,9 +430,9 @@ summarize_thread (GTask *task, gpointer source, gpointer task_data, GCancellable
 
   for (guint i = 0; i < marks->len; i++)
     {
-      const SysprofDocumentMark *mark = &g_array_index (marks, SysprofDocumentMark, i);
-      SysprofMarkKey             key = { mark->group, mark->name };
-      Accumulator               *acc;
+      const SysprofSummaryMark *mark = &g_array_index (marks, SysprofSummaryMark, i);
+      SysprofMarkKey            key = { mark->group, mark->name };
+      Accumulator              *acc;
 
       if ((i & 0xffff) == 0 && g_cancellable_is_cancelled (cancellable))
         break;

@@ -53,9 +53,9 @@ sysprof_marks_waterfall_build_rows (GArray *marks)
 
   for (guint i = 0; i < marks->len; i++)
     {
-      const SysprofDocumentMark *mark = &g_array_index (marks, SysprofDocumentMark, i);
-      SysprofMarkKey             key = { mark->group, mark->name };
-      MarksRow                  *row = g_hash_table_lookup (by_key, &key);
+      const SysprofSummaryMark *mark = &g_array_index (marks, SysprofSummaryMark, i);
+      SysprofMarkKey            key = { mark->group, mark->name };
+      MarksRow                 *row = g_hash_table_lookup (by_key, &key);
 
       if (row == NULL)
         {
@@ -137,12 +137,12 @@ content_height (SysprofMarksWaterfall *self)
                     G_MAXINT / 2);
 }
 
-static const SysprofDocumentMark *
+static const SysprofSummaryMark *
 mark_of_row (SysprofMarksWaterfall *self, const MarksRow *row, guint i)
 {
   GArray *marks = sysprof_document_get_marks (self->document);
 
-  return &g_array_index (marks, SysprofDocumentMark, g_array_index (row->indices, guint, i));
+  return &g_array_index (marks, SysprofSummaryMark, g_array_index (row->indices, guint, i));
 }
 
 /* The first mark of @row that may reach @time or later. */
@@ -166,7 +166,7 @@ first_mark_reaching (SysprofMarksWaterfall *self, const MarksRow *row, gint64 ti
 
 /* The mark under (@x, @y) (widget coordinates), within two pixels, or
  * NULL. */
-static const SysprofDocumentMark *
+static const SysprofSummaryMark *
 mark_at (SysprofMarksWaterfall *self, double x, double y)
 {
   const MarksRow *row;
@@ -184,7 +184,7 @@ mark_at (SysprofMarksWaterfall *self, double x, double y)
   to = sysprof_time_add (time, tolerance);
   for (guint i = first_mark_reaching (self, row, from); i < row->indices->len; i++)
     {
-      const SysprofDocumentMark *mark = mark_of_row (self, row, i);
+      const SysprofSummaryMark *mark = mark_of_row (self, row, i);
 
       if (mark->time_ns > to)
         break;
@@ -220,13 +220,13 @@ append_text (GtkWidget     *widget,
 }
 
 static void
-draw_bar (SysprofMarksWaterfall     *self,
-          GtkSnapshot               *snapshot,
-          const SysprofDocumentMark *mark,
-          double                     x1,
-          double                     x2,
-          double                     y,
-          const GdkRGBA             *color)
+draw_bar (SysprofMarksWaterfall    *self,
+          GtkSnapshot              *snapshot,
+          const SysprofSummaryMark *mark,
+          double                    x1,
+          double                    x2,
+          double                    y,
+          const GdkRGBA            *color)
 {
   static const GdkRGBA white = { 1, 1, 1, 0.95f };
   double               width = x2 - x1;
@@ -257,8 +257,8 @@ draw_row (SysprofMarksWaterfall *self,
 
   for (guint i = first_mark_reaching (self, row, axis->begin); i < row->indices->len; i++)
     {
-      const SysprofDocumentMark *mark = mark_of_row (self, row, i);
-      double                     x1, x2;
+      const SysprofSummaryMark *mark = mark_of_row (self, row, i);
+      double                    x1, x2;
 
       if (mark->time_ns > axis->end)
         break;
@@ -468,9 +468,9 @@ sysprof_marks_waterfall_set_property (GObject *object, guint prop_id, const GVal
 static gboolean
 query_tooltip_cb (GtkWidget *widget, int x, int y, gboolean keyboard, GtkTooltip *tooltip, SysprofMarksWaterfall *self)
 {
-  const SysprofDocumentMark *mark;
-  g_autofree char           *duration = NULL;
-  g_autofree char           *text = NULL;
+  const SysprofSummaryMark *mark;
+  g_autofree char          *duration = NULL;
+  g_autofree char          *text = NULL;
 
   (void) widget;
   if (keyboard || (mark = mark_at (self, x, y)) == NULL)
@@ -503,9 +503,9 @@ drag_update_cb (GtkGestureDrag *gesture, double dx, double dy, SysprofMarksWater
 static void
 drag_end_cb (GtkGestureDrag *gesture, double dx, double dy, SysprofMarksWaterfall *self)
 {
-  SysprofTimeAxis            axis;
-  const SysprofDocumentMark *mark;
-  double                     x, y;
+  SysprofTimeAxis           axis;
+  const SysprofSummaryMark *mark;
+  double                    x, y;
 
   if (!self->drag.active)
     return;

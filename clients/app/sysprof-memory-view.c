@@ -425,22 +425,22 @@ show_callgraph (SysprofCallgraphBackedView *view, SysprofCallgraph *callgraph)
 static void
 show_chart (SysprofMemoryView *self)
 {
-  const SysprofMemorySummary             *s = sysprof_memory_analysis_get_summary (self->heap);
-  const SysprofMemoryPoint               *points;
-  g_autofree SysprofDocumentCounterValue *bytes = NULL;
-  g_autofree SysprofDocumentCounterValue *allocations = NULL;
-  g_autofree char                        *peak = NULL;
-  g_autofree char                        *when = NULL;
-  g_autofree char                        *live = NULL;
-  g_autofree char                        *text = NULL;
-  guint64                                 max_bytes = 0;
-  guint64                                 max_allocations = 0;
-  guint                                   n_points = 0;
-  guint                                   row;
+  const SysprofMemorySummary            *s = sysprof_memory_analysis_get_summary (self->heap);
+  const SysprofMemoryPoint              *points;
+  g_autofree SysprofSummaryCounterValue *bytes = NULL;
+  g_autofree SysprofSummaryCounterValue *allocations = NULL;
+  g_autofree char                       *peak = NULL;
+  g_autofree char                       *when = NULL;
+  g_autofree char                       *live = NULL;
+  g_autofree char                       *text = NULL;
+  guint64                                max_bytes = 0;
+  guint64                                max_allocations = 0;
+  guint                                  n_points = 0;
+  guint                                  row;
 
   points = sysprof_memory_analysis_get_points (self->heap, &n_points);
-  bytes = g_new0 (SysprofDocumentCounterValue, MAX (n_points, 1));
-  allocations = g_new0 (SysprofDocumentCounterValue, MAX (n_points, 1));
+  bytes = g_new0 (SysprofSummaryCounterValue, MAX (n_points, 1));
+  allocations = g_new0 (SysprofSummaryCounterValue, MAX (n_points, 1));
   for (guint i = 0; i < n_points; i++)
     {
       /* Each point's peak since the previous one: a spike between two

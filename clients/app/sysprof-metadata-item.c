@@ -25,7 +25,7 @@ sysprof_metadata_item_init (SysprofMetadataItem *self)
 }
 
 SysprofMetadataItem *
-sysprof_metadata_item_new (SysprofDocument *document, const SysprofDocumentMetadata *metadata)
+sysprof_metadata_item_new (SysprofDocument *document, const SysprofSummaryMetadata *metadata)
 {
   SysprofMetadataItem *item = g_object_new (SYSPROF_TYPE_METADATA_ITEM, NULL);
 

@@ -17,11 +17,11 @@ struct _SysprofMetadataItem
 
   /* Keeps @metadata alive: the document's metadata never changes after
    * loading. */
-  SysprofDocument               *document;
-  const SysprofDocumentMetadata *metadata;
+  SysprofDocument              *document;
+  const SysprofSummaryMetadata *metadata;
 };
 
 /* @metadata: one of @document's. */
-SysprofMetadataItem *sysprof_metadata_item_new (SysprofDocument *document, const SysprofDocumentMetadata *metadata);
+SysprofMetadataItem *sysprof_metadata_item_new (SysprofDocument *document, const SysprofSummaryMetadata *metadata);
 
 G_END_DECLS

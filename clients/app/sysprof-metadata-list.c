@@ -32,7 +32,7 @@ sysprof_metadata_list_get_item (GListModel *model, guint position)
   if (position >= self->indices->len)
     return NULL;
   return sysprof_metadata_item_new (self->document, &g_array_index (sysprof_document_get_metadata (self->document),
-                                                                    SysprofDocumentMetadata,
+                                                                    SysprofSummaryMetadata,
                                                                     g_array_index (self->indices, guint, position)));
 }
 

@@ -26,7 +26,7 @@ sysprof_process_item_init (SysprofProcessItem *self)
 }
 
 SysprofProcessItem *
-sysprof_process_item_new (const SysprofDocumentProcess *process, char *name)
+sysprof_process_item_new (const SysprofSummaryProcess *process, char *name)
 {
   SysprofProcessItem *item = g_object_new (SYSPROF_TYPE_PROCESS_ITEM, NULL);
 

@@ -15,12 +15,12 @@ struct _SysprofProcessItem
 {
   GObject parent_instance;
 
-  char                  *name;
-  SysprofDocumentProcess process; /* its own copy of cmdline */
-  guint                  chart_row;
+  char                 *name;
+  SysprofSummaryProcess process; /* its own copy of cmdline */
+  guint                 chart_row;
 };
 
 /* A copy of @process, named @name (taken, may be NULL). */
-SysprofProcessItem *sysprof_process_item_new (const SysprofDocumentProcess *process, char *name);
+SysprofProcessItem *sysprof_process_item_new (const SysprofSummaryProcess *process, char *name);
 
 G_END_DECLS

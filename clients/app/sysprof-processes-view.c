@@ -46,7 +46,7 @@ static const char *const column_titles[N_COLUMNS] = {
  * the symbolizer calls it (a forked child goes by its parent's name);
  * NULL when nothing names it. */
 static char *
-process_name (SysprofDocument *document, const SysprofDocumentProcess *process)
+process_name (SysprofDocument *document, const SysprofSummaryProcess *process)
 {
   const char *cmdline = process->cmdline;
   g_auto (GStrv) words = NULL;
@@ -74,7 +74,7 @@ format_seconds (gint64 ns)
 static char *
 column_text (SysprofProcessItem *item, Column column)
 {
-  const SysprofDocumentProcess *p = &item->process;
+  const SysprofSummaryProcess *p = &item->process;
 
   switch (column)
     {
@@ -96,11 +96,11 @@ column_text (SysprofProcessItem *item, Column column)
 static int
 compare_items (gconstpointer a, gconstpointer b, gpointer user_data)
 {
-  const SysprofProcessItem     *ia = a;
-  const SysprofProcessItem     *ib = b;
-  const SysprofDocumentProcess *pa = &ia->process;
-  const SysprofDocumentProcess *pb = &ib->process;
-  int                           result;
+  const SysprofProcessItem    *ia = a;
+  const SysprofProcessItem    *ib = b;
+  const SysprofSummaryProcess *pa = &ia->process;
+  const SysprofSummaryProcess *pb = &ib->process;
+  int                          result;
 
   switch ((Column) GPOINTER_TO_INT (user_data))
     {
@@ -222,7 +222,7 @@ create_table (SysprofProcessesView *self, GListStore *store)
 }
 
 static char *
-describe_process (const SysprofDocumentProcess *p)
+describe_process (const SysprofSummaryProcess *p)
 {
   g_autofree char *begin = format_seconds (p->begin_ns);
   g_autofree char *end = format_seconds (p->end_ns);
@@ -254,7 +254,7 @@ sysprof_processes_view_load (SysprofView *view, SysprofDocument *document)
    * waterfall of when each one appeared. */
   for (guint i = 0; i < processes->len; i++)
     {
-      const SysprofDocumentProcess *p = &g_array_index (processes, SysprofDocumentProcess, i);
+      const SysprofSummaryProcess *p = &g_array_index (processes, SysprofSummaryProcess, i);
       g_autoptr (SysprofProcessItem) item = sysprof_process_item_new (p, process_name (document, p));
       g_autofree char *label = NULL;
       g_autofree char *description = describe_process (p);
@@ -295,7 +295,7 @@ sysprof_processes_view_has_data (SysprofDocument *document)
       sysprof_document_get_n_frames (document, SYSPROF_CAPTURE_FRAME_EXIT) > 0)
     return TRUE;
   for (guint i = 0; i < processes->len; i++)
-    if (g_array_index (processes, SysprofDocumentProcess, i).n_samples > 0)
+    if (g_array_index (processes, SysprofSummaryProcess, i).n_samples > 0)
       return TRUE;
   return FALSE;
 }

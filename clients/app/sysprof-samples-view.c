@@ -108,8 +108,8 @@ group_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *ca
   cpu_counts = g_new0 (guint, MAX (g->n_cpus, 1));
   for (guint i = 0; i < input->samples->len; i++)
     {
-      const SysprofDocumentSample *s = &g_array_index (input->samples, SysprofDocumentSample, i);
-      gpointer                     count;
+      const SysprofSummarySample *s = &g_array_index (input->samples, SysprofSummarySample, i);
+      gpointer                    count;
 
       if ((i & 0xffff) == 0 && g_cancellable_is_cancelled (cancellable))
         {
@@ -138,8 +138,8 @@ group_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *ca
 
   for (guint i = 0; i < input->samples->len; i++)
     {
-      const SysprofDocumentSample *s = &g_array_index (input->samples, SysprofDocumentSample, i);
-      ProcessTimes                *p;
+      const SysprofSummarySample *s = &g_array_index (input->samples, SysprofSummarySample, i);
+      ProcessTimes               *p;
 
       if ((i & 0xffff) == 0 && g_cancellable_is_cancelled (cancellable))
         {
@@ -161,7 +161,7 @@ group_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *ca
  * symbolizer calls it (a forked child goes by its parent's name); NULL
  * when nothing names it. */
 static char *
-process_name (SysprofDocument *document, const SysprofDocumentProcess *process, gint32 pid)
+process_name (SysprofDocument *document, const SysprofSummaryProcess *process, gint32 pid)
 {
   const char *cmdline = process != NULL ? process->cmdline : NULL;
   g_auto (GStrv) words = NULL;
@@ -193,7 +193,7 @@ show_grouped (SysprofSamplesView *self, Grouped *g)
 
   for (guint i = 0; i < processes->len; i++)
     {
-      SysprofDocumentProcess *p = &g_array_index (processes, SysprofDocumentProcess, i);
+      SysprofSummaryProcess *p = &g_array_index (processes, SysprofSummaryProcess, i);
 
       g_hash_table_insert (by_pid, GINT_TO_POINTER (p->pid), p);
     }
@@ -213,12 +213,12 @@ show_grouped (SysprofSamplesView *self, Grouped *g)
     }
   for (guint i = 0; i < g->processes->len; i++)
     {
-      const ProcessTimes           *pt = g_ptr_array_index (g->processes, i);
-      const SysprofDocumentProcess *p = g_hash_table_lookup (by_pid, GINT_TO_POINTER (pt->pid));
-      g_autofree char              *name = process_name (document, p, pt->pid);
-      g_autofree char              *label = NULL;
-      g_autofree char              *description = NULL;
-      guint                         row;
+      const ProcessTimes          *pt = g_ptr_array_index (g->processes, i);
+      const SysprofSummaryProcess *p = g_hash_table_lookup (by_pid, GINT_TO_POINTER (pt->pid));
+      g_autofree char             *name = process_name (document, p, pt->pid);
+      g_autofree char             *label = NULL;
+      g_autofree char             *description = NULL;
+      guint                        row;
 
       label = name != NULL ? g_strdup_printf ("%s (%d)", name, pt->pid) : g_strdup_printf ("pid %d", pt->pid);
       description = g_strdup_printf (

@@ -86,16 +86,16 @@ update_density (SysprofTimeline *self)
         {
           guint mid = lo + (hi - lo) / 2;
 
-          if (g_array_index (buckets, SysprofDocumentAllocationBucket, mid).ms * 1000000 + 500000 < begin)
+          if (g_array_index (buckets, SysprofSummaryAllocationBucket, mid).ms * 1000000 + 500000 < begin)
             lo = mid + 1;
           else
             hi = mid;
         }
       for (guint i = lo; i < buckets->len; i++)
         {
-          const SysprofDocumentAllocationBucket *b = &g_array_index (buckets, SysprofDocumentAllocationBucket, i);
-          gint64                                 t = b->ms * 1000000 + 500000;
-          guint                                  column;
+          const SysprofSummaryAllocationBucket *b = &g_array_index (buckets, SysprofSummaryAllocationBucket, i);
+          gint64                                t = b->ms * 1000000 + 500000;
+          guint                                 column;
 
           if (t > end)
             break;
@@ -114,7 +114,7 @@ update_density (SysprofTimeline *self)
       {
         guint mid = lo + (hi - lo) / 2;
 
-        if (g_array_index (samples, SysprofDocumentSample, mid).time_ns < begin)
+        if (g_array_index (samples, SysprofSummarySample, mid).time_ns < begin)
           lo = mid + 1;
         else
           hi = mid;
@@ -123,7 +123,7 @@ update_density (SysprofTimeline *self)
   }
   for (guint i = first; i < samples->len; i++)
     {
-      gint64 t = g_array_index (samples, SysprofDocumentSample, i).time_ns;
+      gint64 t = g_array_index (samples, SysprofSummarySample, i).time_ns;
       guint  column;
 
       if (t > end)

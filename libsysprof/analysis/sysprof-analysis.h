@@ -13,6 +13,7 @@
 
 #include "sysprof-allocators.h"
 #include "sysprof-callgraph.h"
+#include "sysprof-capture-summary.h"
 #include "sysprof-memory-analysis.h"
 
 #ifdef SYSPROF_INSIDE_ANALYSIS

@@ -114,12 +114,12 @@ test_time_axis (Fixture *f, gconstpointer data)
 static void
 test_line_tooltip (Fixture *f, gconstpointer data)
 {
-  SysprofChart                           *chart = SYSPROF_CHART (f->chart);
-  guint                                   n = 1000000;
-  g_autofree SysprofDocumentCounterValue *points = g_new (SysprofDocumentCounterValue, n);
-  g_autofree char                        *text = NULL;
-  g_autofree char                        *gutter = NULL;
-  guint                                   row;
+  SysprofChart                          *chart = SYSPROF_CHART (f->chart);
+  guint                                  n = 1000000;
+  g_autofree SysprofSummaryCounterValue *points = g_new (SysprofSummaryCounterValue, n);
+  g_autofree char                       *text = NULL;
+  g_autofree char                       *gutter = NULL;
+  guint                                  row;
 
   (void) data;
   /* A million points, in reverse order (the chart sorts a copy), valued
@@ -293,15 +293,15 @@ test_extreme_rows (Fixture *f, gconstpointer data)
   const gint64  times[] = { G_MININT64, G_MININT64 + 1, 0, duration / 2, G_MAXINT64 - 1, G_MAXINT64 };
   const gint64  begins[] = { G_MININT64, duration / 2 };
   const gint64  ends[] = { G_MAXINT64, duration / 2 };
-  const SysprofDocumentCounterValue points[] = {
+  const SysprofSummaryCounterValue points[] = {
     { G_MININT64, 1e300 }, { 0, NAN }, { duration / 4, 1e300 }, { duration / 2, -INFINITY }, { G_MAXINT64, 5 },
   };
-  const SysprofDocumentCounterValue nans[] = { { 0, NAN }, { duration, NAN } };
-  g_autofree char                  *span = NULL;
-  g_autofree char                  *huge = NULL;
-  g_autofree char                  *nan = NULL;
-  g_autofree char                  *heading = NULL;
-  guint                             row;
+  const SysprofSummaryCounterValue nans[] = { { 0, NAN }, { duration, NAN } };
+  g_autofree char                 *span = NULL;
+  g_autofree char                 *huge = NULL;
+  g_autofree char                 *nan = NULL;
+  g_autofree char                 *heading = NULL;
+  guint                            row;
 
   (void) data;
   g_assert_cmpuint (sysprof_chart_add_heading (chart, "Extremes"), ==, 0);

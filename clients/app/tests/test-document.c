@@ -143,10 +143,10 @@ test_scan (Fixture *f, gconstpointer data)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (SysprofDocument) document = load (f->path, &error);
-  GArray                       *samples, *marks, *logs, *processes, *files;
-  GPtrArray                    *counters;
-  const SysprofDocumentProcess *p100 = NULL, *p101 = NULL;
-  const SysprofDocumentCounter *cpu, *disk;
+  GArray                      *samples, *marks, *logs, *processes, *files;
+  GPtrArray                   *counters;
+  const SysprofSummaryProcess *p100 = NULL, *p101 = NULL;
+  const SysprofSummaryCounter *cpu, *disk;
   g_autoptr (GBytes) mounts = NULL;
   g_autoptr (GBytes) cpuinfo = NULL;
 
@@ -158,11 +158,11 @@ test_scan (Fixture *f, gconstpointer data)
   g_assert_cmpuint (sysprof_document_get_n_allocations (document), ==, 1);
   /* The allocation at 60 ms (the free at 70 ms is not counted). */
   {
-    GArray                                *buckets = sysprof_document_get_allocation_buckets (document);
-    const SysprofDocumentAllocationBucket *b;
+    GArray                               *buckets = sysprof_document_get_allocation_buckets (document);
+    const SysprofSummaryAllocationBucket *b;
 
     g_assert_cmpuint (buckets->len, ==, 1);
-    b = &g_array_index (buckets, SysprofDocumentAllocationBucket, 0);
+    b = &g_array_index (buckets, SysprofSummaryAllocationBucket, 0);
     g_assert_true (b->ms == 60 || b->ms == 59);
     g_assert_cmpuint (b->count, ==, 1);
   }
@@ -177,27 +177,27 @@ test_scan (Fixture *f, gconstpointer data)
   samples = sysprof_document_get_samples (document);
   g_assert_cmpuint (samples->len, ==, 11);
   for (guint i = 1; i < samples->len; i++)
-    g_assert_cmpint (g_array_index (samples, SysprofDocumentSample, i - 1).time_ns, <=,
-                     g_array_index (samples, SysprofDocumentSample, i).time_ns);
+    g_assert_cmpint (g_array_index (samples, SysprofSummarySample, i - 1).time_ns, <=,
+                     g_array_index (samples, SysprofSummarySample, i).time_ns);
 
   /* Marks in time order, whatever the capture's order. */
   marks = sysprof_document_get_marks (document);
   g_assert_cmpuint (marks->len, ==, 2);
-  g_assert_cmpstr (g_array_index (marks, SysprofDocumentMark, 0).message, ==, "two");
-  g_assert_cmpint (g_array_index (marks, SysprofDocumentMark, 0).duration_ns, ==, 10 * MS);
-  g_assert_cmpstr (g_array_index (marks, SysprofDocumentMark, 1).group, ==, "gtk");
-  g_assert_cmpstr (g_array_index (marks, SysprofDocumentMark, 1).name, ==, "frame");
+  g_assert_cmpstr (g_array_index (marks, SysprofSummaryMark, 0).message, ==, "two");
+  g_assert_cmpint (g_array_index (marks, SysprofSummaryMark, 0).duration_ns, ==, 10 * MS);
+  g_assert_cmpstr (g_array_index (marks, SysprofSummaryMark, 1).group, ==, "gtk");
+  g_assert_cmpstr (g_array_index (marks, SysprofSummaryMark, 1).name, ==, "frame");
 
   logs = sysprof_document_get_logs (document);
   g_assert_cmpuint (logs->len, ==, 1);
-  g_assert_cmpuint (g_array_index (logs, SysprofDocumentLog, 0).severity, ==, G_LOG_LEVEL_WARNING);
-  g_assert_cmpstr (g_array_index (logs, SysprofDocumentLog, 0).domain, ==, "Gtk");
-  g_assert_cmpstr (g_array_index (logs, SysprofDocumentLog, 0).message, ==, "careful");
+  g_assert_cmpuint (g_array_index (logs, SysprofSummaryLog, 0).severity, ==, G_LOG_LEVEL_WARNING);
+  g_assert_cmpstr (g_array_index (logs, SysprofSummaryLog, 0).domain, ==, "Gtk");
+  g_assert_cmpstr (g_array_index (logs, SysprofSummaryLog, 0).message, ==, "careful");
 
   processes = sysprof_document_get_processes (document);
   for (guint i = 0; i < processes->len; i++)
     {
-      const SysprofDocumentProcess *p = &g_array_index (processes, SysprofDocumentProcess, i);
+      const SysprofSummaryProcess *p = &g_array_index (processes, SysprofSummaryProcess, i);
 
       if (p->pid == 100)
         p100 = p;
@@ -230,9 +230,9 @@ test_scan (Fixture *f, gconstpointer data)
 
   files = sysprof_document_get_files (document);
   g_assert_cmpuint (files->len, ==, 2);
-  g_assert_cmpstr (g_array_index (files, SysprofDocumentFile, 0).path, ==, "/proc/cpuinfo.gz");
-  g_assert_cmpstr (g_array_index (files, SysprofDocumentFile, 1).path, ==, "/proc/mounts");
-  g_assert_cmpuint (g_array_index (files, SysprofDocumentFile, 1).size, ==, 23);
+  g_assert_cmpstr (g_array_index (files, SysprofSummaryFile, 0).path, ==, "/proc/cpuinfo.gz");
+  g_assert_cmpstr (g_array_index (files, SysprofSummaryFile, 1).path, ==, "/proc/mounts");
+  g_assert_cmpuint (g_array_index (files, SysprofSummaryFile, 1).size, ==, 23);
   mounts = sysprof_document_read_file (document, "/proc/mounts", &error);
   g_assert_no_error (error);
   g_assert_cmpmem (g_bytes_get_data (mounts, NULL), g_bytes_get_size (mounts), "proc /proc proc rw 0 0\n", 23);
@@ -265,7 +265,7 @@ test_damaged (Fixture *f, gconstpointer data)
   g_assert_cmpuint (sysprof_document_get_n_frames_total (document), >, 0);
   metadata = sysprof_document_get_metadata (document);
   for (guint i = 0; i < metadata->len; i++)
-    if (strcmp (g_array_index (metadata, SysprofDocumentMetadata, i).id, "sysprof-app.damage") == 0)
+    if (strcmp (g_array_index (metadata, SysprofSummaryMetadata, i).id, "sysprof-app.damage") == 0)
       damage_noted = TRUE;
   g_assert_true (damage_noted);
 
@@ -371,7 +371,7 @@ test_filter (Fixture *f, gconstpointer data)
 
 /* A hostile clock: frames at the extremes of int64, allocations out of
  * order and one far in the future, a mark lasting INT64_MAX.  Every time is
- * kept within SYSPROF_DOCUMENT_TIME_LIMIT, and the allocations' density
+ * kept within SYSPROF_SUMMARY_TIME_LIMIT, and the allocations' density
  * costs one bucket per millisecond that has any. */
 static void
 test_hostile_times (Fixture *f, gconstpointer data)
@@ -379,14 +379,14 @@ test_hostile_times (Fixture *f, gconstpointer data)
   g_autofree char *path = g_build_filename (f->dir, "hostile.syscap", NULL);
   g_autoptr (GError) error = NULL;
   g_autoptr (SysprofDocument) document = NULL;
-  SysprofCaptureWriter                  *writer = sysprof_capture_writer_new (path, 0);
-  int64_t                                t0 = SYSPROF_CAPTURE_CURRENT_TIME;
-  SysprofCaptureAddress                  stack[1] = { 0x1000 };
-  const int64_t                          alloc_ms[] = { 5, 3, 5, 1, 5, 40, 3 };
-  const gint64                           expect_ms[] = { 1, 3, 5, 40, 1000000000000, SYSPROF_DOCUMENT_TIME_LIMIT / MS };
-  const guint64                          expect_count[] = { 1, 2, 3, 1, 1, 1 };
-  GArray                                *buckets, *samples, *marks;
-  const SysprofDocumentAllocationBucket *b;
+  SysprofCaptureWriter                 *writer = sysprof_capture_writer_new (path, 0);
+  int64_t                               t0 = SYSPROF_CAPTURE_CURRENT_TIME;
+  SysprofCaptureAddress                 stack[1] = { 0x1000 };
+  const int64_t                         alloc_ms[] = { 5, 3, 5, 1, 5, 40, 3 };
+  const gint64                          expect_ms[] = { 1, 3, 5, 40, 1000000000000, SYSPROF_SUMMARY_TIME_LIMIT / MS };
+  const guint64                         expect_count[] = { 1, 2, 3, 1, 1, 1 };
+  GArray                               *buckets, *samples, *marks;
+  const SysprofSummaryAllocationBucket *b;
 
   (void) data;
   g_assert_nonnull (writer);
@@ -410,25 +410,25 @@ test_hostile_times (Fixture *f, gconstpointer data)
   g_assert_cmpuint (buckets->len, ==, G_N_ELEMENTS (expect_ms));
   for (guint i = 0; i < buckets->len; i++)
     {
-      b = &g_array_index (buckets, SysprofDocumentAllocationBucket, i);
+      b = &g_array_index (buckets, SysprofSummaryAllocationBucket, i);
       g_assert_cmpint (b->ms, ==, expect_ms[i]);
       g_assert_cmpuint (b->count, ==, expect_count[i]);
     }
 
-  g_assert_cmpint (sysprof_document_get_duration (document), ==, SYSPROF_DOCUMENT_TIME_LIMIT);
+  g_assert_cmpint (sysprof_document_get_duration (document), ==, SYSPROF_SUMMARY_TIME_LIMIT);
   samples = sysprof_document_get_samples (document);
   g_assert_cmpuint (samples->len, ==, 1);
-  g_assert_cmpint (g_array_index (samples, SysprofDocumentSample, 0).time_ns, ==, -SYSPROF_DOCUMENT_TIME_LIMIT);
+  g_assert_cmpint (g_array_index (samples, SysprofSummarySample, 0).time_ns, ==, -SYSPROF_SUMMARY_TIME_LIMIT);
   marks = sysprof_document_get_marks (document);
   g_assert_cmpuint (marks->len, ==, 2);
   for (guint i = 0; i < marks->len; i++)
     {
-      const SysprofDocumentMark *mark = &g_array_index (marks, SysprofDocumentMark, i);
+      const SysprofSummaryMark *mark = &g_array_index (marks, SysprofSummaryMark, i);
 
-      g_assert_cmpint (mark->time_ns, <=, SYSPROF_DOCUMENT_TIME_LIMIT);
-      g_assert_cmpint (mark->duration_ns, ==, SYSPROF_DOCUMENT_TIME_LIMIT);
+      g_assert_cmpint (mark->time_ns, <=, SYSPROF_SUMMARY_TIME_LIMIT);
+      g_assert_cmpint (mark->duration_ns, ==, SYSPROF_SUMMARY_TIME_LIMIT);
     }
-  g_assert_cmpint (g_array_index (marks, SysprofDocumentMark, 1).time_ns, ==, SYSPROF_DOCUMENT_TIME_LIMIT);
+  g_assert_cmpint (g_array_index (marks, SysprofSummaryMark, 1).time_ns, ==, SYSPROF_SUMMARY_TIME_LIMIT);
 
   /* A selection past the limits is clamped so its ends can be subtracted;
    * the visible range stays within the capture. */
@@ -437,14 +437,14 @@ test_hostile_times (Fixture *f, gconstpointer data)
 
     sysprof_document_set_selection (document, G_MININT64 + 1, G_MAXINT64);
     sysprof_document_get_selection (document, &begin, &end);
-    g_assert_cmpint (begin, ==, -SYSPROF_DOCUMENT_TIME_LIMIT);
-    g_assert_cmpint (end, ==, 2 * SYSPROF_DOCUMENT_TIME_LIMIT);
+    g_assert_cmpint (begin, ==, -SYSPROF_SUMMARY_TIME_LIMIT);
+    g_assert_cmpint (end, ==, 2 * SYSPROF_SUMMARY_TIME_LIMIT);
     /* The sample at G_MININT64, shown at -LIMIT, is in a selection from
      * -LIMIT for the callgraph too. */
     {
       g_autoptr (SysprofCallgraph) edge = NULL;
 
-      sysprof_document_set_selection (document, -SYSPROF_DOCUMENT_TIME_LIMIT, 0);
+      sysprof_document_set_selection (document, -SYSPROF_SUMMARY_TIME_LIMIT, 0);
       edge = callgraph_of (document);
       g_assert_cmpuint (sysprof_callgraph_get_n_samples (edge), ==, 1);
     }
@@ -452,7 +452,7 @@ test_hostile_times (Fixture *f, gconstpointer data)
     g_assert_false (sysprof_document_has_selection (document));
     sysprof_document_set_visible_range (document, G_MAXINT64 - 10, G_MAXINT64);
     sysprof_document_get_visible_range (document, &begin, &end);
-    g_assert_cmpint (end, <=, SYSPROF_DOCUMENT_TIME_LIMIT);
+    g_assert_cmpint (end, <=, SYSPROF_SUMMARY_TIME_LIMIT);
     g_assert_cmpint (begin, <, end);
   }
 }

@@ -1,52 +1,52 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-/* Fuzz target: the app's scan of a capture (clients/app/
- * sysprof-document-scan.c), which turns every frame kind into the tables the
+/* Fuzz target: the capture summary the app's views are drawn from
+ * (libsysprof/analysis/sysprof-capture-summary.c), which turns every frame kind into the tables the
  * views draw from (strings bounded by their frames, counters, process
  * lifetimes, embedded files, per-millisecond allocation counts).  Inputs are
  * served through a memfd because the reader works on file descriptors.
  * Beyond not crashing, the scan's promises to the views are checked: times
- * within SYSPROF_DOCUMENT_TIME_LIMIT, tables in time order, one allocation
+ * within SYSPROF_SUMMARY_TIME_LIMIT, tables in time order, one allocation
  * bucket per millisecond. */
 
 #include <stdint.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "sysprof-document-scan.h"
+#include "sysprof-analysis.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
-#define LIMIT SYSPROF_DOCUMENT_TIME_LIMIT
+#define LIMIT SYSPROF_SUMMARY_TIME_LIMIT
 
 static void
-check_promises (const SysprofDocumentScan *scan)
+check_promises (const SysprofCaptureSummary *scan)
 {
   g_assert (scan->duration >= 0 && scan->duration <= LIMIT);
   for (guint i = 0; i < scan->samples->len; i++)
     {
-      gint64 t = g_array_index (scan->samples, SysprofDocumentSample, i).time_ns;
+      gint64 t = g_array_index (scan->samples, SysprofSummarySample, i).time_ns;
 
       g_assert (t >= -LIMIT && t <= LIMIT);
-      g_assert (i == 0 || g_array_index (scan->samples, SysprofDocumentSample, i - 1).time_ns <= t);
+      g_assert (i == 0 || g_array_index (scan->samples, SysprofSummarySample, i - 1).time_ns <= t);
     }
   for (guint i = 0; i < scan->marks->len; i++)
     {
-      const SysprofDocumentMark *mark = &g_array_index (scan->marks, SysprofDocumentMark, i);
+      const SysprofSummaryMark *mark = &g_array_index (scan->marks, SysprofSummaryMark, i);
 
       g_assert (mark->time_ns >= -LIMIT && mark->time_ns <= LIMIT);
       g_assert (mark->duration_ns >= 0 && mark->duration_ns <= LIMIT);
     }
   for (guint i = 0; i < scan->processes->len; i++)
     {
-      const SysprofDocumentProcess *p = &g_array_index (scan->processes, SysprofDocumentProcess, i);
+      const SysprofSummaryProcess *p = &g_array_index (scan->processes, SysprofSummaryProcess, i);
 
       g_assert (p->begin_ns >= -LIMIT && p->begin_ns <= LIMIT);
       g_assert (p->end_ns >= -LIMIT && p->end_ns <= LIMIT);
     }
   for (guint i = 0; i < scan->allocation_buckets->len; i++)
     {
-      const SysprofDocumentAllocationBucket *b =
-          &g_array_index (scan->allocation_buckets, SysprofDocumentAllocationBucket, i);
+      const SysprofSummaryAllocationBucket *b =
+          &g_array_index (scan->allocation_buckets, SysprofSummaryAllocationBucket, i);
 
       g_assert (b->ms >= 0 && b->count > 0);
       g_assert (i == 0 || (b - 1)->ms < b->ms);
@@ -56,9 +56,9 @@ check_promises (const SysprofDocumentScan *scan)
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
-  SysprofCaptureReader *reader;
-  SysprofDocumentScan  *scan;
-  int                   fd = memfd_create ("fuzz-document-scan", MFD_CLOEXEC);
+  SysprofCaptureReader  *reader;
+  SysprofCaptureSummary *scan;
+  int                    fd = memfd_create ("fuzz-capture-summary", MFD_CLOEXEC);
 
   if (fd < 0)
     return 0;
@@ -71,11 +71,11 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   reader = sysprof_capture_reader_new_from_fd (fd);
   if (reader == NULL)
     return 0;
-  scan = sysprof_document_scan_new (sysprof_capture_reader_get_start_time (reader),
-                                    sysprof_capture_reader_get_end_time (reader));
-  if (sysprof_document_scan_read (scan, reader, size, NULL, NULL, NULL, NULL))
+  scan = sysprof_capture_summary_new (sysprof_capture_reader_get_start_time (reader),
+                                      sysprof_capture_reader_get_end_time (reader));
+  if (sysprof_capture_summary_read (scan, reader, size, NULL, NULL, NULL, NULL))
     check_promises (scan);
-  sysprof_document_scan_free (scan);
+  sysprof_capture_summary_free (scan);
   sysprof_capture_reader_unref (reader);
   return 0;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include <string.h>
 
-#include "sysprof-document-scan.h"
+#include "sysprof-capture-summary.h"
 
 /* Times come from the file: a hostile one can hold any 64-bit value, and
  * signed overflow would be undefined. */
@@ -28,7 +28,7 @@ saturated_add (gint64 a, gint64 b)
 static void
 clear_counter (gpointer data)
 {
-  SysprofDocumentCounter *counter = data;
+  SysprofSummaryCounter *counter = data;
 
   g_free (counter->category);
   g_free (counter->name);
@@ -40,7 +40,7 @@ clear_counter (gpointer data)
 static void
 clear_mark (gpointer data)
 {
-  SysprofDocumentMark *mark = data;
+  SysprofSummaryMark *mark = data;
 
   g_free (mark->group);
   g_free (mark->name);
@@ -50,7 +50,7 @@ clear_mark (gpointer data)
 static void
 clear_log (gpointer data)
 {
-  SysprofDocumentLog *log = data;
+  SysprofSummaryLog *log = data;
 
   g_free (log->domain);
   g_free (log->message);
@@ -59,19 +59,19 @@ clear_log (gpointer data)
 static void
 clear_process (gpointer data)
 {
-  g_free (((SysprofDocumentProcess *) data)->cmdline);
+  g_free (((SysprofSummaryProcess *) data)->cmdline);
 }
 
 static void
 clear_file (gpointer data)
 {
-  g_free (((SysprofDocumentFile *) data)->path);
+  g_free (((SysprofSummaryFile *) data)->path);
 }
 
 static void
 clear_metadata (gpointer data)
 {
-  SysprofDocumentMetadata *metadata = data;
+  SysprofSummaryMetadata *metadata = data;
 
   g_free (metadata->id);
   g_free (metadata->text);
@@ -79,30 +79,30 @@ clear_metadata (gpointer data)
 
 typedef struct
 {
-  SysprofDocumentScan *self;
-  GHashTable          *processes; /* pid -> index + 1 in self->processes */
-  GHashTable          *counters;  /* id -> SysprofDocumentCounter */
-  GHashTable          *files;     /* path -> index + 1 in self->files */
-  gint64               last_time;
-  GHashTable          *late_allocations; /* ms -> count, see count_allocation() */
+  SysprofCaptureSummary *self;
+  GHashTable            *processes; /* pid -> index + 1 in self->processes */
+  GHashTable            *counters;  /* id -> SysprofSummaryCounter */
+  GHashTable            *files;     /* path -> index + 1 in self->files */
+  gint64                 last_time;
+  GHashTable            *late_allocations; /* ms -> count, see count_allocation() */
 } Scan;
 
-static SysprofDocumentProcess *
+static SysprofSummaryProcess *
 scan_process (Scan *scan, gint32 pid, gint64 time)
 {
-  SysprofDocumentScan    *self = scan->self;
-  SysprofDocumentProcess *process;
-  guint                   index = GPOINTER_TO_UINT (g_hash_table_lookup (scan->processes, GINT_TO_POINTER (pid)));
+  SysprofCaptureSummary *self = scan->self;
+  SysprofSummaryProcess *process;
+  guint                  index = GPOINTER_TO_UINT (g_hash_table_lookup (scan->processes, GINT_TO_POINTER (pid)));
 
   if (index == 0)
     {
-      SysprofDocumentProcess fresh = { .pid = pid, .begin_ns = time, .end_ns = time };
+      SysprofSummaryProcess fresh = { .pid = pid, .begin_ns = time, .end_ns = time };
 
       g_array_append_val (self->processes, fresh);
       index = self->processes->len;
       g_hash_table_insert (scan->processes, GINT_TO_POINTER (pid), GUINT_TO_POINTER (index));
     }
-  process = &g_array_index (self->processes, SysprofDocumentProcess, index - 1);
+  process = &g_array_index (self->processes, SysprofSummaryProcess, index - 1);
   if (time < process->begin_ns)
     process->begin_ns = time;
   if (!process->exited && time > process->end_ns)
@@ -132,17 +132,17 @@ scan_counter_define (Scan *scan, const SysprofCaptureCounterDefine *def)
   for (guint i = 0; i < def->n_counters; i++)
     {
       const SysprofCaptureCounter *raw = &def->counters[i];
-      SysprofDocumentCounter      *counter;
+      SysprofSummaryCounter       *counter;
 
       if (g_hash_table_contains (scan->counters, GUINT_TO_POINTER (raw->id)))
         continue;
-      counter = g_new0 (SysprofDocumentCounter, 1);
+      counter = g_new0 (SysprofSummaryCounter, 1);
       counter->id = raw->id;
       counter->category = fixed_string (raw->category, sizeof raw->category);
       counter->name = fixed_string (raw->name, sizeof raw->name);
       counter->description = fixed_string (raw->description, sizeof raw->description);
       counter->is_double = raw->type == SYSPROF_CAPTURE_COUNTER_DOUBLE;
-      counter->values = g_array_new (FALSE, FALSE, sizeof (SysprofDocumentCounterValue));
+      counter->values = g_array_new (FALSE, FALSE, sizeof (SysprofSummaryCounterValue));
       counter->min = G_MAXDOUBLE;
       counter->max = -G_MAXDOUBLE;
       g_ptr_array_add (scan->self->counters, counter);
@@ -156,8 +156,8 @@ scan_counter_set (Scan *scan, const SysprofCaptureCounterSet *set, gint64 time)
   for (guint i = 0; i < set->n_values; i++)
     for (guint j = 0; j < G_N_ELEMENTS (set->values[i].ids); j++)
       {
-        SysprofDocumentCounter     *counter;
-        SysprofDocumentCounterValue value = { .time_ns = time };
+        SysprofSummaryCounter     *counter;
+        SysprofSummaryCounterValue value = { .time_ns = time };
 
         if (set->values[i].ids[j] == 0)
           continue;
@@ -174,26 +174,26 @@ scan_counter_set (Scan *scan, const SysprofCaptureCounterSet *set, gint64 time)
 static void
 scan_file_chunk (Scan *scan, const SysprofCaptureFileChunk *chunk)
 {
-  SysprofDocumentScan *self = scan->self;
-  g_autofree char     *path = fixed_string (chunk->path, sizeof chunk->path);
-  guint                index = GPOINTER_TO_UINT (g_hash_table_lookup (scan->files, path));
+  SysprofCaptureSummary *self = scan->self;
+  g_autofree char       *path = fixed_string (chunk->path, sizeof chunk->path);
+  guint                  index = GPOINTER_TO_UINT (g_hash_table_lookup (scan->files, path));
 
   if (index == 0)
     {
-      SysprofDocumentFile file = { .path = g_strdup (path) };
+      SysprofSummaryFile file = { .path = g_strdup (path) };
 
       g_array_append_val (self->files, file);
       index = self->files->len;
       g_hash_table_insert (scan->files, g_strdup (path), GUINT_TO_POINTER (index));
     }
-  g_array_index (self->files, SysprofDocumentFile, index - 1).size += chunk->len;
+  g_array_index (self->files, SysprofSummaryFile, index - 1).size += chunk->len;
 }
 
 static void
 scan_metadata (Scan *scan, const SysprofCaptureMetadata *frame)
 {
-  SysprofDocumentScan    *self = scan->self;
-  SysprofDocumentMetadata metadata = {
+  SysprofCaptureSummary *self = scan->self;
+  SysprofSummaryMetadata metadata = {
     .id = fixed_string (frame->id, sizeof frame->id),
     .text = tail_string (&frame->frame, frame->metadata),
   };
@@ -208,8 +208,8 @@ scan_metadata (Scan *scan, const SysprofCaptureMetadata *frame)
 static int
 compare_processes (gconstpointer a, gconstpointer b)
 {
-  const SysprofDocumentProcess *pa = a;
-  const SysprofDocumentProcess *pb = b;
+  const SysprofSummaryProcess *pa = a;
+  const SysprofSummaryProcess *pb = b;
 
   if (pa->begin_ns != pb->begin_ns)
     return pa->begin_ns < pb->begin_ns ? -1 : 1;
@@ -219,14 +219,14 @@ compare_processes (gconstpointer a, gconstpointer b)
 static int
 compare_files (gconstpointer a, gconstpointer b)
 {
-  return strcmp (((const SysprofDocumentFile *) a)->path, ((const SysprofDocumentFile *) b)->path);
+  return strcmp (((const SysprofSummaryFile *) a)->path, ((const SysprofSummaryFile *) b)->path);
 }
 
 static int
 compare_marks (gconstpointer a, gconstpointer b)
 {
-  gint64 ta = ((const SysprofDocumentMark *) a)->time_ns;
-  gint64 tb = ((const SysprofDocumentMark *) b)->time_ns;
+  gint64 ta = ((const SysprofSummaryMark *) a)->time_ns;
+  gint64 tb = ((const SysprofSummaryMark *) b)->time_ns;
 
   return ta < tb ? -1 : ta > tb;
 }
@@ -234,8 +234,8 @@ compare_marks (gconstpointer a, gconstpointer b)
 static int
 compare_logs (gconstpointer a, gconstpointer b)
 {
-  gint64 ta = ((const SysprofDocumentLog *) a)->time_ns;
-  gint64 tb = ((const SysprofDocumentLog *) b)->time_ns;
+  gint64 ta = ((const SysprofSummaryLog *) a)->time_ns;
+  gint64 tb = ((const SysprofSummaryLog *) b)->time_ns;
 
   return ta < tb ? -1 : ta > tb;
 }
@@ -243,8 +243,8 @@ compare_logs (gconstpointer a, gconstpointer b)
 static int
 compare_samples (gconstpointer a, gconstpointer b)
 {
-  gint64 ta = ((const SysprofDocumentSample *) a)->time_ns;
-  gint64 tb = ((const SysprofDocumentSample *) b)->time_ns;
+  gint64 ta = ((const SysprofSummarySample *) a)->time_ns;
+  gint64 tb = ((const SysprofSummarySample *) b)->time_ns;
 
   return ta < tb ? -1 : ta > tb;
 }
@@ -271,7 +271,7 @@ sort_if_needed (GArray *array, GCompareFunc compare)
 }
 
 static void
-finish_scan (SysprofDocumentScan *self)
+finish_scan (SysprofCaptureSummary *self)
 {
   g_autoptr (GPtrArray) categories = g_ptr_array_new ();
   g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
@@ -286,7 +286,7 @@ finish_scan (SysprofDocumentScan *self)
 
   for (guint i = 0; i < self->counters->len; i++)
     {
-      SysprofDocumentCounter *counter = g_ptr_array_index (self->counters, i);
+      SysprofSummaryCounter *counter = g_ptr_array_index (self->counters, i);
 
       if (counter->values->len == 0)
         counter->min = counter->max = 0;
@@ -301,25 +301,25 @@ finish_scan (SysprofDocumentScan *self)
 static gint64
 clamp_time (gint64 time)
 {
-  return CLAMP (time, -SYSPROF_DOCUMENT_TIME_LIMIT, SYSPROF_DOCUMENT_TIME_LIMIT);
+  return CLAMP (time, -SYSPROF_SUMMARY_TIME_LIMIT, SYSPROF_SUMMARY_TIME_LIMIT);
 }
 
 static void
 count_allocation (Scan *scan, gint64 time)
 {
-  GArray                          *buckets = scan->self->allocation_buckets;
-  SysprofDocumentAllocationBucket *last;
-  gint64                           ms = time / 1000000;
+  GArray                         *buckets = scan->self->allocation_buckets;
+  SysprofSummaryAllocationBucket *last;
+  gint64                          ms = time / 1000000;
 
   /* Frames before the start are not drawn. */
   if (ms < 0)
     return;
-  last = buckets->len > 0 ? &g_array_index (buckets, SysprofDocumentAllocationBucket, buckets->len - 1) : NULL;
+  last = buckets->len > 0 ? &g_array_index (buckets, SysprofSummaryAllocationBucket, buckets->len - 1) : NULL;
   if (last != NULL && last->ms == ms)
     last->count++;
   else if (last == NULL || ms > last->ms)
     {
-      SysprofDocumentAllocationBucket bucket = { .ms = ms, .count = 1 };
+      SysprofSummaryAllocationBucket bucket = { .ms = ms, .count = 1 };
 
       g_array_append_val (buckets, bucket);
     }
@@ -338,7 +338,7 @@ count_allocation (Scan *scan, gint64 time)
 static int
 compare_buckets (gconstpointer a, gconstpointer b)
 {
-  const SysprofDocumentAllocationBucket *x = a, *y = b;
+  const SysprofSummaryAllocationBucket *x = a, *y = b;
 
   return (x->ms > y->ms) - (x->ms < y->ms);
 }
@@ -356,7 +356,7 @@ merge_late_allocations (Scan *scan)
   g_hash_table_iter_init (&iter, scan->late_allocations);
   while (g_hash_table_iter_next (&iter, &key, &value))
     {
-      SysprofDocumentAllocationBucket bucket = {
+      SysprofSummaryAllocationBucket bucket = {
         .ms = (gint64) GPOINTER_TO_SIZE (key),
         .count = GPOINTER_TO_SIZE (value),
       };
@@ -366,24 +366,24 @@ merge_late_allocations (Scan *scan)
   g_array_sort (buckets, compare_buckets);
   for (guint i = 0; i < buckets->len; i++)
     {
-      SysprofDocumentAllocationBucket *b = &g_array_index (buckets, SysprofDocumentAllocationBucket, i);
+      SysprofSummaryAllocationBucket *b = &g_array_index (buckets, SysprofSummaryAllocationBucket, i);
 
-      if (out > 0 && g_array_index (buckets, SysprofDocumentAllocationBucket, out - 1).ms == b->ms)
-        g_array_index (buckets, SysprofDocumentAllocationBucket, out - 1).count += b->count;
+      if (out > 0 && g_array_index (buckets, SysprofSummaryAllocationBucket, out - 1).ms == b->ms)
+        g_array_index (buckets, SysprofSummaryAllocationBucket, out - 1).count += b->count;
       else
-        g_array_index (buckets, SysprofDocumentAllocationBucket, out++) = *b;
+        g_array_index (buckets, SysprofSummaryAllocationBucket, out++) = *b;
     }
   g_array_set_size (buckets, out);
 }
 
 gboolean
-sysprof_document_scan_read (SysprofDocumentScan        *self,
-                            SysprofCaptureReader       *reader,
-                            guint64                     file_size,
-                            SysprofDocumentScanProgress progress,
-                            gpointer                    user_data,
-                            GCancellable               *cancellable,
-                            GError                    **error)
+sysprof_capture_summary_read (SysprofCaptureSummary        *self,
+                              SysprofCaptureReader         *reader,
+                              guint64                       file_size,
+                              SysprofCaptureSummaryProgress progress,
+                              gpointer                      user_data,
+                              GCancellable                 *cancellable,
+                              GError                      **error)
 {
   Scan scan = {
     .self = self,
@@ -423,7 +423,7 @@ sysprof_document_scan_read (SysprofDocumentScan        *self,
         case SYSPROF_CAPTURE_FRAME_SAMPLE:
           {
             const SysprofCaptureSample *sample = sysprof_capture_reader_read_sample (reader);
-            SysprofDocumentSample       s;
+            SysprofSummarySample        s;
 
             if (sample == NULL)
               goto done;
@@ -441,7 +441,7 @@ sysprof_document_scan_read (SysprofDocumentScan        *self,
         case SYSPROF_CAPTURE_FRAME_PROCESS:
           {
             const SysprofCaptureProcess *process = sysprof_capture_reader_read_process (reader);
-            SysprofDocumentProcess      *p;
+            SysprofSummaryProcess       *p;
 
             if (process == NULL)
               goto done;
@@ -465,7 +465,7 @@ sysprof_document_scan_read (SysprofDocumentScan        *self,
         case SYSPROF_CAPTURE_FRAME_EXIT:
           {
             const SysprofCaptureExit *exit = sysprof_capture_reader_read_exit (reader);
-            SysprofDocumentProcess   *p;
+            SysprofSummaryProcess    *p;
 
             if (exit == NULL)
               goto done;
@@ -498,12 +498,12 @@ sysprof_document_scan_read (SysprofDocumentScan        *self,
         case SYSPROF_CAPTURE_FRAME_MARK:
           {
             const SysprofCaptureMark *raw = sysprof_capture_reader_read_mark (reader);
-            SysprofDocumentMark       mark;
+            SysprofSummaryMark        mark;
 
             if (raw == NULL)
               goto done;
             mark.time_ns = time;
-            mark.duration_ns = CLAMP (raw->duration, 0, SYSPROF_DOCUMENT_TIME_LIMIT);
+            mark.duration_ns = CLAMP (raw->duration, 0, SYSPROF_SUMMARY_TIME_LIMIT);
             mark.pid = raw->frame.pid;
             mark.group = fixed_string (raw->group, sizeof raw->group);
             mark.name = fixed_string (raw->name, sizeof raw->name);
@@ -517,7 +517,7 @@ sysprof_document_scan_read (SysprofDocumentScan        *self,
         case SYSPROF_CAPTURE_FRAME_LOG:
           {
             const SysprofCaptureLog *raw = sysprof_capture_reader_read_log (reader);
-            SysprofDocumentLog       log;
+            SysprofSummaryLog        log;
 
             if (raw == NULL)
               goto done;
@@ -578,7 +578,7 @@ done:
     {
       /* A damaged capture still shows what was read before the damage; the
        * analyses report the damage themselves when they reach it. */
-      SysprofDocumentMetadata metadata = {
+      SysprofSummaryMetadata metadata = {
         .id = g_strdup ("sysprof-app.damage"),
         .text = g_strdup (capture_error->message),
       };
@@ -586,13 +586,13 @@ done:
       g_array_append_val (self->metadata, metadata);
     }
 
-  self->duration = CLAMP (MAX (self->duration, scan.last_time), 0, SYSPROF_DOCUMENT_TIME_LIMIT);
+  self->duration = CLAMP (MAX (self->duration, scan.last_time), 0, SYSPROF_SUMMARY_TIME_LIMIT);
   merge_late_allocations (&scan);
 
   /* Processes seen only through other frames end with the capture. */
   for (guint i = 0; i < self->processes->len; i++)
     {
-      SysprofDocumentProcess *p = &g_array_index (self->processes, SysprofDocumentProcess, i);
+      SysprofSummaryProcess *p = &g_array_index (self->processes, SysprofSummaryProcess, i);
 
       if (p->cmdline == NULL)
         p->cmdline = g_strdup ("");
@@ -609,31 +609,31 @@ done:
   return ok;
 }
 
-SysprofDocumentScan *
-sysprof_document_scan_new (gint64 start_time, gint64 end_time)
+SysprofCaptureSummary *
+sysprof_capture_summary_new (gint64 start_time, gint64 end_time)
 {
-  SysprofDocumentScan *self = g_new0 (SysprofDocumentScan, 1);
+  SysprofCaptureSummary *self = g_new0 (SysprofCaptureSummary, 1);
 
   self->start_time = start_time;
-  self->duration = CLAMP (saturated_sub (end_time, start_time), 0, SYSPROF_DOCUMENT_TIME_LIMIT);
-  self->samples = g_array_new (FALSE, FALSE, sizeof (SysprofDocumentSample));
+  self->duration = CLAMP (saturated_sub (end_time, start_time), 0, SYSPROF_SUMMARY_TIME_LIMIT);
+  self->samples = g_array_new (FALSE, FALSE, sizeof (SysprofSummarySample));
   self->counters = g_ptr_array_new_with_free_func (clear_counter);
-  self->marks = g_array_new (FALSE, FALSE, sizeof (SysprofDocumentMark));
+  self->marks = g_array_new (FALSE, FALSE, sizeof (SysprofSummaryMark));
   g_array_set_clear_func (self->marks, clear_mark);
-  self->logs = g_array_new (FALSE, FALSE, sizeof (SysprofDocumentLog));
+  self->logs = g_array_new (FALSE, FALSE, sizeof (SysprofSummaryLog));
   g_array_set_clear_func (self->logs, clear_log);
-  self->processes = g_array_new (FALSE, FALSE, sizeof (SysprofDocumentProcess));
+  self->processes = g_array_new (FALSE, FALSE, sizeof (SysprofSummaryProcess));
   g_array_set_clear_func (self->processes, clear_process);
-  self->files = g_array_new (FALSE, FALSE, sizeof (SysprofDocumentFile));
+  self->files = g_array_new (FALSE, FALSE, sizeof (SysprofSummaryFile));
   g_array_set_clear_func (self->files, clear_file);
-  self->metadata = g_array_new (FALSE, FALSE, sizeof (SysprofDocumentMetadata));
+  self->metadata = g_array_new (FALSE, FALSE, sizeof (SysprofSummaryMetadata));
   g_array_set_clear_func (self->metadata, clear_metadata);
-  self->allocation_buckets = g_array_new (FALSE, FALSE, sizeof (SysprofDocumentAllocationBucket));
+  self->allocation_buckets = g_array_new (FALSE, FALSE, sizeof (SysprofSummaryAllocationBucket));
   return self;
 }
 
 void
-sysprof_document_scan_free (SysprofDocumentScan *self)
+sysprof_capture_summary_free (SysprofCaptureSummary *self)
 {
   if (self == NULL)
     return;
@@ -651,9 +651,9 @@ sysprof_document_scan_free (SysprofDocumentScan *self)
 }
 
 void
-sysprof_document_scan_add_metadata (SysprofDocumentScan *self, const char *id, const char *text)
+sysprof_capture_summary_add_metadata (SysprofCaptureSummary *self, const char *id, const char *text)
 {
-  SysprofDocumentMetadata metadata = { .id = g_strdup (id), .text = g_strdup (text) };
+  SysprofSummaryMetadata metadata = { .id = g_strdup (id), .text = g_strdup (text) };
 
   g_array_append_val (self->metadata, metadata);
 }

@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-/* SysprofDocumentScan: what one pass over a capture tells the app's views
- * (frame counts, the samples' times, counters, marks, logs, processes,
- * embedded files, metadata), so they can decide whether they have data and
- * draw their charts without reading the capture again.  Filled by one
- * thread, then only read.  Times are nanoseconds from the capture's start.
+/* SysprofCaptureSummary: what one pass over a capture tells (frame counts,
+ * the samples' times, counters, marks, logs, processes, embedded files,
+ * metadata), so that a viewer (the app) can decide which views have data and
+ * draw their charts without reading the capture again, and a command-line
+ * tool can list what a capture holds.  Filled by one thread, then only read.
+ * Times are nanoseconds from the capture's start.
  */
 #pragma once
+
+#if !defined(SYSPROF_INSIDE) && !defined(SYSPROF_COMPILATION)
+#error "Only <sysprof.h> or <sysprof-analysis.h> can be included directly."
+#endif
 
 #include <gio/gio.h>
 #include <sysprof-capture.h>
@@ -16,7 +21,7 @@ G_BEGIN_DECLS
  * start (73 years) and every duration within [0, LIMIT], whatever the file
  * says: the sum or difference of any two then fits in a gint64, so the views
  * can add and subtract them without overflow checks. */
-#define SYSPROF_DOCUMENT_TIME_LIMIT (G_GINT64_CONSTANT (1) << 61)
+#define SYSPROF_SUMMARY_TIME_LIMIT (G_GINT64_CONSTANT (1) << 61)
 
 typedef struct
 {
@@ -24,13 +29,13 @@ typedef struct
   gint32 cpu;
   gint32 pid;
   gint32 tid;
-} SysprofDocumentSample;
+} SysprofSummarySample;
 
 typedef struct
 {
   gint64 time_ns;
   double value;
-} SysprofDocumentCounterValue;
+} SysprofSummaryCounterValue;
 
 typedef struct
 {
@@ -39,11 +44,11 @@ typedef struct
   char    *name;
   char    *description;
   gboolean is_double;
-  /* SysprofDocumentCounterValue, in time order. */
+  /* SysprofSummaryCounterValue, in time order. */
   GArray *values;
   double  min;
   double  max;
-} SysprofDocumentCounter;
+} SysprofSummaryCounter;
 
 typedef struct
 {
@@ -53,7 +58,7 @@ typedef struct
   char  *group;
   char  *name;
   char  *message;
-} SysprofDocumentMark;
+} SysprofSummaryMark;
 
 typedef struct
 {
@@ -62,7 +67,7 @@ typedef struct
   guint  severity; /* GLogLevelFlags, as the LOG frame carries it */
   char  *domain;
   char  *message;
-} SysprofDocumentLog;
+} SysprofSummaryLog;
 
 typedef struct
 {
@@ -73,26 +78,26 @@ typedef struct
   gboolean exited;
   guint64  n_samples;
   guint64  n_allocations;
-} SysprofDocumentProcess;
+} SysprofSummaryProcess;
 
 typedef struct
 {
   char   *path;
   guint64 size;
-} SysprofDocumentFile;
+} SysprofSummaryFile;
 
 typedef struct
 {
   char *id;
   char *text;
-} SysprofDocumentMetadata;
+} SysprofSummaryMetadata;
 
 /* The allocations of one millisecond of the capture. */
 typedef struct
 {
   gint64  ms; /* from the start, >= 0 */
   guint64 count;
-} SysprofDocumentAllocationBucket;
+} SysprofSummaryAllocationBucket;
 
 typedef struct
 {
@@ -103,42 +108,42 @@ typedef struct
   guint64    n_lost_events;
   guint64    n_allocations;
   guint      n_cpus;
-  GArray    *samples;            /* SysprofDocumentSample, in time order */
-  GPtrArray *counters;           /* SysprofDocumentCounter *, in definition order */
+  GArray    *samples;            /* SysprofSummarySample, in time order */
+  GPtrArray *counters;           /* SysprofSummaryCounter *, in definition order */
   char     **counter_categories; /* sorted, NULL-terminated */
-  GArray    *marks;              /* SysprofDocumentMark, in time order */
-  GArray    *logs;               /* SysprofDocumentLog, in time order */
-  GArray    *processes;          /* SysprofDocumentProcess, by begin time */
-  GArray    *files;              /* SysprofDocumentFile, by path */
-  GArray    *metadata;           /* SysprofDocumentMetadata, in capture order */
+  GArray    *marks;              /* SysprofSummaryMark, in time order */
+  GArray    *logs;               /* SysprofSummaryLog, in time order */
+  GArray    *processes;          /* SysprofSummaryProcess, by begin time */
+  GArray    *files;              /* SysprofSummaryFile, by path */
+  GArray    *metadata;           /* SysprofSummaryMetadata, in capture order */
   char      *host;
-  /* SysprofDocumentAllocationBucket by ms, only the milliseconds with
+  /* SysprofSummaryAllocationBucket by ms, only the milliseconds with
    * allocations: the timeline's density for captures without samples.  At
    * most one per millisecond, where a time per allocation would be too big,
    * and nothing for the empty ones, so one frame far in the future costs
    * nothing. */
   GArray *allocation_buckets;
-} SysprofDocumentScan;
+} SysprofCaptureSummary;
 
 /* @fraction of the file read. */
-typedef void (*SysprofDocumentScanProgress) (double fraction, gpointer user_data);
+typedef void (*SysprofCaptureSummaryProgress) (double fraction, gpointer user_data);
 
 /* @end_time: the header's end time (0 or before @start_time: unknown). */
-SysprofDocumentScan *sysprof_document_scan_new (gint64 start_time, gint64 end_time);
-void                 sysprof_document_scan_free (SysprofDocumentScan *scan);
+SysprofCaptureSummary *sysprof_capture_summary_new (gint64 start_time, gint64 end_time);
+void                   sysprof_capture_summary_free (SysprofCaptureSummary *scan);
 /* Reads @reader (rewound) to its end.  Damage in the middle of the file is
  * not an error: what precedes it is kept, and a "sysprof-app.damage"
  * metadata entry says where it is.  FALSE only when cancelled. */
-gboolean sysprof_document_scan_read (SysprofDocumentScan        *scan,
-                                     SysprofCaptureReader       *reader,
-                                     guint64                     file_size,
-                                     SysprofDocumentScanProgress progress,
-                                     gpointer                    user_data,
-                                     GCancellable               *cancellable,
-                                     GError                    **error);
+gboolean sysprof_capture_summary_read (SysprofCaptureSummary        *scan,
+                                       SysprofCaptureReader         *reader,
+                                       guint64                       file_size,
+                                       SysprofCaptureSummaryProgress progress,
+                                       gpointer                      user_data,
+                                       GCancellable                 *cancellable,
+                                       GError                      **error);
 /* Adds a metadata entry of the app's own ("sysprof-app.symbols"). */
-void sysprof_document_scan_add_metadata (SysprofDocumentScan *scan, const char *id, const char *text);
+void sysprof_capture_summary_add_metadata (SysprofCaptureSummary *scan, const char *id, const char *text);
 
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (SysprofDocumentScan, sysprof_document_scan_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SysprofCaptureSummary, sysprof_capture_summary_free)
 
 G_END_DECLS
