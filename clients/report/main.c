@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sysprof-report.h"
+#include "report-util.h"
 
 typedef struct
 {

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "sysprof-report.h"
+#include "report-util.h"
 
 /* ------------------------------------------------------------------------ */
 /* Aligned text tables */

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sysprof-report.h"
+#include "report-util.h"
 
 #define DEFAULT_POINTS 100
 #define TEXT_ROWS      30

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "sysprof-report.h"
+#include "report-util.h"
 
 #define FRAME_HEIGHT 16
 #define FONT_SIZE    11
