@@ -94,7 +94,7 @@ if [[ ! -f $builddir/build.ninja ]]; then
   meson setup "$builddir" "$root" -Dcompat=enabled -Dbenchmarks=true
 fi
 ninja -C "$builddir" build.ninja >/dev/null
-targets=(bench/cpu-workload clients/sysprof-cli clients/sysprof-report clients/sysprof-dump
+targets=(bench/cpu-workload clients/cli/sysprof-cli clients/report/sysprof-report clients/tools/sysprof-dump
   clients/app/tests/test-app)
 ((peer_reps == 0)) || targets+=(tests/compat/callgraph-346)
 if ! out=$(ninja -C "$builddir" "${targets[@]}" 2>&1); then
@@ -102,9 +102,9 @@ if ! out=$(ninja -C "$builddir" "${targets[@]}" 2>&1); then
   echo "run-app-bench.sh: the build failed (the app needs -Dapp, the peer -Dcompat and libsysprof-4-dev)" >&2
   exit 1
 fi
-cli=$builddir/clients/sysprof-cli
-report=$builddir/clients/sysprof-report
-dump=$builddir/clients/sysprof-dump
+cli=$builddir/clients/cli/sysprof-cli
+report=$builddir/clients/report/sysprof-report
+dump=$builddir/clients/tools/sysprof-dump
 test_app=$builddir/clients/app/tests/test-app
 peer=$builddir/tests/compat/callgraph-346
 xvfb=$root/tools/with-xvfb.sh

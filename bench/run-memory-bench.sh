@@ -87,7 +87,7 @@ if [[ -z ${MEMORY_BENCH_INNER:-} ]]; then
     meson setup "$builddir" "$root" -Dcompat=enabled -Dbenchmarks=true
   fi
   ninja -C "$builddir" build.ninja >/dev/null
-  targets=(bench/malloc-workload clients/sysprof-cli clients/sysprof-dump daemon/sysprofd)
+  targets=(bench/malloc-workload clients/cli/sysprof-cli clients/tools/sysprof-dump daemon/sysprofd)
   # The allocation tracker our sysprof-cli preloads, once the tree has it.
   while read -r t; do targets+=("$t"); done < <(ninja -C "$builddir" -t targets all 2>/dev/null |
     sed -n 's/^\(preload\/[^:]*\.so\): .*/\1/p')
@@ -96,7 +96,7 @@ if [[ -z ${MEMORY_BENCH_INNER:-} ]]; then
     echo "run-memory-bench.sh: the build failed" >&2; exit 1
   fi
   # Only the analysis needs sysprof-report: without it, that part is skipped.
-  if ! out=$(ninja -C "$builddir" clients/sysprof-report 2>&1); then
+  if ! out=$(ninja -C "$builddir" clients/report/sysprof-report 2>&1); then
     tail -n 10 <<<"$out" >&2
     echo "run-memory-bench.sh: sysprof-report failed to build; the analysis of ours will be skipped" >&2
   fi
@@ -104,13 +104,13 @@ if [[ -z ${MEMORY_BENCH_INNER:-} ]]; then
   # Our side of memory profiling arrives in steps: skip what is not there yet.
   # (The help is read whole first: grep -q would stop reading early, and under
   # pipefail the writer's SIGPIPE would fail the test now and then.)
-  cli_help=$("$builddir/clients/sysprof-cli" --help 2>&1 || true)
+  cli_help=$("$builddir/clients/cli/sysprof-cli" --help 2>&1 || true)
   kept_modes=()
   for m in "${mode_list[@]}"; do
     case $m in
       ours | ours-perf)
         if [[ $cli_help != *--memprof* ]]; then
-          echo "run-memory-bench.sh: skipping $m: $builddir/clients/sysprof-cli --help does not mention --memprof yet" >&2
+          echo "run-memory-bench.sh: skipping $m: $builddir/clients/cli/sysprof-cli --help does not mention --memprof yet" >&2
           continue
         fi ;;
     esac
@@ -180,9 +180,9 @@ set_cmd () {
   shift 2
   case $mode in
     alone) cmd=("${as_user[@]}" "$@") ;;
-    ours) cmd=("${as_user[@]}" "${ours_env[@]}" "$builddir/clients/sysprof-cli" --memprof --no-perf --no-battery
+    ours) cmd=("${as_user[@]}" "${ours_env[@]}" "$builddir/clients/cli/sysprof-cli" --memprof --no-perf --no-battery
       -f "$cap.syscap" -- "$@") ;;
-    ours-perf) cmd=("${as_user[@]}" "${ours_env[@]}" "$builddir/clients/sysprof-cli" --memprof --no-battery
+    ours-perf) cmd=("${as_user[@]}" "${ours_env[@]}" "$builddir/clients/cli/sysprof-cli" --memprof --no-battery
       -f "$cap.syscap" -- "$@") ;;
     heaptrack) cmd=("${as_user[@]}" heaptrack -o "$cap" "$@") ;;
     sysprof346) cmd=("${as_user[@]}" /usr/bin/sysprof-cli --memprof --no-battery -f "$cap.syscap" -- "$@") ;;
@@ -212,7 +212,7 @@ kept () {
   case $1 in
     alone) echo - ;;
     heaptrack) sed -n 's/^[[:space:]]*allocations:[[:space:]]*\([0-9]*\)[[:space:]]*$/\1/p' "$log" | tail -n 1 ;;
-    *) "$builddir/clients/sysprof-dump" --stats "$(capture_of "$1" "$2")" 2>/dev/null | awk '$1 == "ALLOCS" { print $2 }' ;;
+    *) "$builddir/clients/tools/sysprof-dump" --stats "$(capture_of "$1" "$2")" 2>/dev/null | awk '$1 == "ALLOCS" { print $2 }' ;;
   esac
 }
 
@@ -281,17 +281,17 @@ ht_file=
 [[ " ${mode_list[*]} " != *" heaptrack "* ]] || ht_file=$(capture_of heaptrack heaptrack)
 anames=()
 if [[ -n $ours_file ]]; then
-  if [[ -x $builddir/clients/sysprof-report ]] && "$builddir/clients/sysprof-report" memory --help >/dev/null 2>&1; then
+  if [[ -x $builddir/clients/report/sysprof-report ]] && "$builddir/clients/report/sysprof-report" memory --help >/dev/null 2>&1; then
     anames+=(ours-leaks)
   else
-    echo "Analysis: skipping ours: $builddir/clients/sysprof-report has no memory command yet" >&2
+    echo "Analysis: skipping ours: $builddir/clients/report/sysprof-report has no memory command yet" >&2
   fi
 fi
 [[ -z $ht_file ]] || anames+=(heaptrack-print heaptrack-leaks)
 
 acmd () {
   case $1 in
-    ours-leaks) cmd=("$builddir/clients/sysprof-report" memory --leaks "$ours_file") ;;
+    ours-leaks) cmd=("$builddir/clients/report/sysprof-report" memory --leaks "$ours_file") ;;
     heaptrack-print) cmd=(heaptrack_print "$ht_file") ;;
     # Leaks only: no peaks, no allocators, no temporary allocations.
     heaptrack-leaks) cmd=(heaptrack_print --print-peaks 0 --print-allocators 0 --print-temporary 0 --print-leaks 1 "$ht_file") ;;
@@ -311,7 +311,7 @@ if ((areps > 0 && ${#anames[@]} > 0)); then
   if [[ " ${anames[*]} " == *" ours-leaks "* ]]; then
     echo "  sysprof-report memory --leaks ($ours_from): $(wc -l <"$W/ours-leaks.out") lines, first: $(head -n 1 "$W/ours-leaks.out")"
     # The report's own count of what was kept, against sysprof-dump's ALLOCS above.
-    if "$builddir/clients/sysprof-report" memory --summary --format tsv "$ours_file" >"$W/summary.out" 2>&1; then
+    if "$builddir/clients/report/sysprof-report" memory --summary --format tsv "$ours_file" >"$W/summary.out" 2>&1; then
       echo "  sysprof-report memory --summary --format tsv ($ours_from):"
       head -n 20 "$W/summary.out" | sed 's/^/    /'
     fi

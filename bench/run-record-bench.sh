@@ -70,7 +70,7 @@ if [[ -z ${RECORD_BENCH_INNER:-} ]]; then
     meson setup "$builddir" "$root" -Dcompat=enabled -Dbenchmarks=true
   fi
   ninja -C "$builddir" build.ninja >/dev/null
-  if ! out=$(ninja -C "$builddir" bench/cpu-workload clients/sysprof-cli clients/sysprof-dump daemon/sysprofd 2>&1); then
+  if ! out=$(ninja -C "$builddir" bench/cpu-workload clients/cli/sysprof-cli clients/tools/sysprof-dump daemon/sysprofd 2>&1); then
     tail -n 30 <<<"$out" >&2
     echo "run-record-bench.sh: the build failed" >&2; exit 1
   fi
@@ -99,7 +99,7 @@ W=$SYSPROFD_TEST_WORKDIR
 A=$DBUS_SYSTEM_BUS_ADDRESS
 U=sysprof-test-allowed
 mkdir -p "$W/bin" "$W/u"
-install -m 755 "$builddir/bench/cpu-workload" "$builddir/clients/sysprof-cli" "$W/bin/"
+install -m 755 "$builddir/bench/cpu-workload" "$builddir/clients/cli/sysprof-cli" "$W/bin/"
 chown "$U" "$W/u"
 cd "$W/u"
 as_user=(runuser -u "$U" -- env -i PATH="$W/bin:/usr/bin:/bin" HOME="$W/u" DBUS_SYSTEM_BUS_ADDRESS="$A")
@@ -131,7 +131,7 @@ set_cmd () {
     ours) cmd=("${as_user[@]}" "$W/bin/sysprof-cli" --frequency 997 --no-battery -f "$cap.syscap" -- "${pin[@]}" "$@") ;;
     ours-root)
       # No bus at that address, so sysprof-cli, as root, records in-process.
-      cmd=(env DBUS_SYSTEM_BUS_ADDRESS=unix:path=/nonexistent "$builddir/clients/sysprof-cli" --frequency 997
+      cmd=(env DBUS_SYSTEM_BUS_ADDRESS=unix:path=/nonexistent "$builddir/clients/cli/sysprof-cli" --frequency 997
         --no-battery -f "$cap.syscap" -- "${pin[@]}" "$@") ;;
     perf) cmd=(perf record -F 997 -g -o "$cap.data" -- "${pin[@]}" "$@") ;;
     perf-a) cmd=(perf record -a -F 997 -g -o "$cap.data" -- "${pin[@]}" "$@") ;;
@@ -144,7 +144,7 @@ samples () {
   case $1 in
     perf | perf-a) sed -n 's/.*(\([0-9]*\) samples).*/\1/p' "$log" | tail -1 ;;
     alone) echo - ;;
-    *) "$builddir/clients/sysprof-dump" --stats "$capdir/$2.syscap" 2>/dev/null | awk '$1 == "SAMPLE" { print $2 }' ;;
+    *) "$builddir/clients/tools/sysprof-dump" --stats "$capdir/$2.syscap" 2>/dev/null | awk '$1 == "SAMPLE" { print $2 }' ;;
   esac
 }
 

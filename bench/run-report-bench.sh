@@ -77,13 +77,13 @@ if [[ ! -f $builddir/build.ninja ]]; then
   meson setup "$builddir" "$root" -Dcompat=enabled -Dbenchmarks=true
 fi
 ninja -C "$builddir" build.ninja >/dev/null
-if ! out=$(ninja -C "$builddir" bench/cpu-workload clients/sysprof-cli clients/sysprof-report clients/sysprof-dump 2>&1); then
+if ! out=$(ninja -C "$builddir" bench/cpu-workload clients/cli/sysprof-cli clients/report/sysprof-report clients/tools/sysprof-dump 2>&1); then
   tail -n 30 <<<"$out" >&2
   echo "run-report-bench.sh: the build failed" >&2; exit 1
 fi
-cli=$builddir/clients/sysprof-cli
-report=$builddir/clients/sysprof-report
-dump=$builddir/clients/sysprof-dump
+cli=$builddir/clients/cli/sysprof-cli
+report=$builddir/clients/report/sysprof-report
+dump=$builddir/clients/tools/sysprof-dump
 workload=("$builddir/bench/cpu-workload" -j "$jobs" -t "$seconds")
 
 capdir=$(mktemp -d "$dir/report-bench.XXXXXX")

@@ -19,7 +19,7 @@ B=$(cd "$(dirname "$0")/.." && pwd)/build
 
 # The test user cannot reach a checkout under /root: copy what it runs.
 mkdir -p "$W/bin" "$W/demo"
-install -m 755 "$B/clients/sysprof-cli" "$W/bin/"
+install -m 755 "$B/clients/cli/sysprof-cli" "$W/bin/"
 
 if [ "$mode" = memory ]; then
   install -m 755 "$B/tests/workloads/memory-workload" "$W/demo/"

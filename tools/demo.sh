@@ -37,20 +37,20 @@ echo "== Recording the whole system for $seconds s through sysprofd, as the unpr
 tools/with-sysprofd.sh bash tools/demo-record.sh "$out/demo.syscap" "$seconds"
 
 echo
-echo "== What the capture holds (build/clients/sysprof-dump --stats)"
-build/clients/sysprof-dump --stats "$out/demo.syscap" | grep -v '^FILE /proc/[0-9]'
+echo "== What the capture holds (build/clients/tools/sysprof-dump --stats)"
+build/clients/tools/sysprof-dump --stats "$out/demo.syscap" | grep -v '^FILE /proc/[0-9]'
 
 echo
 echo "== Where the workload spent its time: sysprof-report top --comm hot-functions"
-build/clients/sysprof-report top --comm hot-functions --limit 12 "$out/demo.syscap"
+build/clients/report/sysprof-report top --comm hot-functions --limit 12 "$out/demo.syscap"
 
 echo
 echo "== Where the whole system spent its time: sysprof-report top"
-build/clients/sysprof-report top --limit 12 "$out/demo.syscap"
+build/clients/report/sysprof-report top --limit 12 "$out/demo.syscap"
 
 echo
 echo "== Flamegraph"
-build/clients/sysprof-report flamegraph -o "$out/flamegraph.svg" "$out/demo.syscap" >/dev/null
+build/clients/report/sysprof-report flamegraph -o "$out/flamegraph.svg" "$out/demo.syscap" >/dev/null
 echo "Wrote $out/flamegraph.svg (open it in a web browser; hover a frame for its samples)"
 
 echo
@@ -59,10 +59,10 @@ rm -f "$out/memory.syscap"
 tools/with-sysprofd.sh bash tools/demo-record.sh memory "$out/memory.syscap"
 echo
 echo "== sysprof-report memory (the summary)"
-build/clients/sysprof-report memory "$out/memory.syscap" | sed -n '1,16p'
+build/clients/report/sysprof-report memory "$out/memory.syscap" | sed -n '1,16p'
 echo
 echo "== sysprof-report memory --leaks"
-build/clients/sysprof-report memory --leaks --limit 5 "$out/memory.syscap"
+build/clients/report/sysprof-report memory --leaks --limit 5 "$out/memory.syscap"
 echo
 echo "== sysprof-report top --memory (allocations by function)"
-build/clients/sysprof-report top --memory --limit 6 "$out/memory.syscap"
+build/clients/report/sysprof-report top --memory --limit 6 "$out/memory.syscap"

@@ -9,12 +9,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sysprof-report.h"
+#include "report-util.h"
+#include "report-verbs.h"
 
 #define DEFAULT_POINTS 100
 #define TEXT_ROWS      30
 
-const char report_memory_summary[] =
+static const char memory_summary[] =
     "Memory analyses of the allocation records (sysprof-cli --memprof): summary,\n"
     "              leaks, temporary allocations, cross-thread frees, heap over time, diff.";
 
@@ -687,8 +688,8 @@ parse_seconds (const char *text, gint64 *ns, GError **error)
   return report_seconds_to_ns (seconds, "diff", ns, error);
 }
 
-int
-report_memory_main (int argc, char **argv, gboolean help_only)
+static int
+memory_main (int argc, char **argv, gboolean help_only)
 {
   g_autoptr (GOptionContext) context = NULL;
   g_autoptr (GError) error = NULL;
@@ -855,3 +856,9 @@ report_memory_main (int argc, char **argv, gboolean help_only)
   memory_options_clear (&o);
   return status;
 }
+
+const ReportVerb report_verb_memory = {
+  .name = "memory",
+  .summary = memory_summary,
+  .main = memory_main,
+};

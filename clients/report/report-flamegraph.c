@@ -6,7 +6,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "sysprof-report.h"
+#include "report-util.h"
+#include "report-verbs.h"
 
 #define FRAME_HEIGHT 16
 #define FONT_SIZE    11
@@ -17,6 +18,28 @@
 #define BOTTOM_MARGIN    36
 #define MIN_BOX_WIDTH    0.3 /* pixels; narrower boxes and their subtrees are left out */
 #define MIN_LABEL_CHARS  5   /* three characters of the name and ".." */
+
+/* GOption stores into them; one verb runs per process. */
+static char *arg_output;
+static gint  arg_width = 1200;
+
+static const GOptionEntry flamegraph_options[] = {
+  { "output", 'o', 0, G_OPTION_ARG_FILENAME, &arg_output, "Write the SVG to FILE (- for standard output)", "FILE" },
+  { "width", 'w', 0, G_OPTION_ARG_INT, &arg_width, "Width of the image in pixels (default 1200)", "PIXELS" },
+  { NULL },
+};
+
+static gboolean
+check (GError **error)
+{
+  if (arg_width < 100 || arg_width > 100000)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--width: %d pixels is not between 100 and 100000",
+                   arg_width);
+      return FALSE;
+    }
+  return TRUE;
+}
 
 typedef struct
 {
@@ -185,19 +208,18 @@ default_output_path (const char *capture_path)
   return g_strconcat (base, ".svg", NULL);
 }
 
-int
-report_flamegraph (const Report *report)
+static int
+run (const Report *report)
 {
   const SysprofCallgraphNode *root = sysprof_callgraph_get_root (report->callgraph);
   guint64                     n_samples = sysprof_callgraph_get_n_samples (report->callgraph);
   g_autoptr (GString) svg = g_string_new (NULL);
   g_autoptr (GError) error = NULL;
-  g_autofree char *path =
-      report->output_path ? g_strdup (report->output_path) : default_output_path (report->capture_path);
+  g_autofree char    *path = arg_output != NULL ? g_strdup (arg_output) : default_output_path (report->capture_path);
   g_autofree char    *capture_name = g_path_get_basename (report->capture_path);
   g_autofree guint64 *next_x = NULL;
   Flame               flame = { report, svg, 0, 0, NULL };
-  guint               width = report->width;
+  guint               width = (guint) arg_width;
   double              height;
 
   flame.scale = n_samples > 0 ? (double) (width - 2 * SIDE_MARGIN) / (double) n_samples : 0;
@@ -262,3 +284,20 @@ report_flamegraph (const Report *report)
   printf ("%s\n", path);
   return REPORT_EXIT_OK;
 }
+
+const ReportVerb report_verb_flamegraph = {
+  .name = "flamegraph",
+  .summary = "Write a flame graph as a standalone SVG file.",
+  .parameters = "CAPTURE",
+  .description = "Frames are boxes as wide as their samples, the root at the bottom and callees\n"
+                 "above their callers; hover a box for \"function (library) N samples, P%\".\n"
+                 "Colours: warm for user code, orange for the kernel, grey for addresses\n"
+                 "without a symbol, blue-grey for process and context nodes.  Boxes narrower\n"
+                 "than a third of a pixel are left out.  The file needs no script or font;\n"
+                 "its path is printed.  Default output: the capture's base name with .svg, in\n"
+                 "the current directory; -o - writes to standard output.  With --memory=bytes\n"
+                 "the boxes are as wide as the bytes allocated below them.",
+  .entries = flamegraph_options,
+  .check = check,
+  .run = run,
+};
