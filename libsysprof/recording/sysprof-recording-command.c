@@ -368,10 +368,11 @@ _sysprof_recording_find_preload (SysprofRecording *self, GError **error)
       g_autofree char *dir = exe ? g_path_get_dirname (exe) : NULL;
 
       path = SYSPROF_MEMORY_PRELOAD_PATH;
-      /* Run from a build tree (clients/ next to preload/), not installed. */
+      /* Run from a build tree (clients/PROGRAM/ beside preload/), not
+       * installed. */
       if (access (path, R_OK) != 0 && dir != NULL)
         {
-          g_autofree char *built = g_build_filename (dir, "..", "preload", "libsysprof-memory.so", NULL);
+          g_autofree char *built = g_build_filename (dir, "..", "..", "preload", "libsysprof-memory.so", NULL);
           g_autofree char *canonical = g_canonicalize_filename (built, NULL);
 
           if (access (canonical, R_OK) == 0)
