@@ -124,7 +124,9 @@ ok "a workload in its own mount namespace (bind mount over decoys) is symbolized
 # mountinfo of processes that map files from another mount namespace.
 as "$W/bin/sysprof-cli" --force --duration 4 "$W/u/ns-late.syscap" > "$W/cli5.out" 2>&1 &
 cli_pid=$!
-sleep 1
+# Started once the recording runs (a loaded machine takes seconds to get there).
+for _ in $(seq 600); do grep -q '^Recording into' "$W/cli5.out" 2>/dev/null && break; sleep 0.1; done
+grep -q '^Recording into' "$W/cli5.out" || fail "the late recording did not start within 60 s: $(cat "$W/cli5.out")"
 unshare -m --propagation private sh -c "mount --bind '$ns/real' '$ns/mnt' && exec '$ns/mnt/hot-functions' 2" \
   || fail "the namespaced workload failed"
 wait "$cli_pid" || fail "sysprof-cli failed: $(cat "$W/cli5.out")"
