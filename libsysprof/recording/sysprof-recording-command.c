@@ -285,17 +285,18 @@ create_ring_reply_cb (GObject *source, GAsyncResult *result, gpointer data)
 {
   g_autoptr (SysprofRecording) self = data;
   g_autoptr (GUnixFDList) fds = NULL;
-  g_autoptr (GVariant) reply = NULL;
+  g_autoptr (GVariant) handle = NULL;
   g_autoptr (GError) error = NULL;
-  gint32 index = -1;
-  int    fd;
+  gboolean replied;
+  gint32   index = -1;
+  int      fd;
 
-  reply = g_dbus_connection_call_with_unix_fd_list_finish (G_DBUS_CONNECTION (source), &fds, result, &error);
+  replied = ipc_session_call_create_ring_buffer_finish (IPC_SESSION (source), &handle, &fds, result, &error);
   if (self->control == NULL)
     return;
-  if (reply != NULL)
-    g_variant_get (reply, "(h)", &index);
-  if (reply == NULL || fds == NULL || index < 0 || index >= g_unix_fd_list_get_length (fds))
+  if (replied)
+    index = g_variant_get_handle (handle);
+  if (!replied || fds == NULL || index < 0 || index >= g_unix_fd_list_get_length (fds))
     {
       g_autofree char *message = error ? _sysprof_recording_remote_message (error) : g_strdup ("sysprofd sent no ring");
 
@@ -321,10 +322,8 @@ ring_request_cb (SysprofControlChannel *channel, gpointer data)
   (void) channel;
   if (self->mode == SYSPROF_RECORDING_MODE_DAEMON)
     {
-      g_dbus_connection_call_with_unix_fd_list (self->bus, self->daemon, self->session_path, SESSION_IFACE,
-                                                "CreateRingBuffer", g_variant_new ("(u)", MEMORY_RING_PAGES),
-                                                G_VARIANT_TYPE ("(h)"), G_DBUS_CALL_FLAGS_NONE, -1, NULL, NULL,
-                                                create_ring_reply_cb, g_object_ref (self));
+      ipc_session_call_create_ring_buffer (self->session, MEMORY_RING_PAGES, G_DBUS_CALL_FLAGS_NONE, -1, NULL, NULL,
+                                           create_ring_reply_cb, g_object_ref (self));
       return;
     }
   if ((fd = sysprof_ring_drainer_create_ring (self->drainer, MEMORY_RING_PAGES, &error)) < 0)

@@ -7,6 +7,7 @@
 
 #include <sys/types.h>
 
+#include "ipc-session-generated.h"
 #include "sysprof-control-channel.h"
 #include "sysprof-dbus-contract.h"
 #include "sysprof-recording.h"
@@ -19,7 +20,6 @@ G_BEGIN_DECLS
 #define BUS_NAME      SYSPROF_DBUS_NAME
 #define MANAGER_PATH  SYSPROF_DBUS_PATH
 #define MANAGER_IFACE SYSPROF_DBUS_MANAGER_INTERFACE
-#define SESSION_IFACE SYSPROF_DBUS_SESSION_INTERFACE
 #define POLKIT_ACTION SYSPROF_DBUS_ACTION_PROFILE
 #define DENIED_PREFIX SYSPROF_DBUS_DENIED_PREFIX
 #define POLL_MS       250
@@ -92,10 +92,9 @@ struct _SysprofRecording
   ino_t    ino;
 
   /* sysprofd. */
-  GDBusConnection *bus;    /* private: the session dies with it */
-  char            *daemon; /* sysprofd's unique name */
-  char            *session_path;
-  guint            finished_id;
+  GDBusConnection *bus;     /* private: the session dies with it */
+  IpcSession      *session; /* on the unique name of the sysprofd that created it */
+  gulong           finished_id;
   gulong           closed_id;
   gboolean         poll_pending;
 

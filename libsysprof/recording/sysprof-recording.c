@@ -11,6 +11,7 @@
 
 #include <gio/gunixfdlist.h>
 
+#include "ipc-session-manager-generated.h"
 #include "sysprof-capture-error.h"
 #include "sysprof-host-resolver-private.h"
 #include "sysprof-recording-private.h"
@@ -49,6 +50,15 @@ decode_job_unref (DecodeJob *job)
   g_free (job);
 }
 
+/* Replies to calls made on the proxy still come (they hold their own
+ * reference); its Finished no longer does. */
+static void
+drop_session (SysprofRecording *self)
+{
+  g_clear_signal_handler (&self->finished_id, self->session);
+  g_clear_object (&self->session);
+}
+
 /* Closing is queued after the session's Close; sysprofd also closes the
  * sessions of connections that leave the bus. */
 static void
@@ -56,9 +66,7 @@ drop_bus (SysprofRecording *self)
 {
   if (self->bus == NULL)
     return;
-  if (self->finished_id)
-    g_dbus_connection_signal_unsubscribe (self->bus, self->finished_id);
-  self->finished_id = 0;
+  drop_session (self);
   g_clear_signal_handler (&self->closed_id, self->bus);
   g_dbus_connection_close (self->bus, NULL, NULL, NULL);
   g_clear_object (&self->bus);
@@ -95,8 +103,6 @@ sysprof_recording_finalize (GObject *object)
   g_free (self->stop_reason);
   g_ptr_array_unref (self->warnings);
   g_clear_error (&self->error);
-  g_free (self->daemon);
-  g_free (self->session_path);
   g_free (self->program);
   g_free (self->preload);
   g_clear_pointer (&self->decode_job, decode_job_unref);
@@ -672,11 +678,10 @@ _sysprof_recording_maybe_complete (SysprofRecording *self)
 static void
 close_session (SysprofRecording *self)
 {
-  if (self->bus == NULL || self->session_path == NULL)
+  if (self->session == NULL)
     return;
-  g_dbus_connection_call (self->bus, self->daemon, self->session_path, SESSION_IFACE, "Close", NULL, NULL,
-                          G_DBUS_CALL_FLAGS_NONE, -1, NULL, NULL, NULL);
-  g_clear_pointer (&self->session_path, g_free);
+  ipc_session_call_close (self->session, G_DBUS_CALL_FLAGS_NONE, -1, NULL, NULL, NULL);
+  drop_session (self);
 }
 
 static void
@@ -727,6 +732,34 @@ fail (SysprofRecording *self, GError *error)
 
 /* Progress. */
 
+/* The counts are properties that emit no PropertiesChanged, so the proxy's
+ * cache of them would never change: they are read with
+ * org.freedesktop.DBus.Properties.GetAll (no part of the interface XML, so
+ * not generated), on the session's object and unique name. */
+static void
+get_session_properties (SysprofRecording *self, GAsyncReadyCallback callback)
+{
+  GDBusProxy *proxy = G_DBUS_PROXY (self->session);
+
+  g_dbus_proxy_call (proxy, "org.freedesktop.DBus.Properties.GetAll",
+                     g_variant_new ("(s)", g_dbus_proxy_get_interface_name (proxy)), G_DBUS_CALL_FLAGS_NONE, -1, NULL,
+                     callback, g_object_ref (self));
+}
+
+static GVariant *
+get_session_properties_finish (GObject *source, GAsyncResult *result, GError **error)
+{
+  g_autoptr (GVariant) reply = g_dbus_proxy_call_finish (G_DBUS_PROXY (source), result, error);
+
+  if (reply != NULL && !g_variant_is_of_type (reply, G_VARIANT_TYPE ("(a{sv})")))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "GetAll returned %s",
+                   g_variant_get_type_string (reply));
+      return NULL;
+    }
+  return g_steal_pointer (&reply);
+}
+
 static void
 update_from_properties (SysprofRecording *self, GVariant *reply, char **state)
 {
@@ -762,7 +795,7 @@ poll_reply_cb (GObject *source, GAsyncResult *result, gpointer data)
   g_autofree char *state = NULL;
 
   self->poll_pending = FALSE;
-  reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
+  reply = get_session_properties_finish (source, result, &error);
   if (self->phase != SYSPROF_RECORDING_PHASE_RECORDING)
     return;
   if (reply == NULL)
@@ -805,9 +838,7 @@ poll_cb (gpointer data)
   else if (!self->poll_pending)
     {
       self->poll_pending = TRUE;
-      g_dbus_connection_call (self->bus, self->daemon, self->session_path, "org.freedesktop.DBus.Properties", "GetAll",
-                              g_variant_new ("(s)", SESSION_IFACE), G_VARIANT_TYPE ("(a{sv})"), G_DBUS_CALL_FLAGS_NONE,
-                              -1, NULL, poll_reply_cb, g_object_ref (self));
+      get_session_properties (self, poll_reply_cb);
     }
   return G_SOURCE_CONTINUE;
 }
@@ -844,7 +875,7 @@ static void
 final_properties_cb (GObject *source, GAsyncResult *result, gpointer data)
 {
   g_autoptr (SysprofRecording) self = data;
-  g_autoptr (GVariant) reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, NULL);
+  g_autoptr (GVariant) reply = get_session_properties_finish (source, result, NULL);
 
   if (reply != NULL)
     update_from_properties (self, reply, NULL);
@@ -856,20 +887,16 @@ static void
 stop_reply_cb (GObject *source, GAsyncResult *result, gpointer data)
 {
   g_autoptr (SysprofRecording) self = data;
-  g_autoptr (GVariant) reply = NULL;
   g_autoptr (GError) error = NULL;
 
-  reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
-  if (reply == NULL)
+  if (!ipc_session_call_stop_finish (IPC_SESSION (source), result, &error))
     {
       g_autofree char *message = _sysprof_recording_remote_message (error);
 
       fail (self, error_new (G_IO_ERROR_FAILED, "sysprofd could not finalize the capture: %s", message));
       return;
     }
-  g_dbus_connection_call (self->bus, self->daemon, self->session_path, "org.freedesktop.DBus.Properties", "GetAll",
-                          g_variant_new ("(s)", SESSION_IFACE), G_VARIANT_TYPE ("(a{sv})"), G_DBUS_CALL_FLAGS_NONE, -1,
-                          NULL, final_properties_cb, g_object_ref (self));
+  get_session_properties (self, final_properties_cb);
 }
 
 void
@@ -889,8 +916,8 @@ _sysprof_recording_begin_stop (SysprofRecording *self, const char *reason)
 
   if (self->mode == SYSPROF_RECORDING_MODE_DAEMON)
     {
-      g_dbus_connection_call (self->bus, self->daemon, self->session_path, SESSION_IFACE, "Stop", NULL, NULL,
-                              G_DBUS_CALL_FLAGS_NONE, SLOW_CALL_MS, NULL, stop_reply_cb, g_object_ref (self));
+      ipc_session_call_stop (self->session, G_DBUS_CALL_FLAGS_NONE, SLOW_CALL_MS, NULL, stop_reply_cb,
+                             g_object_ref (self));
       return;
     }
 
@@ -1027,13 +1054,13 @@ static void
 start_reply_cb (GObject *source, GAsyncResult *result, gpointer data)
 {
   g_autoptr (SysprofRecording) self = data;
-  g_autoptr (GVariant) reply = NULL;
   g_autoptr (GError) error = NULL;
+  gboolean started;
 
-  reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
+  started = ipc_session_call_start_finish (IPC_SESSION (source), result, &error);
   if (self->phase != SYSPROF_RECORDING_PHASE_STARTING)
     return;
-  if (reply == NULL)
+  if (!started)
     {
       g_autofree char *message = _sysprof_recording_remote_message (error);
 
@@ -1047,45 +1074,31 @@ static void
 set_capture_fd_cb (GObject *source, GAsyncResult *result, gpointer data)
 {
   g_autoptr (SysprofRecording) self = data;
-  g_autoptr (GVariant) reply = NULL;
   g_autoptr (GError) error = NULL;
+  gboolean accepted;
 
-  reply = g_dbus_connection_call_with_unix_fd_list_finish (G_DBUS_CONNECTION (source), NULL, result, &error);
+  accepted = ipc_session_call_set_capture_fd_finish (IPC_SESSION (source), NULL, result, &error);
   if (self->phase != SYSPROF_RECORDING_PHASE_STARTING)
     return;
-  if (reply == NULL)
+  if (!accepted)
     {
       g_autofree char *message = _sysprof_recording_remote_message (error);
 
       fail (self, error_new (G_IO_ERROR_FAILED, "sysprofd refused the capture file: %s", message));
       return;
     }
-  g_dbus_connection_call (self->bus, self->daemon, self->session_path, SESSION_IFACE, "Start", NULL, NULL,
-                          G_DBUS_CALL_FLAGS_NONE, SLOW_CALL_MS, NULL, start_reply_cb, g_object_ref (self));
+  ipc_session_call_start (self->session, G_DBUS_CALL_FLAGS_NONE, SLOW_CALL_MS, NULL, start_reply_cb,
+                          g_object_ref (self));
 }
 
+/* Only from the session's object on sysprofd's unique name, with the
+ * signature of the interface XML (the proxy drops anything else). */
 static void
-finished_cb (GDBusConnection *connection,
-             const char      *sender,
-             const char      *path,
-             const char      *interface,
-             const char      *member,
-             GVariant        *parameters,
-             gpointer         data)
+finished_cb (IpcSession *session, gboolean success, const char *message, gpointer data)
 {
   SysprofRecording *self = data;
-  const char       *message;
-  gboolean          success;
 
-  (void) connection;
-  (void) sender;
-  (void) path;
-  (void) interface;
-  (void) member;
-
-  if (!g_variant_is_of_type (parameters, G_VARIANT_TYPE ("(bs)")))
-    return;
-  g_variant_get (parameters, "(b&s)", &success, &message);
+  (void) session;
   if (self->phase != SYSPROF_RECORDING_PHASE_RECORDING)
     return;
   set_stop_reason (self, message);
@@ -1130,44 +1143,38 @@ create_session_error (const GError *error)
 }
 
 static void
-create_session_cb (GObject *source, GAsyncResult *result, gpointer data)
+create_session_failed (SysprofRecording *self, const GError *error)
+{
+  if (is_daemon_missing (error))
+    daemon_missing (self, "org.gnome.Sysprof3 is not on the system bus");
+  else
+    fail (self, create_session_error (error));
+}
+
+static void
+session_ready_cb (GObject *source, GAsyncResult *result, gpointer data)
 {
   g_autoptr (SysprofRecording) self = data;
-  g_autoptr (GDBusMessage) reply = NULL;
+  g_autoptr (IpcSession) session = NULL;
   g_autoptr (GUnixFDList) fds = NULL;
   g_autoptr (GError) error = NULL;
-  GVariant *body;
 
-  reply = g_dbus_connection_send_message_with_reply_finish (G_DBUS_CONNECTION (source), result, &error);
-  if (reply != NULL && g_dbus_message_to_gerror (reply, &error))
-    g_clear_object (&reply);
-  body = reply ? g_dbus_message_get_body (reply) : NULL;
-  if (reply != NULL && (body == NULL || !g_variant_is_of_type (body, G_VARIANT_TYPE ("(o)"))))
-    {
-      g_clear_object (&reply);
-      g_set_error (&error, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_SIGNATURE, "CreateSession returned %s",
-                   body ? g_variant_get_type_string (body) : "nothing");
-    }
-
-  /* Abandoned meanwhile: the connection is closed, and the session with it. */
+  (void) source;
+  session = ipc_session_proxy_new_finish (result, &error);
   if (self->phase != SYSPROF_RECORDING_PHASE_STARTING)
-    return;
-  if (reply == NULL)
     {
-      if (is_daemon_missing (error))
-        daemon_missing (self, "org.gnome.Sysprof3 is not on the system bus");
-      else
-        fail (self, create_session_error (error));
+      /* Abandoned meanwhile: closed as fail() closes a session it knows. */
+      if (session != NULL)
+        ipc_session_call_close (session, G_DBUS_CALL_FLAGS_NONE, -1, NULL, NULL, NULL);
       return;
     }
-
-  self->mode = SYSPROF_RECORDING_MODE_DAEMON;
-  /* Later calls and signals go to and come from this very daemon. */
-  self->daemon = g_strdup (g_dbus_message_get_sender (reply));
-  g_variant_get (body, "(o)", &self->session_path);
-  self->finished_id =
-      g_dbus_connection_signal_subscribe (self->bus, self->daemon, SESSION_IFACE, "Finished", self->session_path, NULL,
-                                          G_DBUS_SIGNAL_FLAGS_NONE, finished_cb, self, NULL);
+  if (session == NULL)
+    {
+      fail (self, create_session_error (error));
+      return;
+    }
+  self->session = g_steal_pointer (&session);
+  self->finished_id = g_signal_connect (self->session, "finished", G_CALLBACK (finished_cb), self);
 
   fds = g_unix_fd_list_new ();
   if (!truncate_capture (self, &error) || g_unix_fd_list_append (fds, self->capture_fd, &error) < 0)
@@ -1175,9 +1182,46 @@ create_session_cb (GObject *source, GAsyncResult *result, gpointer data)
       fail (self, g_steal_pointer (&error));
       return;
     }
-  g_dbus_connection_call_with_unix_fd_list (self->bus, self->daemon, self->session_path, SESSION_IFACE, "SetCaptureFd",
-                                            g_variant_new ("(h)", 0), NULL, G_DBUS_CALL_FLAGS_NONE, -1, fds, NULL,
-                                            set_capture_fd_cb, g_object_ref (self));
+  ipc_session_call_set_capture_fd (self->session, g_variant_new_handle (0), G_DBUS_CALL_FLAGS_NONE, -1, fds, NULL,
+                                   set_capture_fd_cb, g_object_ref (self));
+}
+
+static void
+create_session_cb (GObject *source, GAsyncResult *result, gpointer data)
+{
+  g_autoptr (SysprofRecording) self = data;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *session_path = NULL;
+  g_autofree char *daemon = NULL;
+  gboolean         created;
+
+  created =
+      ipc_session_manager_call_create_session_finish (IPC_SESSION_MANAGER (source), &session_path, result, &error);
+
+  /* Abandoned meanwhile: the connection is closed, and the session with it. */
+  if (self->phase != SYSPROF_RECORDING_PHASE_STARTING)
+    return;
+  if (!created)
+    {
+      create_session_failed (self, error);
+      return;
+    }
+
+  self->mode = SYSPROF_RECORDING_MODE_DAEMON;
+  /* Later calls and signals go to and come from this very daemon: the unique
+   * name the manager's proxy sent CreateSession to, or followed the
+   * well-known name to when the call started sysprofd (the bus announces the
+   * new owner before delivering the call, so before the answer). */
+  daemon = g_dbus_proxy_get_name_owner (G_DBUS_PROXY (source));
+  if (daemon == NULL)
+    {
+      fail (self,
+            error_new (G_IO_ERROR_FAILED, "sysprofd could not create a recording session: %s has no owner", BUS_NAME));
+      return;
+    }
+  /* Nothing to load and a unique name to follow: ready without a round trip. */
+  ipc_session_proxy_new (self->bus, G_DBUS_PROXY_FLAGS_DO_NOT_LOAD_PROPERTIES, daemon, session_path, NULL,
+                         session_ready_cb, g_object_ref (self));
 }
 
 static GVariant *
@@ -1203,10 +1247,33 @@ session_options (SysprofRecording *self)
 }
 
 static void
+manager_ready_cb (GObject *source, GAsyncResult *result, gpointer data)
+{
+  g_autoptr (SysprofRecording) self = data;
+  g_autoptr (IpcSessionManager) manager = NULL;
+  g_autoptr (GError) error = NULL;
+
+  (void) source;
+  manager = ipc_session_manager_proxy_new_finish (result, &error);
+  /* Abandoned meanwhile: the connection is closed, or will be. */
+  if (self->phase != SYSPROF_RECORDING_PHASE_STARTING)
+    return;
+  if (manager == NULL)
+    {
+      create_session_failed (self, error);
+      return;
+    }
+  /* polkit may ask for a password through an agent of the user's session,
+   * for as long as the user takes. */
+  ipc_session_manager_call_create_session (manager, session_options (self),
+                                           G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION, G_MAXINT, NULL,
+                                           create_session_cb, g_object_ref (self));
+}
+
+static void
 bus_ready_cb (GObject *source, GAsyncResult *result, gpointer data)
 {
   g_autoptr (SysprofRecording) self = data;
-  g_autoptr (GDBusMessage) message = NULL;
   g_autoptr (GError) error = NULL;
   GDBusConnection *bus;
 
@@ -1229,12 +1296,13 @@ bus_ready_cb (GObject *source, GAsyncResult *result, gpointer data)
     }
   self->closed_id = g_signal_connect (self->bus, "closed", G_CALLBACK (bus_closed_cb), self);
 
-  message = g_dbus_message_new_method_call (BUS_NAME, MANAGER_PATH, MANAGER_IFACE, "CreateSession");
-  g_dbus_message_set_body (message, g_variant_new ("(@a{sv})", session_options (self)));
-  /* polkit may ask for a password through an agent of the user's session. */
-  g_dbus_message_set_flags (message, G_DBUS_MESSAGE_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION);
-  g_dbus_connection_send_message_with_reply (self->bus, message, G_DBUS_SEND_MESSAGE_FLAGS_NONE, G_MAXINT, NULL, NULL,
-                                             create_session_cb, g_object_ref (self));
+  /* On the well-known name: constructing asks the bus for its owner and
+   * starts nothing; CreateSession starts sysprofd if it is not running, as
+   * any call to the name would. */
+  ipc_session_manager_proxy_new (self->bus,
+                                 G_DBUS_PROXY_FLAGS_DO_NOT_LOAD_PROPERTIES | G_DBUS_PROXY_FLAGS_DO_NOT_CONNECT_SIGNALS |
+                                     G_DBUS_PROXY_FLAGS_DO_NOT_AUTO_START_AT_CONSTRUCTION,
+                                 BUS_NAME, MANAGER_PATH, NULL, manager_ready_cb, g_object_ref (self));
 }
 
 void
