@@ -15,6 +15,7 @@
 #include "sysprofd-budget.h"
 #include "sysprofd-dispatcher.h"
 #include "sysprofd-proc.h"
+#include "sysprofd-session-state.h"
 #include "sysprofd-session.h"
 
 #define PROGRESS_MS 250
@@ -36,15 +37,11 @@
  * winds down it accepts no more, and what was queued is answered with an
  * error.  The last reference is always dropped in the main thread. */
 
-typedef enum
-{
-  STATE_CREATED,
-  STATE_RECORDING,
-  STATE_STOPPED,
-  STATE_FAILED,
-} State;
-
-static const char *const state_names[] = { "created", "recording", "stopped", "failed" };
+typedef SysprofdSessionState State;
+#define STATE_CREATED   SYSPROFD_SESSION_CREATED
+#define STATE_RECORDING SYSPROFD_SESSION_RECORDING
+#define STATE_STOPPED   SYSPROFD_SESSION_STOPPED
+#define STATE_FAILED    SYSPROFD_SESSION_FAILED
 
 struct _SysprofdSession
 {
@@ -302,7 +299,7 @@ static void
 set_state (SysprofdSession *self, State state)
 {
   self->state = state;
-  ipc_session_set_state (self->skeleton, state_names[state]);
+  ipc_session_set_state (self->skeleton, sysprofd_session_state_name (state));
 }
 
 /* Rings whose producer ended no longer count against the owner: what the
@@ -381,7 +378,7 @@ finish (SysprofdSession *self, gboolean success, const char *message)
     }
   self->stop_time = g_get_monotonic_time ();
   update_progress (self);
-  set_state (self, success ? STATE_STOPPED : STATE_FAILED);
+  set_state (self, sysprofd_session_state_after_recording (success));
   if (self->n_warnings > 0)
     message = told = g_strdup_printf ("%s; %s%s", message, self->first_warning,
                                       self->n_warnings > 1 ? " (and more warnings, see sysprofd's log)" : "");
@@ -503,10 +500,11 @@ do_set_capture_fd (SysprofdSession *self, GDBusMethodInvocation *invocation)
   struct stat   st;
   struct statfs sfs;
 
-  if (self->state != STATE_CREATED || self->writer != NULL)
+  if (!sysprofd_session_state_allows (self->state, SYSPROFD_SESSION_SET_CAPTURE_FD, &error) || self->writer != NULL)
     {
-      g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_FAILED,
-                                             "SetCaptureFd is only possible before Start");
+      g_dbus_method_invocation_return_error_literal (invocation, G_DBUS_ERROR, G_DBUS_ERROR_FAILED,
+                                                     error ? error->message
+                                                           : "SetCaptureFd is only possible before Start");
       return;
     }
   g_variant_get (g_dbus_method_invocation_get_parameters (invocation), "(h)", &handle);
@@ -591,10 +589,9 @@ do_start (SysprofdSession *self, GDBusMethodInvocation *invocation)
   int   writer_fd;
   guint max_events;
 
-  if (self->state != STATE_CREATED)
+  if (!sysprofd_session_state_allows (self->state, SYSPROFD_SESSION_START, &error))
     {
-      g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_FAILED,
-                                             "The session was already started");
+      g_dbus_method_invocation_return_gerror (invocation, error);
       return;
     }
   /* Authorized for processes of the owner's: are they still (a pid may
@@ -704,14 +701,15 @@ do_start (SysprofdSession *self, GDBusMethodInvocation *invocation)
 static void
 do_stop (SysprofdSession *self, GDBusMethodInvocation *invocation)
 {
-  if (self->state == STATE_RECORDING)
-    finish (self, TRUE, "stopped by Stop");
-  else if (self->state == STATE_CREATED)
+  g_autoptr (GError) state_error = NULL;
+
+  if (!sysprofd_session_state_allows (self->state, SYSPROFD_SESSION_STOP, &state_error))
     {
-      g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_FAILED,
-                                             "The session was never started");
+      g_dbus_method_invocation_return_gerror (invocation, state_error);
       return;
     }
+  if (self->state == STATE_RECORDING)
+    finish (self, TRUE, "stopped by Stop");
   if (self->detached && self->linger_source == NULL)
     self->linger_source =
         add_timeout (self, SYSPROF_DBUS_DETACHED_LINGER * 1000, linger_cb, "[sysprofd] detached session linger");
@@ -798,10 +796,9 @@ do_create_ring_buffer (SysprofdSession *self, GDBusMethodInvocation *invocation)
   int     fd;
 
   g_variant_get (g_dbus_method_invocation_get_parameters (invocation), "(u)", &n_pages);
-  if (self->state != STATE_CREATED && self->state != STATE_RECORDING)
+  if (!sysprofd_session_state_allows (self->state, SYSPROFD_SESSION_CREATE_RING_BUFFER, &error))
     {
-      g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_FAILED,
-                                             "The session is no longer recording");
+      g_dbus_method_invocation_return_gerror (invocation, error);
       return;
     }
   /* Charged before it exists; what the check of the size refuses is given
@@ -1273,7 +1270,7 @@ sysprofd_session_new (GDBusConnection *connection,
   self->skeleton = g_object_new (sysprofd_session_skeleton_get_type (), NULL);
   ((SysprofdSessionSkeleton *) self->skeleton)->owner_uid = owner_uid;
   g_weak_ref_set (&((SysprofdSessionSkeleton *) self->skeleton)->session, self);
-  ipc_session_set_state (self->skeleton, state_names[STATE_CREATED]);
+  ipc_session_set_state (self->skeleton, sysprofd_session_state_name (STATE_CREATED));
   ipc_session_set_owner (self->skeleton, owner_uid);
   g_signal_connect (self->skeleton, "handle-set-capture-fd", G_CALLBACK (handle_set_capture_fd), NULL);
   g_signal_connect (self->skeleton, "handle-start", G_CALLBACK (handle_start), NULL);

@@ -26,13 +26,28 @@ path=$(bctl sysprof-test-allowed call org.gnome.Sysprof3 /org/gnome/Sysprof3 org
   CreateSession 'a{sv}' 2 detached b true counters as 4 cpu memory disk network | awk '{print $2}' | tr -d '"')
 [[ $path == /org/gnome/Sysprof3/Session/* ]] || fail "CreateSession returned '$path'"
 bctl sysprof-test-allowed introspect org.gnome.Sysprof3 "$path" > /dev/null
+# The state machine over the bus: what each state refuses, as the XML says.
+refused () { # STATE_WORD METHOD MESSAGE
+  local out
+  out=$(bctl sysprof-test-allowed call org.gnome.Sysprof3 "$path" org.gnome.Sysprof3.Session "$2" 2>&1) \
+    && fail "$2 while $1 was accepted"
+  [[ $out == *"$3"* ]] || fail "$2 while $1: $out"
+}
+refused created Stop "The session was never started"
 bctl sysprof-test-allowed call org.gnome.Sysprof3 "$path" org.gnome.Sysprof3.Session Start
+refused recording Start "The session was already started"
 busy 1
 bctl sysprof-test-allowed get-property org.gnome.Sysprof3 "$path" org.gnome.Sysprof3.Session State | grep -qx 's "recording"' \
   || fail "not recording"
 bctl sysprof-test-allowed call org.gnome.Sysprof3 "$path" org.gnome.Sysprof3.Session Stop
 bctl sysprof-test-allowed get-property org.gnome.Sysprof3 "$path" org.gnome.Sysprof3.Session State | grep -qx 's "stopped"' \
   || fail "not stopped"
+bctl sysprof-test-allowed call org.gnome.Sysprof3 "$path" org.gnome.Sysprof3.Session Stop \
+  || fail "Stop of a stopped session is an error"
+refused stopped Start "The session was already started"
+out=$(bctl sysprof-test-allowed call org.gnome.Sysprof3 "$path" org.gnome.Sysprof3.Session CreateRingBuffer u 0 2>&1) \
+  && fail "CreateRingBuffer while stopped was accepted"
+[[ $out == *"no longer recording"* ]] || fail "CreateRingBuffer while stopped: $out"
 : > "$W/u/busctl.syscap"
 offset=0
 while :; do
@@ -53,7 +68,7 @@ grep -qx 'FILE /proc/mounts' "$W/stats" || fail "/proc snapshot missing"
 bctl sysprof-test-allowed call org.gnome.Sysprof3 "$path" org.gnome.Sysprof3.Session Close
 has_session () { busctl --system introspect org.gnome.Sysprof3 "$1" 2>/dev/null | grep -q '^org.gnome.Sysprof3.Session '; }
 has_session "$path" && fail "closed session still there"
-ok "busctl only: CreateSession (detached), Start, Stop, ReadCapture ($offset bytes: $(grep -E '^(SAMPLE|PROCESS|MAP) ' "$W/stats" | tr '\n' ' ')), Close"
+ok "busctl only: CreateSession (detached), Start, Stop (each refused in the wrong state), ReadCapture ($offset bytes: $(grep -E '^(SAMPLE|PROCESS|MAP) ' "$W/stats" | tr '\n' ' ')), Close"
 
 # A session writing into the caller's own file.
 busy 3 & busy_pid=$!   # something to sample at the client's 99 Hz
