@@ -134,7 +134,7 @@ as "$W/bin/sysprof-report" top --comm hot-functions --format tsv "$W/u/ns-late.s
   || fail "sysprof-report on the late namespace capture failed"
 for fn in hot_compute_a hot_compute_c; do
   [ "$(field "$fn" 2 < "$W/ns-late.tsv")" = hot-functions ] \
-    || fail "$fn of the namespaced process started during the recording not resolved: $(head -5 "$W/ns-late.tsv" | tr '\n' '|')"
+    || fail "$fn of the namespaced process started during the recording not resolved: $(head -5 "$W/ns-late.tsv" | tr '\n' '|'); sysprof-cli said: $(tr '\n' '|' < "$W/cli5.out"); processes: $("$W/bin/sysprof-dump" "$W/u/ns-late.syscap" 2>&1 | grep -a -m 20 'hot-functions\|PROCESS.*unshare\|EXIT' | tr '\n' '|')"
 done
 ok "a namespaced workload started during the recording is symbolized too (its mountinfo is embedded)"
 
