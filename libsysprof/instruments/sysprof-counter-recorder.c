@@ -783,8 +783,9 @@ sysprof_counter_recorder_start (SysprofCounterRecorder *self,
         {
           int errsv = errno;
 
-          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv), "Cannot write the counter definitions: %s",
-                       g_strerror (errsv));
+          /* EFBIG: the capture reached its size limit (max-bytes). */
+          g_set_error (error, G_IO_ERROR, errsv == EFBIG ? G_IO_ERROR_NO_SPACE : g_io_error_from_errno (errsv),
+                       "Cannot write the counter definitions: %s", g_strerror (errsv));
           reset (self);
           return FALSE;
         }

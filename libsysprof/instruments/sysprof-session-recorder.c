@@ -148,7 +148,17 @@ sysprof_session_recorder_start (SysprofSessionRecorder              *self,
   if (options->counters != NULL && options->counters[0] != NULL)
     {
       self->counters = sysprof_counter_recorder_new (self->writer);
-      if (!sysprof_counter_recorder_start (self->counters, options->counters, 0, &local_error))
+      if (!sysprof_counter_recorder_start (self->counters, options->counters, 0, &local_error) &&
+          g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NO_SPACE))
+        {
+          /* The capture is full already (a max-bytes below what the start
+           * writes, or a full disk): the recording goes on, as far as it
+           * can, and says what it lacks, like an incomplete snapshot. */
+          warn (self, "no counters: %s", local_error->message);
+          g_clear_error (&local_error);
+          g_clear_object (&self->counters);
+        }
+      else if (local_error != NULL)
         {
           g_clear_object (&self->counters);
           if (self->perf != NULL)
