@@ -37,12 +37,6 @@
  * winds down it accepts no more, and what was queued is answered with an
  * error.  The last reference is always dropped in the main thread. */
 
-typedef SysprofdSessionState State;
-#define STATE_CREATED   SYSPROFD_SESSION_CREATED
-#define STATE_RECORDING SYSPROFD_SESSION_RECORDING
-#define STATE_STOPPED   SYSPROFD_SESSION_STOPPED
-#define STATE_FAILED    SYSPROFD_SESSION_FAILED
-
 struct _SysprofdSession
 {
   GObject parent_instance;
@@ -76,7 +70,7 @@ struct _SysprofdSession
   gboolean      accepting;
 
   /* Thread only. */
-  State                   state;
+  SysprofdSessionState    state;
   gboolean                shut_down;
   int                     capture_fd; /* caller's or private; for ReadCapture */
   SysprofCaptureWriter   *writer;
@@ -296,7 +290,7 @@ clear_source (GSource **source)
 }
 
 static void
-set_state (SysprofdSession *self, State state)
+set_state (SysprofdSession *self, SysprofdSessionState state)
 {
   self->state = state;
   ipc_session_set_state (self->skeleton, sysprofd_session_state_name (state));
@@ -459,7 +453,7 @@ start_timeout_cb (gpointer data)
   SysprofdSession *self = data;
 
   g_clear_pointer (&self->start_timeout_source, g_source_unref);
-  if (self->state == STATE_CREATED)
+  if (self->state == SYSPROFD_SESSION_CREATED)
     {
       g_message ("Removing session %s of uid %u: not started within %d s", self->object_path, self->owner_uid,
                  start_timeout);
@@ -626,7 +620,7 @@ do_start (SysprofdSession *self, GDBusMethodInvocation *invocation)
       int saved = errno;
       g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_FAILED,
                                              "Cannot start the capture: %s", g_strerror (saved));
-      set_state (self, STATE_FAILED);
+      set_state (self, SYSPROFD_SESSION_FAILED);
       return;
     }
 
@@ -652,7 +646,7 @@ do_start (SysprofdSession *self, GDBusMethodInvocation *invocation)
                               : G_DBUS_ERROR_FAILED;
 
         g_clear_object (&self->recorder);
-        set_state (self, STATE_FAILED);
+        set_state (self, SYSPROFD_SESSION_FAILED);
         g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, code, "%s", error->message);
         return;
       }
@@ -674,7 +668,7 @@ do_start (SysprofdSession *self, GDBusMethodInvocation *invocation)
           g_clear_pointer (&self->writer, sysprof_capture_writer_unref);
           if (ftruncate (self->capture_fd, 0) != 0)
             g_warning ("Session %s: cannot wipe the capture: %s", self->object_path, g_strerror (errno));
-          set_state (self, STATE_FAILED);
+          set_state (self, SYSPROFD_SESSION_FAILED);
           g_dbus_method_invocation_return_error (
               invocation, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED,
               SYSPROF_DBUS_DENIED_PREFIX "process %d stopped being uid %u's while recording started; the capture "
@@ -687,7 +681,7 @@ do_start (SysprofdSession *self, GDBusMethodInvocation *invocation)
   sysprof_ring_drainer_set_writer (self->rings, self->writer);
   clear_source (&self->start_timeout_source);
   self->start_time = g_get_monotonic_time ();
-  set_state (self, STATE_RECORDING);
+  set_state (self, SYSPROFD_SESSION_RECORDING);
   self->progress_source = add_timeout (self, PROGRESS_MS, progress_cb, "[sysprofd] session progress");
   if (self->max_duration > 0)
     self->duration_source =
@@ -708,7 +702,7 @@ do_stop (SysprofdSession *self, GDBusMethodInvocation *invocation)
       g_dbus_method_invocation_return_gerror (invocation, state_error);
       return;
     }
-  if (self->state == STATE_RECORDING)
+  if (self->state == SYSPROFD_SESSION_RECORDING)
     finish (self, TRUE, "stopped by Stop");
   if (self->detached && self->linger_source == NULL)
     self->linger_source =
@@ -738,7 +732,7 @@ do_read_capture (SysprofdSession *self, GDBusMethodInvocation *invocation)
       return;
     }
   /* Make everything recorded so far visible. */
-  if (self->state == STATE_RECORDING)
+  if (self->state == SYSPROFD_SESSION_RECORDING)
     sysprof_capture_writer_flush (self->writer);
   max_len = MIN (max_len, SYSPROF_DBUS_READ_CAPTURE_MAX);
   buf = g_malloc (MAX (max_len, 1));
@@ -839,7 +833,7 @@ shut_down (SysprofdSession *self, GDBusMethodInvocation *invocation)
 {
   (void) invocation;
 
-  if (self->state == STATE_RECORDING)
+  if (self->state == SYSPROFD_SESSION_RECORDING)
     finish (self, TRUE, "stopped by Close");
   clear_source (&self->progress_source);
   clear_source (&self->duration_source);
@@ -1270,7 +1264,7 @@ sysprofd_session_new (GDBusConnection *connection,
   self->skeleton = g_object_new (sysprofd_session_skeleton_get_type (), NULL);
   ((SysprofdSessionSkeleton *) self->skeleton)->owner_uid = owner_uid;
   g_weak_ref_set (&((SysprofdSessionSkeleton *) self->skeleton)->session, self);
-  ipc_session_set_state (self->skeleton, sysprofd_session_state_name (STATE_CREATED));
+  ipc_session_set_state (self->skeleton, sysprofd_session_state_name (SYSPROFD_SESSION_CREATED));
   ipc_session_set_owner (self->skeleton, owner_uid);
   g_signal_connect (self->skeleton, "handle-set-capture-fd", G_CALLBACK (handle_set_capture_fd), NULL);
   g_signal_connect (self->skeleton, "handle-start", G_CALLBACK (handle_start), NULL);
