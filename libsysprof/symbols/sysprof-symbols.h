@@ -11,6 +11,7 @@
 
 #include <sysprof-capture.h>
 
+#include "sysprof-dwarf-unwinder.h"
 #include "sysprof-embedded-file.h"
 #include "sysprof-symbol-map.h"
 #include "sysprof-symbolizer.h"
