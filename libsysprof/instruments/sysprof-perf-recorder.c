@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -10,6 +11,7 @@
 
 #include "sysprof-perf-recorder-private.h"
 #include "sysprof-perf-ring-private.h"
+#include "sysprof-unwind-client-private.h"
 
 /* Records are drained on a timer rather than on every wakeup: a ring of 64
  * pages (256 KiB) holds far more than 50 ms of samples at 997 Hz (about 1 KiB
@@ -20,6 +22,16 @@
  * default watermark), so bursts (high frequencies, deep stacks, a storm of
  * mmaps at program start) are drained before records are lost. */
 #define DRAIN_INTERVAL_MS 50
+
+/* The user registers a DWARF sample carries (perf's x86 numbering): AX BX CX
+ * DX SI DI BP SP IP (bits 0-8) and R8-R15 (bits 16-23), 17 values in that
+ * order; the flags and segment registers are of no use to CFI. */
+#define USER_REGS_MASK 0xff01ffULL
+#define N_USER_REGS    17
+G_STATIC_ASSERT (N_USER_REGS == SYSPROF_UNWIND_N_REGS);
+/* perf's index of each DWARF register (SysprofDwarfUnwinder's order: rax rdx
+ * rcx rbx rsi rdi rbp rsp r8-r15 rip). */
+static const guint8 dwarf_from_perf[N_USER_REGS] = { 0, 3, 2, 1, 4, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15, 16, 8 };
 
 typedef enum
 {
@@ -50,7 +62,25 @@ typedef struct
   guint            frequency;
   int              clockid;
   gboolean         user_only;
+  /* 0: frame pointers; else the bytes of user stack each sample copies. */
+  guint stack_size;
 } EventConfig;
+
+/* A sample waiting for its user stack from the helper, or done and waiting
+ * for an earlier one: frames are written in the order records came. */
+typedef struct
+{
+  guint64  seq;
+  gint64   time;
+  int      cpu;
+  gint32   pid;
+  gint32   tid;
+  gboolean done;
+  /* The kernel's part of the callchain (markers included), then, once
+   * answered, PERF_CONTEXT_USER and the user frames. */
+  guint                 n_addrs;
+  SysprofCaptureAddress addrs[];
+} PendingSample;
 
 typedef struct
 {
@@ -94,6 +124,16 @@ struct _SysprofPerfRecorder
   guint64 n_samples;
   guint64 n_lost;
   guint64 n_write_errors;
+
+  /* DWARF unwinding: NULL with frame pointers. */
+  SysprofUnwindClient *unwinder;
+  guint                stack_size;
+  GQueue               pending;
+  guint64              next_seq;
+  /* Per SysprofUnwindStatus. */
+  guint64 n_unwound[SYSPROF_UNWIND_STATUS_FAILED + 1];
+  char   *unwind_summary;
+  char   *unwind_warning;
 };
 
 G_DEFINE_FINAL_TYPE (SysprofPerfRecorder, sysprof_perf_recorder, G_TYPE_OBJECT)
@@ -129,6 +169,10 @@ sysprof_perf_recorder_finalize (GObject *object)
   g_clear_pointer (&self->rings, g_ptr_array_unref);
   g_clear_pointer (&self->fds, g_array_unref);
   g_clear_pointer (&self->mount_ns, g_hash_table_unref);
+  g_clear_pointer (&self->unwinder, _sysprof_unwind_client_free);
+  g_queue_clear_full (&self->pending, g_free);
+  g_free (self->unwind_summary);
+  g_free (self->unwind_warning);
 
   G_OBJECT_CLASS (sysprof_perf_recorder_parent_class)->finalize (object);
 }
@@ -148,6 +192,7 @@ sysprof_perf_recorder_init (SysprofPerfRecorder *self)
   self->fds = g_array_new (FALSE, FALSE, sizeof (int));
   self->rings = g_ptr_array_new_with_free_func (ring_entry_free);
   self->mount_ns = g_hash_table_new (NULL, NULL);
+  g_queue_init (&self->pending);
 }
 
 void
@@ -263,6 +308,129 @@ count_frame (SysprofPerfRecorder *self, gboolean written)
     self->n_write_errors++;
 }
 
+/* Writes the samples at the head of the queue that are complete. */
+static void
+write_done_samples (SysprofPerfRecorder *self)
+{
+  PendingSample *p;
+
+  while ((p = g_queue_peek_head (&self->pending)) != NULL && p->done)
+    {
+      gboolean written;
+
+      g_queue_pop_head (&self->pending);
+      written = sysprof_capture_writer_add_sample (self->writer, p->time, p->cpu, p->pid, p->tid, p->addrs,
+                                                   MIN (p->n_addrs, (guint) SYSPROF_CAPTURE_MAX_ADDRS));
+      count_frame (self, written);
+      if (written)
+        self->n_samples++;
+      g_free (p);
+    }
+}
+
+/* The helper's answer for the oldest sample still waiting, which is the head
+ * of the queue (answers come in order, done ones are written at once). */
+static void
+unwound_cb (guint64 seq, SysprofUnwindStatus status, const guint64 *addrs, guint n_addrs, gpointer user_data)
+{
+  SysprofPerfRecorder *self = user_data;
+  PendingSample       *p = g_queue_peek_head (&self->pending);
+
+  g_assert (p != NULL && !p->done && p->seq == seq);
+
+  self->n_unwound[status]++;
+  /* The slot after the marker holds the user ip (see handle_dwarf_sample):
+   * when nothing was unwound it stays, and the sample is still attributed. */
+  p->addrs[p->n_addrs++] = PERF_CONTEXT_USER;
+  if (n_addrs > 0)
+    {
+      n_addrs = MIN (n_addrs, SYSPROF_UNWIND_MAX_FRAMES);
+      memcpy (&p->addrs[p->n_addrs], addrs, n_addrs * sizeof *addrs);
+      p->n_addrs += n_addrs;
+    }
+  else
+    p->n_addrs++;
+  p->done = TRUE;
+  write_done_samples (self);
+}
+
+static void
+flush_pending (SysprofPerfRecorder *self)
+{
+  if (self->unwinder != NULL)
+    _sysprof_unwind_client_flush (self->unwinder);
+  write_done_samples (self);
+}
+
+/* What PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER add after the
+ * callchain: { u64 abi; u64 regs[17] if abi; } { u64 size; u8 data[size];
+ * u64 dyn_size if size; }. */
+static void
+handle_dwarf_sample (SysprofPerfRecorder *self,
+                     Cursor              *c,
+                     guint64              ip,
+                     guint32              pid,
+                     guint32              tid,
+                     guint64              time,
+                     guint32              cpu,
+                     const guint64       *ips,
+                     guint                n_ips)
+{
+  guint64        abi, size, dyn_size = 0;
+  guint64        perf_regs[N_USER_REGS];
+  guint64        regs[N_USER_REGS];
+  const guint8  *stack = NULL;
+  PendingSample *p;
+  gboolean       unwind;
+
+  if (!cursor_u64 (c, &abi))
+    return;
+  if (abi != PERF_SAMPLE_REGS_ABI_NONE)
+    for (guint i = 0; i < N_USER_REGS; i++)
+      if (!cursor_u64 (c, &perf_regs[i]))
+        return;
+  if (!cursor_u64 (c, &size) || size > c->len - c->pos)
+    return;
+  if (size > 0)
+    {
+      stack = c->data + c->pos;
+      c->pos += size;
+      if (!cursor_u64 (c, &dyn_size))
+        return;
+      dyn_size = MIN (dyn_size, size);
+    }
+
+  /* A 64-bit user context to unwind; a kernel thread (abi NONE) or a 32-bit
+   * process has none we can use: its kernel callchain, or its ip, stands. */
+  unwind = abi == PERF_SAMPLE_REGS_ABI_64 && pid != 0 && pid != (guint32) -1;
+
+  /* Room for the kernel part, the user marker and the user frames; the last
+   * slot keeps the user ip for a failed unwind. */
+  p = g_malloc (sizeof *p + (n_ips + SYSPROF_UNWIND_MAX_FRAMES + 2) * sizeof (SysprofCaptureAddress));
+  p->seq = self->next_seq++;
+  p->time = (gint64) time;
+  p->cpu = (int) cpu;
+  p->pid = (gint32) pid;
+  p->tid = (gint32) tid;
+  memcpy (p->addrs, ips, n_ips * sizeof *ips);
+  p->n_addrs = n_ips;
+  p->done = !unwind;
+  if (!unwind && n_ips == 0)
+    p->addrs[p->n_addrs++] = ip;
+  g_queue_push_tail (&self->pending, p);
+
+  if (!unwind)
+    {
+      write_done_samples (self);
+      return;
+    }
+  for (guint i = 0; i < N_USER_REGS; i++)
+    regs[i] = perf_regs[dwarf_from_perf[i]];
+  /* Where unwound_cb finds the user ip, after the PERF_CONTEXT_USER it adds. */
+  p->addrs[n_ips + 1] = regs[SYSPROF_UNWIND_N_REGS - 1];
+  _sysprof_unwind_client_submit (self->unwinder, p->seq, (gint32) pid, (gint32) tid, regs, stack, (gsize) dyn_size);
+}
+
 static void
 handle_sample (SysprofPerfRecorder *self, const struct perf_event_header *record)
 {
@@ -279,6 +447,16 @@ handle_sample (SysprofPerfRecorder *self, const struct perf_event_header *record
     return;
   if (nr > (c.len - c.pos) / sizeof (guint64))
     return;
+
+  if (self->unwinder != NULL)
+    {
+      const guint64 *ips = (const guint64 *) (gconstpointer) (c.data + c.pos);
+
+      c.pos += nr * sizeof (guint64);
+      /* Kernel frames only (exclude_callchain_user): at most 127 of them. */
+      handle_dwarf_sample (self, &c, ip, pid, tid, time, cpu, ips, (guint) MIN (nr, 128));
+      return;
+    }
 
   if (nr == 0)
     {
@@ -349,6 +527,7 @@ handle_mmap (SysprofPerfRecorder *self, const struct perf_event_header *record)
   guint32     pid, tid;
   guint64     addr, len, pgoff;
   guint64     inode = 0;
+  guint32     maj = 0, min = 0, prot = 0;
   const char *filename;
 
   if (!read_sample_id (record, &id))
@@ -360,7 +539,7 @@ handle_mmap (SysprofPerfRecorder *self, const struct perf_event_header *record)
 
   if (record->type == PERF_RECORD_MMAP2)
     {
-      guint32 maj, min, prot, flags;
+      guint32 flags;
       guint64 ino, ino_generation;
 
       if (!cursor_u32 (&c, &maj) || !cursor_u32 (&c, &min) || !cursor_u64 (&c, &ino) ||
@@ -370,12 +549,19 @@ handle_mmap (SysprofPerfRecorder *self, const struct perf_event_header *record)
        * device and inode; we do not ask for that, but stay correct. */
       if ((record->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) == 0)
         inode = ino;
+      else
+        maj = min = 0;
     }
 
   filename = cursor_string_before_trailer (&c);
   if (filename == NULL)
     return;
 
+  /* Frames in the order of the records: the samples before this one first. */
+  flush_pending (self);
+  /* Only executable mappings come without mmap_data; MMAP2 says so. */
+  if (self->unwinder != NULL && (record->type != PERF_RECORD_MMAP2 || (prot & PROT_EXEC)))
+    _sysprof_unwind_client_add_map (self->unwinder, (gint32) pid, addr, addr + len, pgoff, maj, min, inode, filename);
   count_frame (self, sysprof_capture_writer_add_map (self->writer, id.time, id.cpu, (gint32) pid, addr, addr + len,
                                                      pgoff, inode, filename));
   if (filename[0] == '/')
@@ -406,8 +592,13 @@ handle_comm (SysprofPerfRecorder *self, const struct perf_event_header *record)
 
   /* After an exec the mounts may differ even in the same namespace (a
    * launcher bind-mounts, then execs): the next mapping writes them again. */
+  flush_pending (self);
   if (record->misc & PERF_RECORD_MISC_COMM_EXEC)
-    g_hash_table_remove (self->mount_ns, GUINT_TO_POINTER (pid));
+    {
+      g_hash_table_remove (self->mount_ns, GUINT_TO_POINTER (pid));
+      if (self->unwinder != NULL)
+        _sysprof_unwind_client_forget (self->unwinder, (gint32) pid);
+    }
   count_frame (self, sysprof_capture_writer_add_process (self->writer, id.time, id.cpu, (gint32) pid, comm));
 }
 
@@ -431,6 +622,9 @@ handle_task (SysprofPerfRecorder *self, const struct perf_event_header *record)
   if (pid != tid)
     return;
 
+  flush_pending (self);
+  if (record->type == PERF_RECORD_EXIT && self->unwinder != NULL)
+    _sysprof_unwind_client_forget (self->unwinder, (gint32) pid);
   if (record->type == PERF_RECORD_FORK)
     count_frame (self,
                  sysprof_capture_writer_add_fork (self->writer, (gint64) time, id.cpu, (gint32) ppid, (gint32) pid));
@@ -491,6 +685,8 @@ drain_all (SysprofPerfRecorder *self)
 
       _sysprof_perf_ring_drain (entry->ring, handle_record_cb, self);
     }
+  /* The capture trails the kernel by one drain, unwinding included. */
+  flush_pending (self);
 }
 
 static gboolean
@@ -508,6 +704,7 @@ ring_ready_cb (int fd, GIOCondition condition, gpointer user_data)
   (void) fd;
 
   _sysprof_perf_ring_drain (entry->ring, handle_record_cb, entry->self);
+  flush_pending (entry->self);
 
   if (condition & (G_IO_HUP | G_IO_ERR | G_IO_NVAL))
     {
@@ -631,6 +828,15 @@ open_event (const EventConfig *config, const Target *target)
   attr.freq = 1;
   attr.sample_freq = config->frequency;
   attr.sample_type = _SYSPROF_PERF_SAMPLE_TYPE;
+  if (config->stack_size != 0)
+    {
+      /* The user part of the stack comes from the copy, unwound later: the
+       * kernel's frame-pointer walk would only cost time and bytes. */
+      attr.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+      attr.sample_regs_user = USER_REGS_MASK;
+      attr.sample_stack_user = config->stack_size;
+      attr.exclude_callchain_user = 1;
+    }
   /* Enabled together once every event is open and mapped. */
   attr.disabled = 1;
   attr.inherit = target->pid != -1;
@@ -824,12 +1030,63 @@ attach_sources (SysprofPerfRecorder *self)
   g_source_attach (self->timer, self->context);
 }
 
+/* The helper, for DWARF unwinding.  Asked for by name, a helper that cannot
+ * start is an error; by default it means frame pointers and a warning. */
+static gboolean
+start_unwinder (SysprofPerfRecorder *self, const SysprofPerfRecorderOptions *options, GError **error)
+{
+  g_autoptr (GError) local_error = NULL;
+  const char *path = options->unwinder_path != NULL ? options->unwinder_path : SYSPROF_UNWINDER_PATH;
+
+  self->unwinder = _sysprof_unwind_client_new (path, unwound_cb, self, &local_error);
+  if (self->unwinder != NULL)
+    return TRUE;
+  if (options->unwind == SYSPROF_PERF_UNWIND_DWARF)
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
+    }
+  self->unwind_warning = g_strdup_printf ("%s: stacks follow frame pointers", local_error->message);
+  return TRUE;
+}
+
+/* After the last drain: the helper goes, the counts go into the capture. */
+static void
+finish_unwinding (SysprofPerfRecorder *self)
+{
+  const char *failure = self->unwinder ? _sysprof_unwind_client_get_failure (self->unwinder) : NULL;
+
+  if (self->unwinder != NULL)
+    {
+      guint64 n = 0;
+
+      for (guint i = 0; i < G_N_ELEMENTS (self->n_unwound); i++)
+        n += self->n_unwound[i];
+      self->unwind_summary = g_strdup_printf (
+          "method=dwarf stack-size=%u samples=%" G_GUINT64_FORMAT " complete=%" G_GUINT64_FORMAT
+          " truncated=%" G_GUINT64_FORMAT " outside-mappings=%" G_GUINT64_FORMAT " failed=%" G_GUINT64_FORMAT,
+          self->stack_size, n, self->n_unwound[SYSPROF_UNWIND_STATUS_COMPLETE],
+          self->n_unwound[SYSPROF_UNWIND_STATUS_TRUNCATED], self->n_unwound[SYSPROF_UNWIND_STATUS_OUTSIDE_MAPPINGS],
+          self->n_unwound[SYSPROF_UNWIND_STATUS_FAILED]);
+      if (failure != NULL && self->unwind_warning == NULL)
+        self->unwind_warning = g_strdup_printf ("DWARF unwinding stopped: %s; the samples after that have only their "
+                                                "instruction pointer in user space",
+                                                failure);
+      g_clear_pointer (&self->unwinder, _sysprof_unwind_client_free);
+    }
+  else
+    self->unwind_summary = g_strdup ("method=frame-pointers");
+  count_frame (self, sysprof_capture_writer_add_metadata (self->writer, SYSPROF_CAPTURE_CURRENT_TIME, -1, -1,
+                                                          SYSPROF_UNWIND_METADATA_ID, self->unwind_summary, -1));
+}
+
 gboolean
 sysprof_perf_recorder_start (SysprofPerfRecorder *self, const SysprofPerfRecorderOptions *options, GError **error)
 {
   SysprofPerfRecorderOptions defaults;
   g_autoptr (GArray) cpus = NULL;
   g_autoptr (GArray) targets = NULL;
+  g_autoptr (GError) local_error = NULL;
   EventConfig config = { 0 };
   guint       n_data_pages;
   gint64      max_rate;
@@ -860,6 +1117,20 @@ sysprof_perf_recorder_start (SysprofPerfRecorder *self, const SysprofPerfRecorde
   if (read_proc_int ("/proc/sys/kernel/perf_event_max_sample_rate", &max_rate) && max_rate > 0 &&
       config.frequency > max_rate)
     config.frequency = (guint) max_rate;
+
+  if (options->unwind != SYSPROF_PERF_UNWIND_FRAME_POINTERS)
+    {
+      guint stack_size = options->stack_size != 0 ? options->stack_size : SYSPROF_UNWIND_DEFAULT_STACK;
+
+      if (stack_size % 8 != 0 || stack_size > SYSPROF_UNWIND_MAX_STACK)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                       "The stack size of %u bytes is not a multiple of 8 up to %u", stack_size,
+                       SYSPROF_UNWIND_MAX_STACK);
+          return FALSE;
+        }
+      config.stack_size = stack_size;
+    }
 
   n_data_pages = options->n_data_pages != 0 ? options->n_data_pages : SYSPROF_PERF_RECORDER_DEFAULT_DATA_PAGES;
   if ((n_data_pages & (n_data_pages - 1)) != 0 || n_data_pages > SYSPROF_PERF_RECORDER_MAX_DATA_PAGES)
@@ -905,11 +1176,44 @@ sysprof_perf_recorder_start (SysprofPerfRecorder *self, const SysprofPerfRecorde
   sysprof_clock_init ();
   config.clockid = sysprof_clock != -1 ? sysprof_clock : CLOCK_MONOTONIC;
 
-  if (!open_all (self, targets, cpus->len, &config, &n_data_pages, error))
+  /* The helper last, once nothing else can fail before the events open. */
+  if (config.stack_size != 0)
+    {
+      if (!start_unwinder (self, options, error))
+        return FALSE;
+      if (self->unwinder == NULL)
+        config.stack_size = 0;
+    }
+
+  if (config.stack_size != 0 && options->n_data_pages == 0)
+    n_data_pages = SYSPROF_PERF_RECORDER_DEFAULT_DWARF_DATA_PAGES;
+  if (!open_all (self, targets, cpus->len, &config, &n_data_pages, &local_error))
     {
       teardown (self);
+      /* A kernel or architecture without user stack copies: frame pointers,
+       * unless DWARF was asked for by name. */
+      if (config.stack_size != 0 && options->unwind == SYSPROF_PERF_UNWIND_DEFAULT &&
+          (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED) ||
+           g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT)))
+        {
+          g_free (self->unwind_warning);
+          self->unwind_warning = g_strdup_printf (
+              "perf cannot copy user stacks here (%s): stacks follow frame pointers", local_error->message);
+          g_clear_pointer (&self->unwinder, _sysprof_unwind_client_free);
+          g_clear_error (&local_error);
+          config.stack_size = 0;
+          n_data_pages = options->n_data_pages != 0 ? options->n_data_pages : SYSPROF_PERF_RECORDER_DEFAULT_DATA_PAGES;
+          if (open_all (self, targets, cpus->len, &config, &n_data_pages, &local_error))
+            goto opened;
+          teardown (self);
+        }
+      g_clear_pointer (&self->unwinder, _sysprof_unwind_client_free);
+      g_propagate_error (error, g_steal_pointer (&local_error));
       return FALSE;
     }
+
+opened:
+  self->stack_size = config.stack_size;
 
   attach_sources (self);
 
@@ -922,6 +1226,7 @@ sysprof_perf_recorder_start (SysprofPerfRecorder *self, const SysprofPerfRecorde
           g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv), "Cannot enable a perf event: %s",
                        g_strerror (errsv));
           teardown (self);
+          g_clear_pointer (&self->unwinder, _sysprof_unwind_client_free);
           return FALSE;
         }
     }
@@ -945,6 +1250,7 @@ sysprof_perf_recorder_stop (SysprofPerfRecorder *self)
     ioctl (g_array_index (self->fds, int, i), PERF_EVENT_IOC_DISABLE, 0);
   drain_all (self);
   teardown (self);
+  finish_unwinding (self);
   self->state = STATE_STOPPED;
 }
 
@@ -981,6 +1287,20 @@ sysprof_perf_recorder_get_n_lost (SysprofPerfRecorder *self)
 {
   g_return_val_if_fail (SYSPROF_IS_PERF_RECORDER (self), 0);
   return self->n_lost;
+}
+
+const char *
+sysprof_perf_recorder_get_unwind_summary (SysprofPerfRecorder *self)
+{
+  g_return_val_if_fail (SYSPROF_IS_PERF_RECORDER (self), NULL);
+  return self->unwind_summary;
+}
+
+const char *
+sysprof_perf_recorder_get_unwind_warning (SysprofPerfRecorder *self)
+{
+  g_return_val_if_fail (SYSPROF_IS_PERF_RECORDER (self), NULL);
+  return self->unwind_warning;
 }
 
 guint64

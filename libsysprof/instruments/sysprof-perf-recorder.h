@@ -14,6 +14,27 @@ G_BEGIN_DECLS
 #define SYSPROF_PERF_RECORDER_MAX_FREQUENCY      10000
 #define SYSPROF_PERF_RECORDER_DEFAULT_DATA_PAGES 64
 #define SYSPROF_PERF_RECORDER_MAX_DATA_PAGES     4096
+/* With DWARF unwinding a sample carries a copy of the stack (8 KiB by
+ * default): 1 MiB per CPU holds about 120 of them. */
+#define SYSPROF_PERF_RECORDER_DEFAULT_DWARF_DATA_PAGES 256
+
+/* The METADATA id of the unwinding summary written at stop. */
+#define SYSPROF_UNWIND_METADATA_ID "sysprof.unwind"
+
+/* How the user part of a sample's stack is found. */
+typedef enum
+{
+  /* DWARF where it works, else frame pointers (with a warning). */
+  SYSPROF_PERF_UNWIND_DEFAULT = 0,
+  /* The kernel walks frame pointers: cheap, but code built without them
+   * (most of a distribution) shows short or wrong stacks. */
+  SYSPROF_PERF_UNWIND_FRAME_POINTERS = 1,
+  /* The kernel copies the user registers and the top of the stack into the
+   * sample; the unwinding helper (sysprof-unwinder, confined) unwinds them
+   * with the files' CFI while recording; the capture gets ordinary SAMPLE
+   * frames. */
+  SYSPROF_PERF_UNWIND_DWARF = 2,
+} SysprofPerfUnwind;
 
 /* What to record.  The struct will grow: set @size to
  * sizeof (SysprofPerfRecorderOptions), most simply by starting from
@@ -42,11 +63,19 @@ typedef struct
   /* User space only: no kernel samples and no kernel part in callchains, what
    * an unprivileged perf user gets at perf_event_paranoid 2. */
   gboolean user_only;
+  /* See SysprofPerfUnwind. */
+  SysprofPerfUnwind unwind;
+  /* Bytes of user stack each sample copies for DWARF unwinding: a multiple
+   * of 8 up to SYSPROF_UNWIND_MAX_STACK (65528), 0 for the default of 8192
+   * (perf's).  Deeper stacks are cut there (counted as truncated). */
+  guint stack_size;
+  /* The unwinding helper to start; NULL for the installed one. */
+  const char *unwinder_path;
 } SysprofPerfRecorderOptions;
 
-#define SYSPROF_PERF_RECORDER_OPTIONS_INIT                   \
-  {                                                          \
-    sizeof (SysprofPerfRecorderOptions), 0, NULL, 0, 0, 0, 0 \
+#define SYSPROF_PERF_RECORDER_OPTIONS_INIT                                                         \
+  {                                                                                                \
+    sizeof (SysprofPerfRecorderOptions), 0, NULL, 0, 0, 0, 0, SYSPROF_PERF_UNWIND_DEFAULT, 0, NULL \
   }
 
 SYSPROF_AVAILABLE_IN_ALL
@@ -57,10 +86,14 @@ void sysprof_perf_recorder_options_init (SysprofPerfRecorderOptions *options);
 /* Samples CPUs with perf_event_open(2) (needs root or CAP_PERFMON) and streams
  * the records, as they arrive, into a capture writer:
  *  - PERF_RECORD_SAMPLE → SAMPLE (the callchain as the kernel gives it,
- *    PERF_CONTEXT_KERNEL/USER markers included; [ip] when it is empty);
+ *    PERF_CONTEXT_KERNEL/USER markers included; [ip] when it is empty; with
+ *    DWARF unwinding the user part is the helper's, cut at the first address
+ *    outside the process's executable mappings);
  *  - MMAP / MMAP2 → MAP; COMM of a main thread → PROCESS (comm as cmdline);
  *  - FORK / EXIT of a process (not of a thread) → FORK / EXIT;
- *  - LOST → counted, see sysprof_perf_recorder_get_n_lost().
+ *  - LOST → counted, see sysprof_perf_recorder_get_n_lost();
+ *  - at stop, a METADATA frame "sysprof.unwind" (see
+ *    sysprof_perf_recorder_get_unwind_summary()).
  * Frames are appended to the writer as records are drained (every 50 ms, and
  * early when a ring buffer is half full); the writer is not flushed. */
 SYSPROF_AVAILABLE_IN_ALL
@@ -95,6 +128,19 @@ guint64 sysprof_perf_recorder_get_n_samples (SysprofPerfRecorder *self);
  * and PERF_RECORD_LOST_SAMPLES). */
 SYSPROF_AVAILABLE_IN_ALL
 guint64 sysprof_perf_recorder_get_n_lost (SysprofPerfRecorder *self);
+/* How the stacks were unwound, as written into the capture's METADATA
+ * "sysprof.unwind": "method=dwarf stack-size=8192 samples=N complete=N
+ * truncated=N outside-mappings=N failed=N" (complete: down to the outermost
+ * frame; truncated: the stack copy or the CFI ended first; outside-mappings:
+ * a return address outside the executable mappings ended the stack; failed:
+ * no user frame but the instruction pointer), or "method=frame-pointers".
+ * NULL before start. */
+SYSPROF_AVAILABLE_IN_ALL
+const char *sysprof_perf_recorder_get_unwind_summary (SysprofPerfRecorder *self);
+/* Why the recording does not unwind as asked (DWARF fell back to frame
+ * pointers, the helper stopped), or NULL. */
+SYSPROF_AVAILABLE_IN_ALL
+const char *sysprof_perf_recorder_get_unwind_warning (SysprofPerfRecorder *self);
 /* Frames the writer refused (capture full or unwritable). */
 SYSPROF_AVAILABLE_IN_ALL
 guint64 sysprof_perf_recorder_get_n_write_errors (SysprofPerfRecorder *self);

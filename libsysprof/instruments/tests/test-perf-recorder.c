@@ -4,6 +4,8 @@
  * Recording needs root and a working perf_event_open; those tests skip
  * otherwise. */
 #include <dirent.h>
+#include <stdio.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <grp.h>
 #include <linux/perf_event.h>
@@ -36,6 +38,45 @@ spin (int ms)
 
   while (g_get_monotonic_time () < end)
     v = spin_step (v);
+  return v == 0 ? 1 : 0;
+}
+
+/* The same work in a chain built without frame pointers (the rest of this
+ * file has them), as most of a distribution is: only DWARF leads through it
+ * back to main. */
+#define NO_FP __attribute__ ((noinline, optimize ("omit-frame-pointer")))
+NO_FP static guint64 nofp_leaf (guint64 v);
+NO_FP static guint64 nofp_middle (guint64 v, int depth);
+NO_FP static int     nofp_spin (int ms);
+
+NO_FP static guint64
+nofp_leaf (guint64 v)
+{
+  volatile guint64 scratch[4];
+
+  for (guint i = 0; i < 1000; i++)
+    v = v * 6364136223846793005u + 1442695040888963407u;
+  scratch[0] = v;
+  return scratch[0];
+}
+
+NO_FP static guint64
+nofp_middle (guint64 v, int depth)
+{
+  volatile guint64 pad[8];
+
+  pad[0] = depth > 0 ? nofp_middle (v, depth - 1) : nofp_leaf (v);
+  return pad[0] + 1;
+}
+
+NO_FP static int
+nofp_spin (int ms)
+{
+  gint64  end = g_get_monotonic_time () + (gint64) ms * 1000;
+  guint64 v = 1;
+
+  while (g_get_monotonic_time () < end)
+    v = nofp_middle (v, 3);
   return v == 0 ? 1 : 0;
 }
 
@@ -87,12 +128,12 @@ count_perf_fds (void)
 }
 
 static GPid
-spawn_spinner (int ms)
+spawn_process (const char *how, int ms)
 {
   g_autoptr (GError) error = NULL;
   g_autofree char *self_exe = g_file_read_link ("/proc/self/exe", &error);
   g_autofree char *ms_str = g_strdup_printf ("%d", ms);
-  char            *argv[] = { self_exe, (char *) "--spin", ms_str, NULL };
+  char            *argv[] = { self_exe, (char *) how, ms_str, NULL };
   GPid             pid = 0;
 
   g_assert_no_error (error);
@@ -100,6 +141,12 @@ spawn_spinner (int ms)
   g_assert_no_error (error);
   g_assert_cmpint (pid, >, 0);
   return pid;
+}
+
+static GPid
+spawn_spinner (int ms)
+{
+  return spawn_process ("--spin", ms);
 }
 
 static void
@@ -159,6 +206,7 @@ typedef struct
   guint n_child_maps;
   guint n_child_fork;
   guint n_child_exit;
+  char *unwind;
 } Scan;
 
 static void
@@ -240,6 +288,17 @@ scan_capture (const char *path, Scan *scan)
               scan->n_child_exit++;
             break;
           }
+        case SYSPROF_CAPTURE_FRAME_METADATA:
+          {
+            const SysprofCaptureMetadata *m = sysprof_capture_reader_read_metadata (reader);
+
+            /* Written once, at stop. */
+            g_assert_nonnull (m);
+            g_assert_cmpstr (m->id, ==, SYSPROF_UNWIND_METADATA_ID);
+            g_assert_null (scan->unwind);
+            scan->unwind = g_strdup (m->metadata);
+            break;
+          }
         default:
           /* The recorder writes nothing else. */
           g_assert_not_reached ();
@@ -256,9 +315,10 @@ test_whole_system (void)
   g_autoptr (GError) error = NULL;
   g_autofree char *path = NULL;
   g_autoptr (SysprofPerfRecorder) recorder = NULL;
-  SysprofCaptureWriter *writer;
-  Scan                  scan = { 0 };
-  guint64               streamed;
+  SysprofPerfRecorderOptions options = SYSPROF_PERF_RECORDER_OPTIONS_INIT;
+  SysprofCaptureWriter      *writer;
+  Scan                       scan = { 0 };
+  guint64                    streamed;
 
   if (!can_record ())
     return;
@@ -266,8 +326,10 @@ test_whole_system (void)
   writer = new_temp_writer (&path);
   recorder = sysprof_perf_recorder_new (writer);
 
+  /* Frame pointers: the kernel's callchains as they are (see test_dwarf). */
+  options.unwind = SYSPROF_PERF_UNWIND_FRAME_POINTERS;
   scan.begin = sysprof_clock_get_current_time ();
-  g_assert_true (sysprof_perf_recorder_start (recorder, NULL, &error));
+  g_assert_true (sysprof_perf_recorder_start (recorder, &options, &error));
   g_assert_no_error (error);
   g_assert_true (sysprof_perf_recorder_is_running (recorder));
   g_assert_nonnull (sysprof_perf_recorder_get_event_name (recorder));
@@ -311,8 +373,248 @@ test_whole_system (void)
   g_assert_cmpuint (scan.n_child_fork, ==, 1);
   g_assert_cmpuint (scan.n_child_exit, ==, 1);
 
+  g_assert_cmpstr (scan.unwind, ==, "method=frame-pointers");
+  g_free (scan.unwind);
+
   /* Every perf fd is closed again. */
   g_assert_cmpuint (count_perf_fds (), ==, 0);
+}
+
+/* DWARF unwinding, through the helper of the build tree: the child spins in
+ * code without frame pointers.  @data: TRUE to record it by pid (running
+ * before the start: its mappings come from /proc), FALSE whole-system with
+ * the child started during the recording (from its MMAP records). */
+int main (int argc, char *argv[]);
+
+typedef struct
+{
+  GPid    child;
+  guint64 exe_base; /* the child's load address of this binary */
+  guint64 exe_start, exe_end;
+  GArray *child_maps; /* guint64 pairs: executable mappings of the child */
+  guint   n_child_samples;
+  guint   n_deep;       /* samples with the whole chain */
+  guint   n_reach_main; /* samples with a frame in main */
+  guint   n_outside;    /* samples with user frames outside the child's mappings */
+  char   *unwind;
+} DwarfScan;
+
+static gboolean
+in_child_maps (DwarfScan *scan, guint64 addr)
+{
+  for (guint i = 0; i + 1 < scan->child_maps->len; i += 2)
+    if (addr >= g_array_index (scan->child_maps, guint64, i) && addr < g_array_index (scan->child_maps, guint64, i + 1))
+      return TRUE;
+  return FALSE;
+}
+
+/* The child's executable mappings, while it runs: where its copy of this
+ * binary lies. */
+static void
+read_child_maps (DwarfScan *scan)
+{
+  g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
+  g_autofree char *path = g_strdup_printf ("/proc/%d/maps", scan->child);
+  g_autofree char *maps = NULL;
+  g_auto (GStrv) lines = NULL;
+
+  g_assert_true (g_file_get_contents (path, &maps, NULL, NULL));
+  scan->child_maps = g_array_new (FALSE, FALSE, sizeof (guint64));
+  lines = g_strsplit (maps, "\n", 0);
+  for (guint i = 0; lines[i]; i++)
+    {
+      guint64 start, end, pgoff;
+      char    perms[5], file[4096] = "";
+
+      if (sscanf (lines[i],
+                  "%" G_GINT64_MODIFIER "x-%" G_GINT64_MODIFIER "x %4s %" G_GINT64_MODIFIER "x %*s %*s %4095s", &start,
+                  &end, perms, &pgoff, file) < 4 ||
+          perms[2] != 'x')
+        continue;
+      g_array_append_val (scan->child_maps, start);
+      g_array_append_val (scan->child_maps, end);
+      if (g_strcmp0 (file, exe) == 0 && scan->exe_base == 0)
+        scan->exe_base = start - pgoff;
+    }
+}
+
+static void
+scan_dwarf_capture (const char *path, DwarfScan *scan)
+{
+  SysprofCaptureReader   *reader = sysprof_capture_reader_new (path);
+  Dl_info                 info;
+  guint64                 main_off, main_end_off;
+  SysprofCaptureFrameType type;
+
+  /* main's offset in this binary, the same in the child; it is short. */
+  g_assert_cmpint (dladdr ((gpointer) main, &info), !=, 0);
+  main_off = (guint64) (guintptr) main - (guint64) (guintptr) info.dli_fbase;
+  main_end_off = main_off + 0x400;
+
+  g_assert_nonnull (reader);
+  while (sysprof_capture_reader_peek_type (reader, &type))
+    {
+      if (type == SYSPROF_CAPTURE_FRAME_METADATA)
+        {
+          const SysprofCaptureMetadata *m = sysprof_capture_reader_read_metadata (reader);
+
+          if (g_strcmp0 (m->id, SYSPROF_UNWIND_METADATA_ID) == 0)
+            scan->unwind = g_strdup (m->metadata);
+        }
+      else
+        g_assert_true (sysprof_capture_reader_skip (reader));
+    }
+  g_assert_cmphex (scan->exe_base, !=, 0);
+  sysprof_capture_reader_unref (reader);
+  reader = sysprof_capture_reader_new (path);
+
+  while (sysprof_capture_reader_peek_type (reader, &type))
+    {
+      const SysprofCaptureSample *s;
+      gboolean                    user = FALSE, main_seen = FALSE, outside = FALSE;
+      guint                       n_user = 0;
+
+      if (type != SYSPROF_CAPTURE_FRAME_SAMPLE)
+        {
+          g_assert_true (sysprof_capture_reader_skip (reader));
+          continue;
+        }
+      s = sysprof_capture_reader_read_sample (reader);
+      if (s->frame.pid != scan->child)
+        continue;
+      scan->n_child_samples++;
+      for (guint i = 0; i < s->n_addrs; i++)
+        {
+          guint64 a = s->addrs[i];
+
+          if (a == SYSPROF_CAPTURE_ADDRESS_USER)
+            {
+              user = TRUE;
+              continue;
+            }
+          if (!user || a >= USER_ADDRESS_LIMIT)
+            continue;
+          n_user++;
+          outside |= !in_child_maps (scan, a);
+          if (a - 1 >= scan->exe_base + main_off && a - 1 < scan->exe_base + main_end_off)
+            main_seen = TRUE;
+        }
+      /* leaf, middle x4, spin, main, and libc's way to main. */
+      scan->n_deep += n_user >= 9;
+      scan->n_reach_main += main_seen;
+      scan->n_outside += outside;
+    }
+  g_assert_cmpint (sysprof_capture_reader_get_error (reader)->code, ==, 0);
+  sysprof_capture_reader_unref (reader);
+}
+
+static void
+test_dwarf (gconstpointer data)
+{
+  gboolean by_pid = GPOINTER_TO_INT (data);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr (SysprofPerfRecorder) recorder = NULL;
+  SysprofPerfRecorderOptions options = SYSPROF_PERF_RECORDER_OPTIONS_INIT;
+  const char                *unwinder = g_getenv ("SYSPROF_TEST_UNWINDER");
+  SysprofCaptureWriter      *writer;
+  DwarfScan                  scan = { 0 };
+  int                        pid;
+
+  if (!can_record ())
+    return;
+  /* meson test sets it; run by hand, say where the helper is. */
+  if (unwinder == NULL)
+    {
+      g_test_skip ("SYSPROF_TEST_UNWINDER (the built sysprof-unwinder) is not set");
+      return;
+    }
+
+  options.unwind = SYSPROF_PERF_UNWIND_DWARF;
+  options.unwinder_path = unwinder;
+  if (by_pid)
+    {
+      scan.child = spawn_process ("--spin-nofp", 1500);
+      pid = scan.child;
+      options.pids = &pid;
+      options.n_pids = 1;
+      /* Let it reach its loop: its mappings are read from /proc. */
+      g_usleep (200 * 1000);
+    }
+  writer = new_temp_writer (&path);
+  recorder = sysprof_perf_recorder_new (writer);
+  g_assert_true (sysprof_perf_recorder_start (recorder, &options, &error));
+  g_assert_no_error (error);
+  g_assert_null (sysprof_perf_recorder_get_unwind_warning (recorder));
+  if (!by_pid)
+    scan.child = spawn_process ("--spin-nofp", 800);
+  run_main_loop (400);
+  read_child_maps (&scan);
+  run_main_loop (600);
+  sysprof_perf_recorder_stop (recorder);
+  wait_child (scan.child);
+  g_assert_null (sysprof_perf_recorder_get_unwind_warning (recorder));
+  g_assert_true (sysprof_capture_writer_flush (writer));
+  sysprof_capture_writer_unref (writer);
+
+  scan_dwarf_capture (path, &scan);
+  g_unlink (path);
+  g_test_message ("%u samples of the child: %u with the whole chain, %u reaching main, %u with user frames outside "
+                  "its mappings; %s",
+                  scan.n_child_samples, scan.n_deep, scan.n_reach_main, scan.n_outside, scan.unwind);
+  g_assert_cmpstr (scan.unwind, ==, sysprof_perf_recorder_get_unwind_summary (recorder));
+  g_assert_true (g_str_has_prefix (scan.unwind, "method=dwarf stack-size=8192 samples="));
+  g_assert_cmpuint (scan.n_child_samples, >=, 50);
+  /* Samples of the start (the dynamic loader, before main) and in the
+   * clock's vDSO code aside, every stack leads to main. */
+  g_assert_cmpuint (scan.n_reach_main * 100, >=, scan.n_child_samples * 95);
+  g_assert_cmpuint (scan.n_deep * 100, >=, scan.n_child_samples * 80);
+  /* Between fork and exec the child still runs our image, at our
+   * addresses: a sample there is true, but not in the maps read later. */
+  g_assert_cmpuint (scan.n_outside * 100, <=, scan.n_child_samples);
+  g_array_unref (scan.child_maps);
+  g_free (scan.unwind);
+}
+
+/* Without its helper: the default falls back to frame pointers and says
+ * so; DWARF asked for by name is an error. */
+static void
+test_dwarf_without_helper (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SysprofPerfRecorder) recorder = NULL;
+  SysprofPerfRecorderOptions options = SYSPROF_PERF_RECORDER_OPTIONS_INIT;
+  SysprofCaptureWriter      *writer;
+
+  if (!can_record ())
+    return;
+  writer = sysprof_capture_writer_new ("/dev/null", 0);
+  recorder = sysprof_perf_recorder_new (writer);
+  options.unwinder_path = "/nonexistent/sysprof-unwinder";
+  options.unwind = SYSPROF_PERF_UNWIND_DWARF;
+  g_assert_false (sysprof_perf_recorder_start (recorder, &options, &error));
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "/nonexistent/sysprof-unwinder"));
+  g_test_message ("%s", error->message);
+  g_clear_error (&error);
+  g_assert_cmpuint (count_perf_fds (), ==, 0);
+
+  options.unwind = SYSPROF_PERF_UNWIND_DEFAULT;
+  g_assert_true (sysprof_perf_recorder_start (recorder, &options, &error));
+  g_assert_no_error (error);
+  g_assert_nonnull (strstr (sysprof_perf_recorder_get_unwind_warning (recorder), "frame pointers"));
+  sysprof_perf_recorder_stop (recorder);
+  g_assert_cmpstr (sysprof_perf_recorder_get_unwind_summary (recorder), ==, "method=frame-pointers");
+  sysprof_capture_writer_unref (writer);
+
+  /* A stack size perf refuses. */
+  writer = sysprof_capture_writer_new ("/dev/null", 0);
+  g_clear_object (&recorder);
+  recorder = sysprof_perf_recorder_new (writer);
+  sysprof_capture_writer_unref (writer);
+  options.stack_size = 100;
+  g_assert_false (sysprof_perf_recorder_start (recorder, &options, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
 }
 
 static void
@@ -355,6 +657,7 @@ test_pids (void)
   g_unlink (path);
 
   g_test_message ("%u samples of pid %d at 499 Hz in 0.5 s", scan.n_samples, pid);
+  g_free (scan.unwind);
   g_assert_cmpuint (scan.n_child_samples, >=, 20);
   g_assert_cmpuint (scan.n_other_samples, ==, 0);
   g_assert_cmpuint (scan.n_out_of_window, ==, 0);
@@ -476,10 +779,15 @@ main (int argc, char *argv[])
 {
   if (argc == 3 && strcmp (argv[1], "--spin") == 0)
     return spin (atoi (argv[2]));
+  if (argc == 3 && strcmp (argv[1], "--spin-nofp") == 0)
+    return nofp_spin (atoi (argv[2]));
 
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/Sysprof/PerfRecorder/whole-system", test_whole_system);
   g_test_add_func ("/Sysprof/PerfRecorder/pids", test_pids);
+  g_test_add_data_func ("/Sysprof/PerfRecorder/dwarf/pid", GINT_TO_POINTER (TRUE), test_dwarf);
+  g_test_add_data_func ("/Sysprof/PerfRecorder/dwarf/whole-system", GINT_TO_POINTER (FALSE), test_dwarf);
+  g_test_add_func ("/Sysprof/PerfRecorder/dwarf/without-helper", test_dwarf_without_helper);
   g_test_add_func ("/Sysprof/PerfRecorder/invalid-pid", test_invalid_pid);
   g_test_add_func ("/Sysprof/PerfRecorder/invalid-options", test_invalid_options);
   g_test_add_func ("/Sysprof/PerfRecorder/permission-denied", test_permission_denied);
