@@ -56,6 +56,9 @@ struct _SysprofdSession
   /* Options: set at creation, read-only after. */
   gboolean cpu_sampling;
   guint    frequency;
+  /* SysprofPerfUnwind: DEFAULT unless the option names one. */
+  int      unwind;
+  guint    stack_size;
   GArray  *pids;
   char   **counters;
   guint64  max_bytes;
@@ -576,6 +579,34 @@ estimate_perf_events (SysprofdSession *self)
   return (guint) MIN (n, SYSPROF_DBUS_MAX_PERF_EVENTS_PER_SESSION);
 }
 
+/* The unwinding helper: beside our executable (installed, both live in
+ * libexecdir) or in unwinder/ beside it (the build tree); NULL for the
+ * recorder's default.  Only our own directory is looked at: whoever can
+ * write there could replace sysprofd itself. */
+static const char *
+sysprofd_unwinder_path (void)
+{
+  static char *path;
+  static gsize once;
+
+  if (g_once_init_enter (&once))
+    {
+      g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
+      g_autofree char *dir = exe ? g_path_get_dirname (exe) : NULL;
+      const char      *candidates[] = { "sysprof-unwinder", "unwinder/sysprof-unwinder" };
+
+      for (guint i = 0; dir != NULL && path == NULL && i < G_N_ELEMENTS (candidates); i++)
+        {
+          g_autofree char *candidate = g_build_filename (dir, candidates[i], NULL);
+
+          if (g_file_test (candidate, G_FILE_TEST_IS_EXECUTABLE))
+            path = g_steal_pointer (&candidate);
+        }
+      g_once_init_leave (&once, 1);
+    }
+  return path;
+}
+
 static void
 do_start (SysprofdSession *self, GDBusMethodInvocation *invocation)
 {
@@ -634,6 +665,9 @@ do_start (SysprofdSession *self, GDBusMethodInvocation *invocation)
     options.counters = (const char *const *) self->counters;
     options.max_perf_events = max_events;
     options.own_processes_only = self->own_processes_only;
+    options.unwind = (SysprofPerfUnwind) self->unwind;
+    options.stack_size = self->stack_size;
+    options.unwinder_path = sysprofd_unwinder_path ();
     /* max-bytes from the first frame: the /proc snapshot of processes an
      * attacker controls could be large too. */
     sysprof_capture_writer_set_max_size (self->writer, self->max_bytes);
@@ -1135,6 +1169,41 @@ parse_options (SysprofdSession *self, GVariant *options, GError **error)
               g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_LIMITS_EXCEEDED,
                            "frequency %u is outside the limit of 1..%u Hz", self->frequency,
                            SYSPROF_DBUS_MAX_FREQUENCY);
+              g_variant_unref (value);
+              return FALSE;
+            }
+        }
+      else if (g_str_equal (key, "unwind"))
+        {
+          const char *how;
+
+          EXPECT ("s");
+          how = g_variant_get_string (value, NULL);
+          if (g_str_equal (how, SYSPROF_DBUS_UNWIND_DWARF))
+            self->unwind = SYSPROF_PERF_UNWIND_DWARF;
+          else if (g_str_equal (how, SYSPROF_DBUS_UNWIND_FRAME_POINTERS))
+            self->unwind = SYSPROF_PERF_UNWIND_FRAME_POINTERS;
+          else
+            {
+              g_autofree char *shown = g_utf8_make_valid (how, -1);
+
+              g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS,
+                           "Unknown unwind method \"%s\" (known: " SYSPROF_DBUS_UNWIND_DWARF
+                           ", " SYSPROF_DBUS_UNWIND_FRAME_POINTERS ")",
+                           shown);
+              g_variant_unref (value);
+              return FALSE;
+            }
+        }
+      else if (g_str_equal (key, "stack-size"))
+        {
+          EXPECT ("u");
+          self->stack_size = g_variant_get_uint32 (value);
+          if (self->stack_size < 8 || self->stack_size > SYSPROF_DBUS_MAX_STACK_SIZE || self->stack_size % 8 != 0)
+            {
+              g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS,
+                           "stack-size %u is not a multiple of 8 from 8 to %u", self->stack_size,
+                           SYSPROF_DBUS_MAX_STACK_SIZE);
               g_variant_unref (value);
               return FALSE;
             }

@@ -38,6 +38,22 @@ static const char description[] = "Recording:\n"
                                   "  cannot start, the command does not run; when recording ends first, the\n"
                                   "  command is terminated.\n"
                                   "\n"
+                                  "Stacks (--unwind):\n"
+                                  "  Each sample's kernel frames come from the kernel.  Its user frames, by\n"
+                                  "  default (dwarf), from a copy of the thread's registers and of the top\n"
+                                  "  --stack-size bytes of its stack, which a helper of sysprofd unwinds while\n"
+                                  "  recording with the call frame information of the mapped files (.eh_frame),\n"
+                                  "  as `perf record --call-graph dwarf` does, but without storing the copies:\n"
+                                  "  the capture stays as small as with frame pointers and reads the same\n"
+                                  "  everywhere.  This follows code built without frame pointers, which is most\n"
+                                  "  of a Linux distribution.  A stack deeper than the copy ends early (raise\n"
+                                  "  --stack-size; each sample then costs more).  The helper runs without any\n"
+                                  "  privilege.  --unwind fp takes the kernel's frame-pointer walk instead:\n"
+                                  "  cheaper, but through code without frame pointers the stacks end early.\n"
+                                  "  Either way a stack ends at the first address that lies in no executable\n"
+                                  "  mapping of its process.  `sysprof-report top` prints how many stacks were\n"
+                                  "  unwound completely.\n"
+                                  "\n"
                                   "Memory tracing (--memprof):\n"
                                   "  The command runs with the allocation tracker libsysprof-memory.so added to\n"
                                   "  its LD_PRELOAD.  Every malloc, calloc, realloc, free, memalign,\n"
@@ -412,6 +428,8 @@ main (int argc, char **argv)
   g_autoptr (SysprofRecording) recording = NULL;
   g_autoptr (GMainLoop) loop = NULL;
   int                frequency = G_MININT; /* G_MININT: not given */
+  g_autofree char   *unwind = NULL;
+  int                stack_size = G_MININT;
   int                duration = G_MININT;
   int                split = argc;
   Cli                cli = { 0 };
@@ -426,6 +444,11 @@ main (int argc, char **argv)
     { "pid", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &pid_args, "Record only PID and its new children (repeatable)", "PID" },
     { "frequency", 0, 0, G_OPTION_ARG_INT, &frequency, "Samples per second and CPU (1-10000, default 997)", "HZ" },
     { "duration", 0, 0, G_OPTION_ARG_INT, &duration, "Stop after SECONDS (1 to 86400)", "SECONDS" },
+    { "unwind", 0, 0, G_OPTION_ARG_STRING, &unwind,
+      "How user stacks are unwound: dwarf (default) or fp (frame pointers); see Stacks below", "METHOD" },
+    { "stack-size", 0, 0, G_OPTION_ARG_INT, &stack_size,
+      "Bytes of user stack each sample copies for --unwind dwarf (a multiple of 8 up to 65528, default 8192)",
+      "BYTES" },
     { "memprof", 0, 0, G_OPTION_ARG_NONE, &memprof,
       "Trace every memory allocation of the command, with its stack (needs a command; see below)", NULL },
     { "memprof-children", 0, 0, G_OPTION_ARG_NONE, &memprof_children,
@@ -494,6 +517,12 @@ main (int argc, char **argv)
     return usage_error ("-c %s: %s", command, error->message);
   if (frequency != G_MININT && (frequency < 1 || frequency > 10000))
     return usage_error ("--frequency must be between 1 and 10000, not %d", frequency);
+  if (unwind != NULL && strcmp (unwind, "dwarf") != 0 && strcmp (unwind, "fp") != 0)
+    return usage_error ("--unwind is dwarf or fp, not %s", unwind);
+  if (stack_size != G_MININT && (stack_size < 8 || stack_size > 65528 || stack_size % 8 != 0))
+    return usage_error ("--stack-size must be a multiple of 8 from 8 to 65528, not %d", stack_size);
+  if (stack_size != G_MININT && unwind != NULL && strcmp (unwind, "fp") == 0)
+    return usage_error ("--stack-size applies to --unwind dwarf, not fp");
   if (duration != G_MININT && (duration < 1 || duration > 86400))
     return usage_error ("--duration must be between 1 and 86400 seconds, not %d", duration);
   if (envs != NULL && command_argv == NULL)
@@ -513,6 +542,10 @@ main (int argc, char **argv)
   recording = sysprof_recording_new ();
   sysprof_recording_set_capture_path (recording, cli.capture, force);
   sysprof_recording_set_frequency (recording, frequency == G_MININT ? 0 : (guint) frequency);
+  if (unwind != NULL)
+    sysprof_recording_set_unwind (recording, strcmp (unwind, "fp") == 0 ? SYSPROF_PERF_UNWIND_FRAME_POINTERS
+                                                                        : SYSPROF_PERF_UNWIND_DWARF);
+  sysprof_recording_set_stack_size (recording, stack_size == G_MININT ? 0 : (guint) stack_size);
   sysprof_recording_set_max_duration (recording, duration == G_MININT ? 0 : (guint) duration);
   sysprof_recording_set_cpu_sampling (recording, !no_perf);
   sysprof_recording_set_decode (recording, !no_decode);

@@ -95,7 +95,10 @@ install_filter (void)
     SCMP_SYS (brk),       SCMP_SYS (futex),        SCMP_SYS (getpid), SCMP_SYS (gettid),     SCMP_SYS (clock_gettime),
     SCMP_SYS (getrandom), SCMP_SYS (rt_sigreturn), SCMP_SYS (exit),   SCMP_SYS (exit_group),
   };
-  scmp_filter_ctx ctx = seccomp_init (SCMP_ACT_KILL_PROCESS);
+  /* KILL (the thread, which is the whole process here), not KILL_PROCESS:
+   * libseccomp checks for the latter with the seccomp() system call, which
+   * sysprofd's own filter refuses (the filter is then loaded with prctl). */
+  scmp_filter_ctx ctx = seccomp_init (SCMP_ACT_KILL);
   int             ret;
 
   if (ctx == NULL)

@@ -135,6 +135,9 @@ sysprof_session_recorder_start (SysprofSessionRecorder              *self,
       perf_options.n_pids = options->n_pids;
       perf_options.max_events = options->max_perf_events;
       perf_options.user_only = options->own_processes_only;
+      perf_options.unwind = options->unwind;
+      perf_options.stack_size = options->stack_size;
+      perf_options.unwinder_path = options->unwinder_path;
       self->perf = sysprof_perf_recorder_new (self->writer);
       if (!sysprof_perf_recorder_start (self->perf, &perf_options, &local_error))
         {
@@ -143,6 +146,8 @@ sysprof_session_recorder_start (SysprofSessionRecorder              *self,
           g_set_error (error, G_IO_ERROR, local_error->code, "Cannot start sampling: %s", local_error->message);
           return FALSE;
         }
+      if (sysprof_perf_recorder_get_unwind_warning (self->perf) != NULL)
+        warn (self, "%s", sysprof_perf_recorder_get_unwind_warning (self->perf));
     }
 
   if (options->counters != NULL && options->counters[0] != NULL)
@@ -190,7 +195,14 @@ sysprof_session_recorder_stop (SysprofSessionRecorder *self, GError **error)
   if (self->counters != NULL)
     sysprof_counter_recorder_stop (self->counters);
   if (self->perf != NULL)
-    sysprof_perf_recorder_stop (self->perf);
+    {
+      g_autofree char *before = g_strdup (sysprof_perf_recorder_get_unwind_warning (self->perf));
+
+      sysprof_perf_recorder_stop (self->perf);
+      /* A helper that stopped while recording (a warning of start is said). */
+      if (sysprof_perf_recorder_get_unwind_warning (self->perf) != NULL && before == NULL)
+        warn (self, "%s", sysprof_perf_recorder_get_unwind_warning (self->perf));
+    }
 
   /* Kernel addresses resolve anywhere only with the symbols of this kernel. */
   if (!self->own_processes_only && !sysprof_kallsyms_write (self->writer, &local_error))

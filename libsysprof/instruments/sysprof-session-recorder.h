@@ -8,6 +8,8 @@
 #include <gio/gio.h>
 #include <sysprof-capture.h>
 
+#include "sysprof-perf-recorder.h"
+
 G_BEGIN_DECLS
 
 /* What a session records.  The struct will grow: set @size to
@@ -33,11 +35,16 @@ typedef struct
    * alone, and no kernel symbols (their addresses would give away the
    * kernel's layout). */
   gboolean own_processes_only;
+  /* How user stacks are unwound, the stack copied per sample and the
+   * unwinding helper: see SysprofPerfRecorderOptions. */
+  SysprofPerfUnwind unwind;
+  guint             stack_size;
+  const char       *unwinder_path;
 } SysprofSessionRecorderOptions;
 
-#define SYSPROF_SESSION_RECORDER_OPTIONS_INIT                            \
-  {                                                                      \
-    sizeof (SysprofSessionRecorderOptions), TRUE, 0, NULL, 0, NULL, 0, 0 \
+#define SYSPROF_SESSION_RECORDER_OPTIONS_INIT                                                                  \
+  {                                                                                                            \
+    sizeof (SysprofSessionRecorderOptions), TRUE, 0, NULL, 0, NULL, 0, 0, SYSPROF_PERF_UNWIND_DEFAULT, 0, NULL \
   }
 
 #define SYSPROF_TYPE_SESSION_RECORDER (sysprof_session_recorder_get_type ())

@@ -627,6 +627,12 @@ _sysprof_unwind_client_submit (SysprofUnwindClient *self,
       return;
     }
   ensure_process (self, pid);
+  /* Sending the process's files may have found the helper gone. */
+  if (self->failure != NULL)
+    {
+      self->func (seq, SYSPROF_UNWIND_STATUS_FAILED, NULL, 0, self->user_data);
+      return;
+    }
 
   stack_len = MIN (stack_len, SYSPROF_UNWIND_MAX_STACK);
   header.type = SYSPROF_UNWIND_MSG_SAMPLE;

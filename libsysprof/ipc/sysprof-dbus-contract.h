@@ -32,6 +32,13 @@
 #define SYSPROF_DBUS_MAX_BYTES         (G_GUINT64_CONSTANT (16) << 30)
 #define SYSPROF_DBUS_MAX_DURATION      86400
 #define SYSPROF_DBUS_MAX_PIDS          1024
+/* Session option "unwind": how user stacks are walked. */
+#define SYSPROF_DBUS_UNWIND_DWARF          "dwarf"
+#define SYSPROF_DBUS_UNWIND_FRAME_POINTERS "fp"
+/* Session option "stack-size": bytes of user stack a DWARF sample copies
+ * (perf's bound: a multiple of 8 below 64 KiB; 8192 as perf's default). */
+#define SYSPROF_DBUS_DEFAULT_STACK_SIZE 8192
+#define SYSPROF_DBUS_MAX_STACK_SIZE     65528
 
 /* Sessions. */
 #define SYSPROF_DBUS_MAX_SESSIONS_PER_UID 4

@@ -401,3 +401,35 @@ _sysprof_recording_find_preload (SysprofRecording *self, GError **error)
   self->preload = g_strdup (path);
   return TRUE;
 }
+
+/* The unwinding helper for in-process recording: $SYSPROF_UNWINDER (for
+ * uninstalled builds), the installed one, or the one of the build tree this
+ * program runs from (clients/PROGRAM/ beside daemon/unwinder/); NULL: the
+ * recorder's default, which then says it is missing. */
+const char *
+_sysprof_recording_find_unwinder (void)
+{
+  static char *path;
+  static gsize once;
+
+  if (g_once_init_enter (&once))
+    {
+      const char *env = g_getenv ("SYSPROF_UNWINDER");
+
+      if (env != NULL && g_path_is_absolute (env))
+        path = g_strdup (env);
+      else if (access (SYSPROF_UNWINDER_PATH, X_OK) != 0)
+        {
+          g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
+          g_autofree char *dir = exe ? g_path_get_dirname (exe) : NULL;
+          g_autofree char *built =
+              dir ? g_build_filename (dir, "..", "..", "daemon", "unwinder", "sysprof-unwinder", NULL) : NULL;
+          g_autofree char *canonical = built ? g_canonicalize_filename (built, NULL) : NULL;
+
+          if (canonical != NULL && access (canonical, X_OK) == 0)
+            path = g_steal_pointer (&canonical);
+        }
+      g_once_init_leave (&once, 1);
+    }
+  return path;
+}

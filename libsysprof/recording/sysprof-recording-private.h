@@ -55,6 +55,9 @@ struct _SysprofRecording
   char    *capture_path;
   gboolean force;
   guint    frequency;
+  /* SysprofPerfUnwind and bytes of stack per sample (0: defaults). */
+  int      unwind;
+  guint    stack_size;
   GArray  *pids; /* int */
   gboolean cpu_sampling;
   char   **counters;
@@ -128,11 +131,12 @@ void  _sysprof_recording_add_warning (SysprofRecording *self, const char *format
 char *_sysprof_recording_remote_message (const GError *error);
 
 /* sysprof-recording-command.c */
-gboolean _sysprof_recording_find_preload (SysprofRecording *self, GError **error);
-gboolean _sysprof_recording_spawn_held (SysprofRecording *self, GError **error);
-void     _sysprof_recording_abandon_held_command (SysprofRecording *self);
-gboolean _sysprof_recording_release_command (SysprofRecording *self, GError **error);
-void     _sysprof_recording_terminate_command (SysprofRecording *self);
-void     _sysprof_recording_start_control (SysprofRecording *self);
+const char *_sysprof_recording_find_unwinder (void);
+gboolean    _sysprof_recording_find_preload (SysprofRecording *self, GError **error);
+gboolean    _sysprof_recording_spawn_held (SysprofRecording *self, GError **error);
+void        _sysprof_recording_abandon_held_command (SysprofRecording *self);
+gboolean    _sysprof_recording_release_command (SysprofRecording *self, GError **error);
+void        _sysprof_recording_terminate_command (SysprofRecording *self);
+void        _sysprof_recording_start_control (SysprofRecording *self);
 
 G_END_DECLS

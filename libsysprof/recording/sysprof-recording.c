@@ -174,6 +174,27 @@ sysprof_recording_set_frequency (SysprofRecording *self, guint frequency_hz)
 }
 
 void
+sysprof_recording_set_unwind (SysprofRecording *self, SysprofPerfUnwind unwind)
+{
+  g_return_if_fail (SYSPROF_IS_RECORDING (self));
+  g_return_if_fail (self->phase == SYSPROF_RECORDING_PHASE_IDLE);
+  g_return_if_fail (unwind == SYSPROF_PERF_UNWIND_DEFAULT || unwind == SYSPROF_PERF_UNWIND_FRAME_POINTERS ||
+                    unwind == SYSPROF_PERF_UNWIND_DWARF);
+
+  self->unwind = unwind;
+}
+
+void
+sysprof_recording_set_stack_size (SysprofRecording *self, guint bytes)
+{
+  g_return_if_fail (SYSPROF_IS_RECORDING (self));
+  g_return_if_fail (self->phase == SYSPROF_RECORDING_PHASE_IDLE);
+  g_return_if_fail (bytes % 8 == 0 && bytes <= SYSPROF_DBUS_MAX_STACK_SIZE);
+
+  self->stack_size = bytes;
+}
+
+void
 sysprof_recording_add_pid (SysprofRecording *self, GPid pid)
 {
   int value = pid;
@@ -1012,6 +1033,9 @@ start_in_process (SysprofRecording *self)
       options.pids = (const int *) (gpointer) self->pids->data;
       options.n_pids = self->pids->len;
       options.counters = (const char *const *) self->counters;
+      options.unwind = (SysprofPerfUnwind) self->unwind;
+      options.stack_size = self->stack_size;
+      options.unwinder_path = _sysprof_recording_find_unwinder ();
       self->local = sysprof_session_recorder_new (self->writer);
       g_signal_connect (self->local, "warning", G_CALLBACK (local_warning_cb), self);
       if (!sysprof_session_recorder_start (self->local, &options, &error))
@@ -1233,6 +1257,13 @@ session_options (SysprofRecording *self)
   g_variant_builder_add (&builder, "{sv}", "cpu-sampling", g_variant_new_boolean (self->cpu_sampling));
   if (self->frequency > 0)
     g_variant_builder_add (&builder, "{sv}", "frequency", g_variant_new_uint32 (self->frequency));
+  if (self->unwind != SYSPROF_PERF_UNWIND_DEFAULT)
+    g_variant_builder_add (&builder, "{sv}", "unwind",
+                           g_variant_new_string (self->unwind == SYSPROF_PERF_UNWIND_DWARF
+                                                     ? SYSPROF_DBUS_UNWIND_DWARF
+                                                     : SYSPROF_DBUS_UNWIND_FRAME_POINTERS));
+  if (self->stack_size > 0)
+    g_variant_builder_add (&builder, "{sv}", "stack-size", g_variant_new_uint32 (self->stack_size));
   if (self->pids->len > 0)
     g_variant_builder_add (
         &builder, "{sv}", "pids",

@@ -8,6 +8,8 @@
 #include <gio/gio.h>
 #include <sysprof-capture.h>
 
+#include "sysprof-perf-recorder.h"
+
 G_BEGIN_DECLS
 
 typedef enum
@@ -75,6 +77,14 @@ void sysprof_recording_set_capture_path (SysprofRecording *self, const char *pat
 /* Samples per second and CPU: 1 to 10000, 0 for the default (997). */
 SYSPROF_AVAILABLE_IN_ALL
 void sysprof_recording_set_frequency (SysprofRecording *self, guint frequency_hz);
+/* How the user part of stacks is found (see SysprofPerfUnwind): by default
+ * DWARF unwinding (frame pointers where it cannot run, with a warning). */
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_recording_set_unwind (SysprofRecording *self, SysprofPerfUnwind unwind);
+/* Bytes of user stack each sample copies for DWARF unwinding: a multiple of
+ * 8 from 8 to 65528, 0 for the default (8192). */
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_recording_set_stack_size (SysprofRecording *self, guint bytes);
 /* Restricts sampling to processes (with their children from now on); the
  * command, when there is one, is added to them.  Default: the whole system. */
 SYSPROF_AVAILABLE_IN_ALL
