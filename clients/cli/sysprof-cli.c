@@ -29,7 +29,11 @@ static const char description[] = "Recording:\n"
                                   "  --duration.  The capture is then finalized, and a table of the function\n"
                                   "  names of every sampled address is appended (unless --no-decode), so the\n"
                                   "  capture reads the same on another machine.  A second Ctrl-C while that\n"
-                                  "  table is built skips it; the capture is kept.\n"
+                                  "  table is built skips it; the capture is kept.  Names come from the\n"
+                                  "  binaries, their debug files (by build-id under /usr/lib/debug, or debug\n"
+                                  "  link), and last from the debuginfod servers of $DEBUGINFOD_URLS, when set;\n"
+                                  "  the file being fetched is shown on a terminal, and a warning names the\n"
+                                  "  files that stayed without debug info, and why.\n"
                                   "\n"
                                   "  A command (-c or after --) runs as the user, with the user's environment\n"
                                   "  plus --env variables, and starts only once recording has started, so its\n"
@@ -90,7 +94,11 @@ static const char description[] = "Recording:\n"
                                   "  SYSPROF_MEMORY_PRELOAD   the allocation tracker to preload with --memprof\n"
                                   "                           (default: the installed libsysprof-memory.so)\n"
                                   "  SYSPROF_MEMORY_UNWIND     fp (default) or dwarf: how --memprof unwinds\n"
-                                  "  SYSPROF_MEMORY_DEPTH      frames kept per allocation, 0-128 (default 64)\n";
+                                  "  SYSPROF_MEMORY_DEPTH      frames kept per allocation, 0-128 (default 64)\n"
+                                  "  DEBUGINFOD_URLS          debuginfod servers asked for missing debug files\n"
+                                  "  DEBUGINFOD_TIMEOUT       seconds without data before a fetch, and the rest,\n"
+                                  "                           are given up (default 10; 6 times that in all)\n"
+                                  "  DEBUGINFOD_CACHE_PATH    where fetched files are kept (libdebuginfod's cache)\n";
 
 typedef struct
 {
@@ -191,8 +199,22 @@ progress_cb (SysprofRecording *recording, gpointer data)
     }
   else if (sysprof_recording_get_phase (recording) == SYSPROF_RECORDING_PHASE_DECODING)
     {
-      guint64 done, total;
+      guint64          done, total;
+      g_autofree char *fetching = sysprof_recording_dup_fetch_progress (recording, &done, &total);
 
+      if (fetching != NULL)
+        {
+          g_autofree char *base = g_path_get_basename (fetching);
+          g_autofree char *got = format_size (done);
+          g_autofree char *size = format_size (total);
+
+          if (total > 0)
+            fprintf (stderr, "\r\033[KFetching the debug info of %s from debuginfod: %s of %s", base, got, size);
+          else
+            fprintf (stderr, "\r\033[KFetching the debug info of %s from debuginfod...", base);
+          cli->progress_shown = TRUE;
+          return;
+        }
       sysprof_recording_get_decode_progress (recording, &done, &total);
       if (total == 0)
         return;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "sysprof-capture-error.h"
+#include "sysprof-debuginfod-private.h"
 #include "sysprof-demangle-private.h"
 #include "sysprof-elf-loader-private.h"
 #include "sysprof-elf-private.h"
@@ -82,6 +83,7 @@ struct _SysprofSymbolizer
 
   GPtrArray         *debug_dirs;
   SysprofElfLoader  *loader;
+  SysprofDebuginfod *debuginfod; /* when $DEBUGINFOD_URLS is set */
   gboolean           use_local_files;
   SysprofMountTable *host_mounts;
 
@@ -159,6 +161,7 @@ sysprof_symbolizer_finalize (GObject *object)
   g_clear_pointer (&self->jitmap, g_hash_table_unref);
   g_clear_pointer (&self->debug_dirs, g_ptr_array_unref);
   g_clear_pointer (&self->loader, sysprof_elf_loader_unref);
+  g_clear_pointer (&self->debuginfod, sysprof_debuginfod_unref);
   g_clear_pointer (&self->host_mounts, sysprof_mount_table_unref);
 
   G_OBJECT_CLASS (sysprof_symbolizer_parent_class)->finalize (object);
@@ -182,6 +185,7 @@ sysprof_symbolizer_init (SysprofSymbolizer *self)
   self->debug_dirs = g_ptr_array_new_with_free_func (g_free);
   g_ptr_array_add (self->debug_dirs, g_strdup ("/usr/lib/debug"));
   self->use_local_files = TRUE;
+  self->debuginfod = sysprof_debuginfod_new_from_environment ();
   self->elf_cache = g_hash_table_new_full (elf_key_hash, elf_key_equal, g_free, g_free);
   self->pinned = g_hash_table_new_full (NULL, NULL, (GDestroyNotify) sysprof_elf_unref, NULL);
 }
@@ -630,6 +634,7 @@ sysprof_symbolizer_load (SysprofSymbolizer *self, SysprofCaptureReader *reader, 
       g_ptr_array_add (self->debug_dirs, NULL);
       self->loader = sysprof_elf_loader_new ();
       sysprof_elf_loader_set_debug_dirs (self->loader, (const char *const *) self->debug_dirs->pdata);
+      sysprof_elf_loader_set_debuginfod (self->loader, self->debuginfod);
       g_ptr_array_remove_index (self->debug_dirs, self->debug_dirs->len - 1);
       g_clear_pointer (&self->host_mounts, sysprof_mount_table_unref);
       self->host_mounts = sysprof_mount_table_new_for_self (NULL);
@@ -1068,7 +1073,25 @@ _sysprof_symbolizer_set_process_debug_dirs (SysprofSymbolizer *self, gint32 pid,
   g_clear_pointer (&process->loader, sysprof_elf_loader_unref);
   process->loader = sysprof_elf_loader_new ();
   sysprof_elf_loader_set_debug_dirs (process->loader, (const char *const *) all->pdata);
+  sysprof_elf_loader_set_debuginfod (process->loader, self->debuginfod);
   g_clear_pointer (&process->elves, g_hash_table_unref);
+}
+
+void
+sysprof_symbolizer_set_fetch_progress (SysprofSymbolizer *self, SysprofSymbolizerFetchFunc func, gpointer user_data)
+{
+  g_return_if_fail (SYSPROF_IS_SYMBOLIZER (self));
+
+  if (self->debuginfod != NULL)
+    sysprof_debuginfod_set_progress (self->debuginfod, func, user_data);
+}
+
+char *
+sysprof_symbolizer_dup_missing_debug_info (SysprofSymbolizer *self)
+{
+  g_return_val_if_fail (SYSPROF_IS_SYMBOLIZER (self), NULL);
+
+  return self->debuginfod != NULL ? sysprof_debuginfod_dup_failures (self->debuginfod) : NULL;
 }
 
 void

@@ -34,9 +34,10 @@ G_DECLARE_FINAL_TYPE (SysprofSymbolizer, sysprof_symbolizer, SYSPROF, SYMBOLIZER
 
 /* Resolution order for an address: the capture's embedded `__symbols__`
  * table, the embedded /proc/kallsyms for kernel addresses, the ELF files
- * named by the capture's MAP frames (with their debug files), JIT maps; the
- * first answer wins and an address nothing resolves becomes
- * "library+0xoffset". */
+ * named by the capture's MAP frames (with their debug files, found by
+ * build-id, debug link, and last from the debuginfod servers of
+ * $DEBUGINFOD_URLS when it is set), JIT maps; the first answer wins and an
+ * address nothing resolves becomes "library+0xoffset". */
 SYSPROF_AVAILABLE_IN_ALL
 SysprofSymbolizer *sysprof_symbolizer_new (void);
 /* Extra directories searched for separate debug files (host paths), after
@@ -72,6 +73,26 @@ const SysprofSymbol *sysprof_symbolizer_lookup_range (SysprofSymbolizer    *self
                                                       SysprofCaptureAddress address,
                                                       guint64              *begin,
                                                       guint64              *end);
+
+/* A debug file is being fetched from debuginfod for the binary @file (a
+ * path): @done of @total bytes (@total 0 while unknown).  Called with @file
+ * NULL when that fetch ended.  Runs in the thread doing the lookup. */
+typedef void (*SysprofSymbolizerFetchFunc) (const char *file, guint64 done, guint64 total, gpointer user_data);
+
+/* Tells about debuginfod fetches (see the resolution order above), about
+ * once a second while one waits.  With $DEBUGINFOD_URLS set, a fetch during
+ * which no byte arrives for $DEBUGINFOD_TIMEOUT seconds (default 10) is
+ * given up, and so is every fetch after it or after the server could not be
+ * reached; all of them together take at most 6 times that.  Downloads are
+ * kept in libdebuginfod's cache ($DEBUGINFOD_CACHE_PATH). */
+SYSPROF_AVAILABLE_IN_ALL
+void
+sysprof_symbolizer_set_fetch_progress (SysprofSymbolizer *self, SysprofSymbolizerFetchFunc func, gpointer user_data);
+/* The binaries whose debug file debuginfod could not give, and why, as one
+ * line ("3 files without debug info: a, b, c (debuginfod: timeout)"), or
+ * NULL when nothing failed (or debuginfod is not in use). */
+SYSPROF_AVAILABLE_IN_ALL
+char *sysprof_symbolizer_dup_missing_debug_info (SysprofSymbolizer *self);
 
 /* What only the live host can tell about a process (sysprofd's Host
  * interface, libsysprof/recording's host resolver).  Both may be NULL; both are
