@@ -591,6 +591,9 @@ decode_thread (GTask *task, gpointer source_object, gpointer task_data, GCancell
       return;
     }
   sysprof_capture_reader_unref (reader);
+  /* JIT compilers' names of their code, read now, while the processes may
+   * still run and before /tmp is cleaned: they are embedded with the table. */
+  sysprof_symbolizer_read_perf_maps (symbolizer);
   /* Processes that may still run in containers or Flatpak sandboxes: sysprofd
    * knows their debug directories and the host paths of their files. */
   if (job->bus != NULL)

@@ -36,8 +36,9 @@ G_DECLARE_FINAL_TYPE (SysprofSymbolizer, sysprof_symbolizer, SYSPROF, SYMBOLIZER
  * table, the embedded /proc/kallsyms for kernel addresses, the ELF files
  * named by the capture's MAP frames (with their debug files, found by
  * build-id, debug link, and last from the debuginfod servers of
- * $DEBUGINFOD_URLS when it is set), JIT maps; the first answer wins and an
- * address nothing resolves becomes "library+0xoffset". */
+ * $DEBUGINFOD_URLS when it is set), perf maps (/tmp/perf-PID.map, for code
+ * outside any file's mapping: JIT compilers'), JITMAP frames; the first
+ * answer wins and an address nothing resolves becomes "library+0xoffset". */
 SYSPROF_AVAILABLE_IN_ALL
 SysprofSymbolizer *sysprof_symbolizer_new (void);
 /* Extra directories searched for separate debug files (host paths), after
@@ -73,6 +74,18 @@ const SysprofSymbol *sysprof_symbolizer_lookup_range (SysprofSymbolizer    *self
                                                       SysprofCaptureAddress address,
                                                       guint64              *begin,
                                                       guint64              *end);
+
+/* The perf maps (/tmp/perf-PID.map, written by JIT compilers: node
+ * --perf-basic-prof, the JVM's perf agents, LuaJIT, ...) of the processes
+ * of the loaded capture that it does not embed, read from this machine
+ * with this process's rights, right after recording: a running process's
+ * from its own /tmp (through /proc/PID/root, if this process may look into
+ * it, owned by the process's user); an exited one's from /tmp when the
+ * capture shows it used ours, owned by this process's user.  They are used
+ * from now on and embedded by sysprof_symbol_map_build.  Returns how many
+ * were read. */
+SYSPROF_AVAILABLE_IN_ALL
+guint sysprof_symbolizer_read_perf_maps (SysprofSymbolizer *self);
 
 /* A debug file is being fetched from debuginfod for the binary @file (a
  * path): @done of @total bytes (@total 0 while unknown).  Called with @file
