@@ -55,16 +55,23 @@ maps+=(${map:+"$map"})
 check command "$W/u/jit.syscap"
 ok "the command's JIT functions: $(awk -F'\t' '$1 ~ /^jit_/ { printf "%s %s%% ", $1, $5 }' "$W/command.tsv")"
 
+# Starts the workload as the user for $1 seconds: $runner (runuser) and
+# $wpid (the workload, once its map is written).
+start_workload () {
+  as "$W/bin/jit-workload" "$1" &
+  runner=$!
+  wpid=
+  for _ in $(seq 50); do
+    wpid=$(pgrep -u "$U" -x jit-workload | head -1 || true)
+    [ -n "$wpid" ] && [ -s "/tmp/perf-$wpid.map" ] && break
+    sleep 0.1
+  done
+  [ -n "$wpid" ] && [ -s "/tmp/perf-$wpid.map" ] || fail "the workload did not start"
+  maps+=("/tmp/perf-$wpid.map")
+}
+
 # 2. A running process recorded by --pid: its map is read through its root.
-as "$W/bin/jit-workload" 6 &
-runner=$!
-for _ in $(seq 50); do
-  wpid=$(pgrep -u "$U" -x jit-workload | head -1 || true)
-  [ -n "$wpid" ] && [ -s "/tmp/perf-$wpid.map" ] && break
-  sleep 0.1
-done
-[ -n "$wpid" ] || fail "the workload did not start"
-maps+=("/tmp/perf-$wpid.map")
+start_workload 6
 as "$W/bin/sysprof-cli" --force --duration 2 -p "$wpid" "$W/u/jit-pid.syscap" > "$W/cli2.out" 2>&1 \
   || fail "sysprof-cli -p failed: $(cat "$W/cli2.out")"
 kill -0 "$wpid" 2> /dev/null || fail "the workload ended before the recording did"
@@ -74,14 +81,7 @@ ok "a running process's JIT functions: $(awk -F'\t' '$1 ~ /^jit_/ { printf "%s %
 
 # 3. A perf map that is not the process's user's is not read: the same
 # recording with the map handed to root.
-as "$W/bin/jit-workload" 4 &
-runner=$!
-for _ in $(seq 50); do
-  wpid=$(pgrep -u "$U" -x jit-workload | head -1 || true)
-  [ -n "$wpid" ] && [ -s "/tmp/perf-$wpid.map" ] && break
-  sleep 0.1
-done
-maps+=("/tmp/perf-$wpid.map")
+start_workload 4
 chown root "/tmp/perf-$wpid.map"
 as "$W/bin/sysprof-cli" --force --duration 2 -p "$wpid" "$W/u/jit-root.syscap" > "$W/cli3.out" 2>&1 \
   || fail "sysprof-cli -p failed: $(cat "$W/cli3.out")"
