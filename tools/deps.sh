@@ -4,15 +4,16 @@
 
 SYSPROF_BUILD_PACKAGES=(
   meson ninja-build pkg-config gcc g++ clang clang-format libclang-rt-14-dev
-  libglib2.0-dev libpolkit-gobject-1-dev libsystemd-dev libelf-dev libdw-dev zlib1g-dev libiberty-dev libunwind-dev
+  libglib2.0-dev libpolkit-gobject-1-dev libsystemd-dev libelf-dev libdw-dev libdebuginfod-dev zlib1g-dev libiberty-dev libunwind-dev
   libgtk-4-dev libadwaita-1-dev
   libseccomp-dev
 )
 # Debian's Sysprof 3.46: its static capture library is the oracle of the
 # compatibility tests and its client/daemon are the peers of later tests.
+# debuginfod: the server test-debuginfod.sh fetches debug files from.
 # systemd: systemd-analyze expands the unit's SystemCallFilter= groups for
 # tools/with-sysprofd.sh (libseccomp-dev above builds its filter tool).
-SYSPROF_TEST_PACKAGES=(libsysprof-4-dev sysprof dbus polkitd bubblewrap libxml2-utils systemd)
+SYSPROF_TEST_PACKAGES=(libsysprof-4-dev sysprof dbus polkitd bubblewrap libxml2-utils systemd debuginfod)
 # The app's tests run under Xvfb (x11-utils: xwininfo).
 SYSPROF_APP_TEST_PACKAGES=(xvfb xauth x11-utils libgl1-mesa-dri fonts-cantarell desktop-file-utils shared-mime-info libglib2.0-bin)
 # The peers of the benchmarks in bench/ (not part of CI; the scripts install

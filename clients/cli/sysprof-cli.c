@@ -16,97 +16,108 @@
 
 #define DEFAULT_CAPTURE "capture.syscap"
 
-static const char description[] = "Recording:\n"
-                                  "  The capture file is created by sysprof-cli itself, as the user running it, and\n"
-                                  "  handed to sysprofd, the system profiling service (org.gnome.Sysprof3 on the\n"
-                                  "  system bus), which samples the stacks of every process with perf, records\n"
-                                  "  the processes and their memory maps, and the CPU, memory, disk and network\n"
-                                  "  counters.  polkit decides who may do this (action org.gnome.sysprof3.profile).\n"
-                                  "  Run as root while sysprofd is not running, sysprof-cli records in-process\n"
-                                  "  instead, and says so.\n"
-                                  "\n"
-                                  "  Recording stops on Ctrl-C or SIGTERM, when the command exits, or after\n"
-                                  "  --duration.  The capture is then finalized, and a table of the function\n"
-                                  "  names of every sampled address is appended (unless --no-decode), so the\n"
-                                  "  capture reads the same on another machine.  A second Ctrl-C while that\n"
-                                  "  table is built skips it; the capture is kept.\n"
-                                  "\n"
-                                  "  A command (-c or after --) runs as the user, with the user's environment\n"
-                                  "  plus --env variables, and starts only once recording has started, so its\n"
-                                  "  start-up is sampled.  The whole system is recorded unless --pid is given;\n"
-                                  "  then the command is recorded along with those processes.  If recording\n"
-                                  "  cannot start, the command does not run; when recording ends first, the\n"
-                                  "  command is terminated.\n"
-                                  "\n"
-                                  "Stacks (--unwind):\n"
-                                  "  Each sample's kernel frames come from the kernel.  Its user frames, by\n"
-                                  "  default (dwarf), from a copy of the thread's registers and of the top\n"
-                                  "  --stack-size bytes of its stack, which a helper of sysprofd unwinds while\n"
-                                  "  recording with the call frame information of the mapped files (.eh_frame),\n"
-                                  "  as `perf record --call-graph dwarf` does, but without storing the copies:\n"
-                                  "  the capture stays as small as with frame pointers and reads the same\n"
-                                  "  everywhere.  This follows code built without frame pointers, which is most\n"
-                                  "  of a Linux distribution.  A stack deeper than the copy ends early (raise\n"
-                                  "  --stack-size; each sample then costs more).  The helper runs without any\n"
-                                  "  privilege.  --unwind fp takes the kernel's frame-pointer walk instead:\n"
-                                  "  cheaper, but through code without frame pointers the stacks end early.\n"
-                                  "  Either way a stack ends at the first address that lies in no executable\n"
-                                  "  mapping of its process.  `sysprof-report top` prints how many stacks were\n"
-                                  "  unwound completely.\n"
-                                  "\n"
-                                  "Memory tracing (--memprof):\n"
-                                  "  The command runs with the allocation tracker libsysprof-memory.so added to\n"
-                                  "  its LD_PRELOAD.  Every malloc, calloc, realloc, free, memalign,\n"
-                                  "  posix_memalign, aligned_alloc, valloc, pvalloc and reallocarray of every\n"
-                                  "  thread is recorded with its stack, the address, the size and the thread;\n"
-                                  "  each thread writes its own shared-memory ring buffer, which sysprofd (or\n"
-                                  "  sysprof-cli itself) drains into the capture.  A thread whose ring is full\n"
-                                  "  waits for it to be drained rather than losing events; events lost anyway\n"
-                                  "  are counted in the capture and shown by sysprof-report.  Processes the\n"
-                                  "  command starts (fork, exec) are traced only with --memprof-children.\n"
-                                  "  Backtraces walk frame pointers (fast; code built without them cuts the\n"
-                                  "  stack short); SYSPROF_MEMORY_UNWIND=dwarf uses libunwind instead (exact,\n"
-                                  "  about 10x slower per allocation).  CPU sampling goes on unless\n"
-                                  "  --no-perf.  Without sysprofd, allocations are still recorded, by\n"
-                                  "  sysprof-cli, for any user.  Analyse with `sysprof-report memory`.\n"
-                                  "\n"
-                                  "  On a terminal a progress line shows the time recorded, the samples (and with\n"
-                                  "  --memprof the allocation records: allocations and frees), the size of the\n"
-                                  "  capture and the frames lost; otherwise one line is printed when recording\n"
-                                  "  starts and one when it ends.  Messages go to standard error.\n"
-                                  "\n"
-                                  "Examples:\n"
-                                  "  Record the whole system until Ctrl-C, into capture.syscap:\n"
-                                  "    sysprof-cli\n"
-                                  "  Ten seconds into x.syscap, replacing it:\n"
-                                  "    sysprof-cli --duration 10 --force x.syscap\n"
-                                  "  While a program runs (the whole system, from its start to its exit):\n"
-                                  "    sysprof-cli app.syscap -- ./app --verbose input.txt\n"
-                                  "  A build, with a variable set:\n"
-                                  "    sysprof-cli -c 'make -j4' -e CFLAGS=-O2 build.syscap\n"
-                                  "  Only process 1234 and the processes it starts, for 30 s, without decoding:\n"
-                                  "    sysprof-cli -p 1234 --duration 30 --no-decode p.syscap\n"
-                                  "  Every allocation of a program, without CPU sampling:\n"
-                                  "    sysprof-cli --memprof --no-perf mem.syscap -- ./app\n"
-                                  "    sysprof-report memory --leaks mem.syscap\n"
-                                  "  Two captures into one:\n"
-                                  "    sysprof-cli --merge a.syscap b.syscap > ab.syscap\n"
-                                  "\n"
-                                  "Exit status:\n"
-                                  "  0  the capture was recorded (whatever the command's exit status, which the\n"
-                                  "     summary line reports; a failed symbol table is only a warning)\n"
-                                  "  1  nothing or not everything could be recorded: sysprofd is not running,\n"
-                                  "     polkit refused, the capture exists (without --force) or cannot be\n"
-                                  "     written, the command cannot be run, recording was stopped before it began;\n"
-                                  "     for --merge: an input could not be read or the output written\n"
-                                  "  2  usage error\n"
-                                  "\n"
-                                  "Environment:\n"
-                                  "  DBUS_SYSTEM_BUS_ADDRESS  the system bus to find sysprofd on\n"
-                                  "  SYSPROF_MEMORY_PRELOAD   the allocation tracker to preload with --memprof\n"
-                                  "                           (default: the installed libsysprof-memory.so)\n"
-                                  "  SYSPROF_MEMORY_UNWIND     fp (default) or dwarf: how --memprof unwinds\n"
-                                  "  SYSPROF_MEMORY_DEPTH      frames kept per allocation, 0-128 (default 64)\n";
+static const char description[] =
+    "Recording:\n"
+    "  The capture file is created by sysprof-cli itself, as the user running it, and\n"
+    "  handed to sysprofd, the system profiling service (org.gnome.Sysprof3 on the\n"
+    "  system bus), which samples the stacks of every process with perf, records\n"
+    "  the processes and their memory maps, and the CPU, memory, disk and network\n"
+    "  counters.  polkit decides who may do this (action org.gnome.sysprof3.profile).\n"
+    "  Run as root while sysprofd is not running, sysprof-cli records in-process\n"
+    "  instead, and says so.\n"
+    "\n"
+    "  Recording stops on Ctrl-C or SIGTERM, when the command exits, or after\n"
+    "  --duration.  The capture is then finalized, and a table of the function\n"
+    "  names of every sampled address is appended (unless --no-decode), so the\n"
+    "  capture reads the same on another machine.  A second Ctrl-C while that\n"
+    "  table is built skips it; the capture is kept.  Names come from the\n"
+    "  binaries, their debug files (by build-id under /usr/lib/debug, or debug\n"
+    "  link), and last from the debuginfod servers of $DEBUGINFOD_URLS, when set;\n"
+    "  the file being fetched is shown on a terminal, and a warning names the\n"
+    "  files that stayed without debug info, and why.\n"
+    "\n"
+    "  A command (-c or after --) runs as the user, with the user's environment\n"
+    "  plus --env variables, and starts only once recording has started, so its\n"
+    "  start-up is sampled.  The whole system is recorded unless --pid is given;\n"
+    "  then the command is recorded along with those processes.  If recording\n"
+    "  cannot start, the command does not run; when recording ends first, the\n"
+    "  command is terminated.\n"
+    "\n"
+    "Stacks (--unwind):\n"
+    "  Each sample's kernel frames come from the kernel.  Its user frames, by\n"
+    "  default (dwarf), from a copy of the thread's registers and of the top\n"
+    "  --stack-size bytes of its stack, which a helper of sysprofd unwinds while\n"
+    "  recording with the call frame information of the mapped files (.eh_frame),\n"
+    "  as `perf record --call-graph dwarf` does, but without storing the copies:\n"
+    "  the capture stays as small as with frame pointers and reads the same\n"
+    "  everywhere.  This follows code built without frame pointers, which is most\n"
+    "  of a Linux distribution.  A stack deeper than the copy ends early (raise\n"
+    "  --stack-size; each sample then costs more).  The helper runs without any\n"
+    "  privilege.  --unwind fp takes the kernel's frame-pointer walk instead:\n"
+    "  cheaper, but through code without frame pointers the stacks end early.\n"
+    "  Either way a stack ends at the first address that lies in no executable\n"
+    "  mapping of its process.  `sysprof-report top` prints how many stacks were\n"
+    "  unwound completely.\n"
+    "\n"
+    "Memory tracing (--memprof):\n"
+    "  The command runs with the allocation tracker libsysprof-memory.so added to\n"
+    "  its LD_PRELOAD.  Every malloc, calloc, realloc, free, memalign,\n"
+    "  posix_memalign, aligned_alloc, valloc, pvalloc and reallocarray of every\n"
+    "  thread is recorded with its stack, the address, the size and the thread;\n"
+    "  each thread writes its own shared-memory ring buffer, which sysprofd (or\n"
+    "  sysprof-cli itself) drains into the capture.  A thread whose ring is full\n"
+    "  waits for it to be drained rather than losing events; events lost anyway\n"
+    "  are counted in the capture and shown by sysprof-report.  Processes the\n"
+    "  command starts (fork, exec) are traced only with --memprof-children.\n"
+    "  Backtraces are unwound with the DWARF unwind tables (libunwind: exact,\n"
+    "  through code built without frame pointers, such as most of Debian);\n"
+    "  --memprof-unwind fp walks frame pointers instead (about 10x faster per\n"
+    "  allocation, but the stack ends at the first code built without them).\n"
+    "  CPU sampling goes on unless --no-perf.  Without sysprofd, allocations are still recorded, by\n"
+    "  sysprof-cli, for any user.  Analyse with `sysprof-report memory`.\n"
+    "\n"
+    "  On a terminal a progress line shows the time recorded, the samples (and with\n"
+    "  --memprof the allocation records: allocations and frees), the size of the\n"
+    "  capture and the frames lost; otherwise one line is printed when recording\n"
+    "  starts and one when it ends.  Messages go to standard error.\n"
+    "\n"
+    "Examples:\n"
+    "  Record the whole system until Ctrl-C, into capture.syscap:\n"
+    "    sysprof-cli\n"
+    "  Ten seconds into x.syscap, replacing it:\n"
+    "    sysprof-cli --duration 10 --force x.syscap\n"
+    "  While a program runs (the whole system, from its start to its exit):\n"
+    "    sysprof-cli app.syscap -- ./app --verbose input.txt\n"
+    "  A build, with a variable set:\n"
+    "    sysprof-cli -c 'make -j4' -e CFLAGS=-O2 build.syscap\n"
+    "  Only process 1234 and the processes it starts, for 30 s, without decoding:\n"
+    "    sysprof-cli -p 1234 --duration 30 --no-decode p.syscap\n"
+    "  Every allocation of a program, without CPU sampling:\n"
+    "    sysprof-cli --memprof --no-perf mem.syscap -- ./app\n"
+    "    sysprof-report memory --leaks mem.syscap\n"
+    "  Two captures into one:\n"
+    "    sysprof-cli --merge a.syscap b.syscap > ab.syscap\n"
+    "\n"
+    "Exit status:\n"
+    "  0  the capture was recorded (whatever the command's exit status, which the\n"
+    "     summary line reports; a failed symbol table is only a warning)\n"
+    "  1  nothing or not everything could be recorded: sysprofd is not running,\n"
+    "     polkit refused, the capture exists (without --force) or cannot be\n"
+    "     written, the command cannot be run, recording was stopped before it began;\n"
+    "     for --merge: an input could not be read or the output written\n"
+    "  2  usage error\n"
+    "\n"
+    "Environment:\n"
+    "  DBUS_SYSTEM_BUS_ADDRESS  the system bus to find sysprofd on\n"
+    "  SYSPROF_MEMORY_PRELOAD   the allocation tracker to preload with --memprof\n"
+    "                           (default: the installed libsysprof-memory.so)\n"
+    "  SYSPROF_MEMORY_UNWIND     dwarf (default) or fp: how --memprof unwinds\n"
+    "                           (--memprof-unwind overrides it)\n"
+    "  SYSPROF_MEMORY_DEPTH      frames kept per allocation, 0-128 (default 64)\n"
+    "  DEBUGINFOD_URLS          debuginfod servers asked for missing debug files\n"
+    "  DEBUGINFOD_TIMEOUT       seconds without data before a fetch, and the rest,\n"
+    "                           are given up (default 10; 6 times that in all)\n"
+    "  DEBUGINFOD_CACHE_PATH    where fetched files are kept (libdebuginfod's cache)\n";
 
 typedef struct
 {
@@ -207,8 +218,22 @@ progress_cb (SysprofRecording *recording, gpointer data)
     }
   else if (sysprof_recording_get_phase (recording) == SYSPROF_RECORDING_PHASE_DECODING)
     {
-      guint64 done, total;
+      guint64          done, total;
+      g_autofree char *fetching = sysprof_recording_dup_fetch_progress (recording, &done, &total);
 
+      if (fetching != NULL)
+        {
+          g_autofree char *base = g_path_get_basename (fetching);
+          g_autofree char *got = format_size (done);
+          g_autofree char *size = format_size (total);
+
+          if (total > 0)
+            fprintf (stderr, "\r\033[KFetching the debug info of %s from debuginfod: %s of %s", base, got, size);
+          else
+            fprintf (stderr, "\r\033[KFetching the debug info of %s from debuginfod...", base);
+          cli->progress_shown = TRUE;
+          return;
+        }
       sysprof_recording_get_decode_progress (recording, &done, &total);
       if (total == 0)
         return;
@@ -416,6 +441,7 @@ main (int argc, char **argv)
   gboolean no_battery = FALSE, no_decode = FALSE, do_merge = FALSE, version = FALSE, memprof = FALSE;
   gboolean memprof_children = FALSE;
   g_autofree char *command = NULL;
+  g_autofree char *memprof_unwind = NULL;
   g_autofree char *directory = NULL;
   g_auto (GStrv) envs = NULL;
   g_auto (GStrv) pid_args = NULL;
@@ -453,6 +479,8 @@ main (int argc, char **argv)
       "Trace every memory allocation of the command, with its stack (needs a command; see below)", NULL },
     { "memprof-children", 0, 0, G_OPTION_ARG_NONE, &memprof_children,
       "With --memprof, also trace the processes the command starts", NULL },
+    { "memprof-unwind", 0, 0, G_OPTION_ARG_STRING, &memprof_unwind,
+      "With --memprof, how allocation stacks are unwound: dwarf (default) or fp", "dwarf|fp" },
     { "no-perf", 0, 0, G_OPTION_ARG_NONE, &no_perf,
       "Do not sample stacks (record counters, and allocations with --memprof, only)", NULL },
     { "no-cpu", 0, 0, G_OPTION_ARG_NONE, &no_cpu, "Do not record the CPU usage counters", NULL },
@@ -531,6 +559,10 @@ main (int argc, char **argv)
     return usage_error ("--directory only applies to a command (-c or after --)");
   if (memprof_children && !memprof)
     return usage_error ("--memprof-children goes with --memprof");
+  if (memprof_unwind != NULL && !memprof)
+    return usage_error ("--memprof-unwind goes with --memprof");
+  if (memprof_unwind != NULL && !g_str_equal (memprof_unwind, "dwarf") && !g_str_equal (memprof_unwind, "fp"))
+    return usage_error ("--memprof-unwind %s: say dwarf or fp", memprof_unwind);
   if (memprof && command_argv == NULL)
     return usage_error ("--memprof traces the allocations of a command: give one with -c or after --");
 
@@ -590,6 +622,9 @@ main (int argc, char **argv)
           name = g_strndup (envs[i], (gsize) (eq - envs[i]));
           sysprof_recording_setenv (recording, name, eq + 1);
         }
+      /* After --env: the option says it more plainly than a variable. */
+      if (memprof_unwind != NULL)
+        sysprof_recording_setenv (recording, "SYSPROF_MEMORY_UNWIND", memprof_unwind);
     }
 
   loop = g_main_loop_new (NULL, FALSE);

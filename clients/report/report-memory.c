@@ -183,6 +183,7 @@ analyze (const char *path, const MemoryOptions *o, const SysprofMemoryOptions *o
   loading.load_symbolizer = TRUE;
   analysis = sysprof_memory_analysis_new (reader, symbolizer, &loading, report_on_progress, &progress, error);
   sysprof_capture_reader_unref (reader);
+  report_print_symbol_note (symbolizer);
   if (analysis == NULL)
     g_prefix_error (error, "%s: ", path);
   return analysis;

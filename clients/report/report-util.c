@@ -152,6 +152,7 @@ build_callgraph (const char *path, const ReportOptions *o, const SysprofCallgrap
     return NULL;
   callgraph = sysprof_callgraph_new (reader, symbolizer, filter, report_on_progress, &progress, error);
   sysprof_capture_reader_unref (reader);
+  report_print_symbol_note (symbolizer);
   if (callgraph == NULL)
     g_prefix_error (error, "%s: ", path);
   return callgraph;
@@ -515,6 +516,39 @@ report_on_progress (guint64 bytes_read, guint64 bytes_total, gpointer user_data)
     }
 }
 
+/* A SysprofSymbolizerFetchFunc: which debug file debuginfod is fetching, on
+ * a terminal's stderr only. */
+static void
+on_fetch (const char *file, guint64 done, guint64 total, gpointer user_data)
+{
+  g_autofree char *base = NULL;
+
+  (void) user_data;
+  if (file == NULL)
+    {
+      g_printerr ("\r\033[K");
+      return;
+    }
+  base = g_path_get_basename (file);
+  if (total > 0)
+    g_printerr ("\r\033[KFetching the debug info of %s from debuginfod… %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
+                " kB",
+                base, done / 1000, total / 1000);
+  else if (done > 0)
+    g_printerr ("\r\033[KFetching the debug info of %s from debuginfod… %" G_GUINT64_FORMAT " kB", base, done / 1000);
+  else
+    g_printerr ("\r\033[KFetching the debug info of %s from debuginfod…", base);
+}
+
+void
+report_print_symbol_note (SysprofSymbolizer *symbolizer)
+{
+  g_autofree char *missing = sysprof_symbolizer_dup_missing_debug_info (symbolizer);
+
+  if (missing != NULL)
+    g_printerr ("%s: %s\n", g_get_prgname (), missing);
+}
+
 SysprofCaptureReader *
 report_open_capture (const char         *path,
                      char              **debug_dirs,
@@ -537,6 +571,8 @@ report_open_capture (const char         *path,
   for (guint i = 0; debug_dirs != NULL && debug_dirs[i] != NULL; i++)
     sysprof_symbolizer_add_debug_dir (loaded, debug_dirs[i]);
   sysprof_symbolizer_set_use_local_files (loaded, !no_local_files);
+  if (isatty (STDERR_FILENO))
+    sysprof_symbolizer_set_fetch_progress (loaded, on_fetch, NULL);
   if (load && !sysprof_symbolizer_load (loaded, reader, error))
     {
       sysprof_capture_reader_unref (reader);

@@ -149,6 +149,9 @@ SysprofCaptureReader *report_open_capture (const char         *path,
                                            gboolean            load,
                                            SysprofSymbolizer **symbolizer,
                                            GError            **error);
+/* On stderr: the binaries whose debug info debuginfod could not give (one
+ * line), if any. */
+void report_print_symbol_note (SysprofSymbolizer *symbolizer);
 /* A SysprofCallgraphProgress: a percentage on a terminal's stderr. */
 typedef struct
 {

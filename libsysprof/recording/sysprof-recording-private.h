@@ -45,6 +45,10 @@ typedef struct
   gboolean         committing; /* the table is being copied into the capture */
   guint64          done;
   guint64          total;
+  char            *fetch_file; /* debuginfod is fetching its debug file */
+  guint64          fetch_done;
+  guint64          fetch_total;
+  char            *missing_debug_info; /* sysprof_symbolizer_dup_missing_debug_info */
 } DecodeJob;
 
 struct _SysprofRecording

@@ -47,6 +47,8 @@ decode_job_unref (DecodeJob *job)
     close (job->capture_fd);
   g_clear_object (&job->bus);
   g_clear_object (&job->cancellable);
+  g_free (job->fetch_file);
+  g_free (job->missing_debug_info);
   g_free (job);
 }
 
@@ -350,6 +352,29 @@ sysprof_recording_get_n_lost (SysprofRecording *self)
   return self->n_lost;
 }
 
+char *
+sysprof_recording_dup_fetch_progress (SysprofRecording *self, guint64 *done, guint64 *total)
+{
+  char   *file = NULL;
+  guint64 d = 0, t = 0;
+
+  g_return_val_if_fail (SYSPROF_IS_RECORDING (self), NULL);
+
+  if (self->decode_job != NULL)
+    {
+      g_mutex_lock (&self->decode_job->mutex);
+      file = g_strdup (self->decode_job->fetch_file);
+      d = self->decode_job->fetch_done;
+      t = self->decode_job->fetch_total;
+      g_mutex_unlock (&self->decode_job->mutex);
+    }
+  if (done != NULL)
+    *done = d;
+  if (total != NULL)
+    *total = t;
+  return file;
+}
+
 void
 sysprof_recording_get_decode_progress (SysprofRecording *self, guint64 *done, guint64 *total)
 {
@@ -547,6 +572,19 @@ decode_progress (guint64 done, guint64 total, gpointer data)
 }
 
 static void
+decode_fetch_progress (const char *file, guint64 done, guint64 total, gpointer data)
+{
+  DecodeJob *job = data;
+
+  g_mutex_lock (&job->mutex);
+  g_free (job->fetch_file);
+  job->fetch_file = g_strdup (file);
+  job->fetch_done = done;
+  job->fetch_total = total;
+  g_mutex_unlock (&job->mutex);
+}
+
+static void
 decode_thread (GTask *task, gpointer source_object, gpointer task_data, GCancellable *cancellable)
 {
   DecodeJob *job = task_data;
@@ -574,12 +612,19 @@ decode_thread (GTask *task, gpointer source_object, gpointer task_data, GCancell
       return;
     }
   sysprof_capture_reader_unref (reader);
+  /* JIT compilers' names of their code, read now, while the processes may
+   * still run and before /tmp is cleaned: they are embedded with the table. */
+  sysprof_symbolizer_read_perf_maps (symbolizer);
   /* Processes that may still run in containers or Flatpak sandboxes: sysprofd
    * knows their debug directories and the host paths of their files. */
   if (job->bus != NULL)
     _sysprof_host_resolver_attach (symbolizer, job->bus);
+  sysprof_symbolizer_set_fetch_progress (symbolizer, decode_fetch_progress, job);
 
   frames = sysprof_symbol_map_build (job->capture_fd, symbolizer, decode_progress, job, cancellable, &error);
+  g_mutex_lock (&job->mutex);
+  job->missing_debug_info = sysprof_symbolizer_dup_missing_debug_info (symbolizer);
+  g_mutex_unlock (&job->mutex);
   if (frames == NULL)
     {
       g_task_return_error (task, g_steal_pointer (&error));
@@ -614,6 +659,8 @@ decode_done_cb (GObject *source, GAsyncResult *result, gpointer data)
                                     error->message);
   if (self->decode_job != job)
     return; /* abandoned: the recording already moved on */
+  if (job->missing_debug_info != NULL)
+    _sysprof_recording_add_warning (self, "%s", job->missing_debug_info);
   g_clear_pointer (&self->decode_job, decode_job_unref);
   _sysprof_recording_maybe_complete (self);
 }

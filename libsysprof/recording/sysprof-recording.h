@@ -180,6 +180,11 @@ guint64 sysprof_recording_get_n_lost (SysprofRecording *self);
 /* While decoding: addresses resolved and to resolve (0, 0 before it knows). */
 SYSPROF_AVAILABLE_IN_ALL
 void sysprof_recording_get_decode_progress (SysprofRecording *self, guint64 *done, guint64 *total);
+/* While decoding: the binary whose debug file is being fetched from
+ * debuginfod ($DEBUGINFOD_URLS, see sysprof_symbolizer_set_fetch_progress)
+ * and the bytes come of its size (0 while unknown), or NULL. */
+SYSPROF_AVAILABLE_IN_ALL
+char *sysprof_recording_dup_fetch_progress (SysprofRecording *self, guint64 *done, guint64 *total);
 /* The command's pid once it was forked, else 0. */
 SYSPROF_AVAILABLE_IN_ALL
 GPid sysprof_recording_get_command_pid (SysprofRecording *self);

@@ -7,6 +7,7 @@
 
 #include <gio/gio.h>
 
+#include "sysprof-debuginfod-private.h"
 #include "sysprof-elf-private.h"
 
 G_BEGIN_DECLS
@@ -24,6 +25,10 @@ void              sysprof_elf_loader_unref (SysprofElfLoader *self);
  * the list (NULL: none).  Default: just "/usr/lib/debug". */
 void               sysprof_elf_loader_set_debug_dirs (SysprofElfLoader *self, const char *const *dirs);
 const char *const *sysprof_elf_loader_get_debug_dirs (SysprofElfLoader *self);
+
+/* Where debug files are fetched when no local one is found (NULL: nowhere,
+ * the default); forgets the files loaded so far. */
+void sysprof_elf_loader_set_debuginfod (SysprofElfLoader *self, SysprofDebuginfod *debuginfod);
 
 /* Loads @host_path, cached by path and revalidated against the file's device,
  * inode, size and mtime at every call (failures are cached the same way),

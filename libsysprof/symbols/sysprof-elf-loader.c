@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sysprof-debuginfod-private.h"
 #include "sysprof-elf-loader-private.h"
 
 typedef struct
@@ -22,9 +23,10 @@ typedef struct
 
 struct _SysprofElfLoader
 {
-  grefcount   ref_count;
-  GStrv       debug_dirs;
-  GHashTable *cache; /* host path -> CacheEntry */
+  grefcount          ref_count;
+  GStrv              debug_dirs;
+  GHashTable        *cache;      /* host path -> CacheEntry */
+  SysprofDebuginfod *debuginfod; /* or NULL */
 };
 
 static void
@@ -66,6 +68,7 @@ sysprof_elf_loader_unref (SysprofElfLoader *self)
 
   g_strfreev (self->debug_dirs);
   g_hash_table_unref (self->cache);
+  g_clear_pointer (&self->debuginfod, sysprof_debuginfod_unref);
   g_free (self);
 }
 
@@ -90,6 +93,18 @@ sysprof_elf_loader_get_debug_dirs (SysprofElfLoader *self)
   return (const char *const *) self->debug_dirs;
 }
 
+void
+sysprof_elf_loader_set_debuginfod (SysprofElfLoader *self, SysprofDebuginfod *debuginfod)
+{
+  g_return_if_fail (self != NULL);
+
+  if (debuginfod != NULL)
+    sysprof_debuginfod_ref (debuginfod);
+  g_clear_pointer (&self->debuginfod, sysprof_debuginfod_unref);
+  self->debuginfod = debuginfod;
+  g_hash_table_remove_all (self->cache);
+}
+
 static gboolean
 same_stat (const struct stat *a, const struct stat *b)
 {
@@ -104,13 +119,13 @@ open_candidate (const char *path)
   return open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 }
 
+/* Takes @fd. */
 static SysprofElf *
-try_build_id_path (SysprofElf *elf, const char *path)
+try_build_id_fd (SysprofElf *elf, int fd, const char *path)
 {
   g_autoptr (SysprofElf) debug = NULL;
-  int fd;
 
-  if ((fd = open_candidate (path)) < 0)
+  if (fd < 0)
     return NULL;
   debug = sysprof_elf_new_from_fd (fd, path, NULL);
   close (fd);
@@ -118,6 +133,12 @@ try_build_id_path (SysprofElf *elf, const char *path)
   if (debug == NULL || g_strcmp0 (sysprof_elf_get_build_id (debug), sysprof_elf_get_build_id (elf)) != 0)
     return NULL;
   return g_steal_pointer (&debug);
+}
+
+static SysprofElf *
+try_build_id_path (SysprofElf *elf, const char *path)
+{
+  return try_build_id_fd (elf, open_candidate (path), path);
 }
 
 static SysprofElf *
@@ -191,6 +212,17 @@ attach_debug_file (SysprofElfLoader *self, SysprofElf *elf, const char *host_pat
               return;
             }
         }
+    }
+
+  /* Last: over the network, only when nothing local answered. */
+  if (self->debuginfod != NULL && build_id != NULL)
+    {
+      g_autofree char *path = NULL;
+      int              fd = sysprof_debuginfod_find_debuginfo (self->debuginfod, build_id, host_path, &path, NULL);
+      g_autoptr (SysprofElf) debug = try_build_id_fd (elf, fd, path);
+
+      if (debug != NULL)
+        sysprof_elf_set_debug_file (elf, debug);
     }
 }
 

@@ -335,11 +335,31 @@ write_all (int fd, const guint8 *data, gsize len, off_t offset, GError **error)
   return TRUE;
 }
 
-/* FILE_CHUNK frames of @table, as raw bytes: a writer on a memfd makes them,
- * the file header it starts with is dropped. */
-static GBytes *
-frames_for_table (GBytes *table, gint64 time, GError **error)
+/* @contents as FILE_CHUNK frames of @path, through a memfd. */
+static gboolean
+add_file_bytes (SysprofCaptureWriter *writer, gint64 time, const char *path, GBytes *contents, GError **error)
 {
+  int           fd = memfd_create ("sysprof-file", MFD_CLOEXEC);
+  gsize         len;
+  const guint8 *data = g_bytes_get_data (contents, &len);
+  gboolean      ok;
+
+  ok = fd >= 0 && write_all (fd, data, len, 0, error) &&
+       sysprof_capture_writer_add_file_fd (writer, time, -1, -1, path, fd);
+  if (fd >= 0)
+    close (fd);
+  return ok;
+}
+
+/* FILE_CHUNK frames of @table, after the files @symbolizer read to embed
+ * (perf maps), as raw bytes: a writer on a memfd makes them, the file header
+ * it starts with is dropped. */
+static GBytes *
+frames_for_table (GBytes *table, SysprofSymbolizer *symbolizer, gint64 time, GError **error)
+{
+  const char *const    *extra_paths = NULL;
+  GBytes *const        *extra_contents = NULL;
+  guint                 n_extra = _sysprof_symbolizer_get_files_to_embed (symbolizer, &extra_paths, &extra_contents);
   int                   table_fd = memfd_create ("sysprof-symbols", MFD_CLOEXEC);
   int                   frames_fd = memfd_create ("sysprof-frames", MFD_CLOEXEC);
   int                   writer_fd = -1;
@@ -362,8 +382,22 @@ frames_for_table (GBytes *table, gint64 time, GError **error)
        * follows a chunk of another file: right after the daemon's kallsyms
        * chunks, our first chunk would be lost to it.  A TIMESTAMP frame in
        * between is what it steps over instead. */
-      !sysprof_capture_writer_add_timestamp (writer, time, -1, -1) ||
-      !sysprof_capture_writer_add_file_fd (writer, time, -1, -1, SYMBOLS_PATH, table_fd) ||
+      !sysprof_capture_writer_add_timestamp (writer, time, -1, -1))
+    {
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno), "Cannot encode the symbol table: %s",
+                   g_strerror (errno));
+      goto out;
+    }
+  for (guint i = 0; i < n_extra; i++)
+    if (!add_file_bytes (writer, time, extra_paths[i], extra_contents[i], error) ||
+        !sysprof_capture_writer_add_timestamp (writer, time, -1, -1))
+      {
+        if (error != NULL && *error == NULL)
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno), "Cannot embed %s: %s", extra_paths[i],
+                       g_strerror (errno));
+        goto out;
+      }
+  if (!sysprof_capture_writer_add_file_fd (writer, time, -1, -1, SYMBOLS_PATH, table_fd) ||
       !sysprof_capture_writer_flush (writer) || fstat (frames_fd, &st) != 0)
     {
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno), "Cannot encode the symbol table: %s",
@@ -447,7 +481,7 @@ sysprof_symbol_map_build (int                      fd,
       (ranges = build_ranges (symbolizer, sites, progress, user_data, cancellable, error)) == NULL)
     goto out;
   table = serialize (ranges);
-  frames = frames_for_table (table, sysprof_capture_reader_get_end_time (reader), error);
+  frames = frames_for_table (table, symbolizer, sysprof_capture_reader_get_end_time (reader), error);
 
 out:
   sysprof_capture_reader_unref (reader);

@@ -30,4 +30,9 @@ gboolean _sysprof_symbolizer_has_embedded_symbols (SysprofSymbolizer *self);
  * ones. */
 void _sysprof_symbolizer_set_process_debug_dirs (SysprofSymbolizer *self, gint32 pid, const char *const *dirs);
 
+/* The files read from this machine that the capture should carry (the perf
+ * maps of sysprof_symbolizer_read_perf_maps): their paths and contents. */
+guint
+_sysprof_symbolizer_get_files_to_embed (SysprofSymbolizer *self, const char *const **paths, GBytes *const **contents);
+
 G_END_DECLS

@@ -4,11 +4,13 @@
 #include <string.h>
 
 #include "sysprof-capture-error.h"
+#include "sysprof-debuginfod-private.h"
 #include "sysprof-demangle-private.h"
 #include "sysprof-elf-loader-private.h"
 #include "sysprof-elf-private.h"
 #include "sysprof-embedded-file.h"
 #include "sysprof-mount-namespace.h"
+#include "sysprof-perf-map-private.h"
 #include "sysprof-symbolizer-private.h"
 
 /* x86-64 and aarch64 kernels live in the upper half of the address space. */
@@ -37,6 +39,7 @@ typedef struct
   gboolean               host_asked; /* list_debug_dirs done */
   GHashTable            *elves;      /* interned filename -> SysprofElf* (NULL value = not found) */
   guint                  last_map;
+  SysprofPerfMap        *perf_map; /* its /tmp/perf-PID.map: names of JIT code */
 } Process;
 
 typedef struct
@@ -82,6 +85,7 @@ struct _SysprofSymbolizer
 
   GPtrArray         *debug_dirs;
   SysprofElfLoader  *loader;
+  SysprofDebuginfod *debuginfod; /* when $DEBUGINFOD_URLS is set */
   gboolean           use_local_files;
   SysprofMountTable *host_mounts;
 
@@ -90,6 +94,9 @@ struct _SysprofSymbolizer
 
   GHashTable *elf_cache; /* ElfKey -> ElfHit */
   GHashTable *pinned;    /* SysprofElf* kept alive for elf_cache keys */
+
+  GPtrArray *perf_map_paths;    /* perf maps read from this machine, to embed: path */
+  GPtrArray *perf_map_contents; /* and contents (GBytes) */
 };
 
 G_DEFINE_FINAL_TYPE (SysprofSymbolizer, sysprof_symbolizer, G_TYPE_OBJECT)
@@ -105,6 +112,7 @@ process_free (gpointer data)
   g_clear_pointer (&process->ns, sysprof_mount_namespace_unref);
   g_clear_pointer (&process->elves, g_hash_table_unref);
   g_clear_pointer (&process->loader, sysprof_elf_loader_unref);
+  g_clear_pointer (&process->perf_map, sysprof_perf_map_free);
   g_free (process);
 }
 
@@ -147,6 +155,8 @@ sysprof_symbolizer_finalize (GObject *object)
 
   g_clear_pointer (&self->elf_cache, g_hash_table_unref);
   g_clear_pointer (&self->pinned, g_hash_table_unref);
+  g_clear_pointer (&self->perf_map_paths, g_ptr_array_unref);
+  g_clear_pointer (&self->perf_map_contents, g_ptr_array_unref);
   g_clear_pointer (&self->processes, g_hash_table_unref);
   g_clear_pointer (&self->symbols, g_hash_table_unref);
   g_clear_pointer (&self->interned, g_hash_table_unref);
@@ -159,6 +169,7 @@ sysprof_symbolizer_finalize (GObject *object)
   g_clear_pointer (&self->jitmap, g_hash_table_unref);
   g_clear_pointer (&self->debug_dirs, g_ptr_array_unref);
   g_clear_pointer (&self->loader, sysprof_elf_loader_unref);
+  g_clear_pointer (&self->debuginfod, sysprof_debuginfod_unref);
   g_clear_pointer (&self->host_mounts, sysprof_mount_table_unref);
 
   G_OBJECT_CLASS (sysprof_symbolizer_parent_class)->finalize (object);
@@ -182,8 +193,11 @@ sysprof_symbolizer_init (SysprofSymbolizer *self)
   self->debug_dirs = g_ptr_array_new_with_free_func (g_free);
   g_ptr_array_add (self->debug_dirs, g_strdup ("/usr/lib/debug"));
   self->use_local_files = TRUE;
+  self->debuginfod = sysprof_debuginfod_new_from_environment ();
   self->elf_cache = g_hash_table_new_full (elf_key_hash, elf_key_equal, g_free, g_free);
   self->pinned = g_hash_table_new_full (NULL, NULL, (GDestroyNotify) sysprof_elf_unref, NULL);
+  self->perf_map_paths = g_ptr_array_new_with_free_func (g_free);
+  self->perf_map_contents = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
 }
 
 SysprofSymbolizer *
@@ -440,10 +454,26 @@ append_chunk (GHashTable *files, GHashTable *complete, const SysprofCaptureFileC
     g_hash_table_add (complete, g_strdup (chunk->path));
 }
 
+/* The pid of a perf map's name, /tmp/perf-PID.map (PID as the capture's
+ * frames give it), or 0. */
+static gint32
+perf_map_pid (const char *path)
+{
+  char  *endptr = NULL;
+  gint64 pid;
+
+  if (!has_prefix_and_suffix (path, "/tmp/perf-", ".map"))
+    return 0;
+  pid = g_ascii_strtoll (path + strlen ("/tmp/perf-"), &endptr, 10);
+  if (endptr == NULL || strcmp (endptr, ".map") != 0 || pid <= 0 || pid > G_MAXINT32)
+    return 0;
+  return (gint32) pid;
+}
+
 static gboolean
 wanted_file (const char *path)
 {
-  return strcmp (path, "__symbols__") == 0 || strcmp (path, "__symbols__.gz") == 0 ||
+  return strcmp (path, "__symbols__") == 0 || strcmp (path, "__symbols__.gz") == 0 || perf_map_pid (path) != 0 ||
          has_prefix_and_suffix (path, "/proc/", "/mountinfo") ||
          has_prefix_and_suffix (path, "/proc/", "/mountinfo.gz");
 }
@@ -616,6 +646,15 @@ sysprof_symbolizer_load (SysprofSymbolizer *self, SysprofCaptureReader *reader, 
       gint64      pid;
       char       *endptr = NULL;
 
+      if ((pid = perf_map_pid (path)) != 0)
+        {
+          GByteArray *text = value;
+          Process    *process = get_process (self, (gint32) pid, TRUE);
+
+          g_clear_pointer (&process->perf_map, sysprof_perf_map_free);
+          process->perf_map = sysprof_perf_map_new ((const char *) text->data, text->len);
+          continue;
+        }
       if (!has_prefix_and_suffix (path, "/proc/", "/mountinfo"))
         continue;
       pid = g_ascii_strtoll (path + strlen ("/proc/"), &endptr, 10);
@@ -630,6 +669,7 @@ sysprof_symbolizer_load (SysprofSymbolizer *self, SysprofCaptureReader *reader, 
       g_ptr_array_add (self->debug_dirs, NULL);
       self->loader = sysprof_elf_loader_new ();
       sysprof_elf_loader_set_debug_dirs (self->loader, (const char *const *) self->debug_dirs->pdata);
+      sysprof_elf_loader_set_debuginfod (self->loader, self->debuginfod);
       g_ptr_array_remove_index (self->debug_dirs, self->debug_dirs->len - 1);
       g_clear_pointer (&self->host_mounts, sysprof_mount_table_unref);
       self->host_mounts = sysprof_mount_table_new_for_self (NULL);
@@ -900,16 +940,50 @@ basename_of (const char *path)
   return slash && slash[1] ? slash + 1 : path;
 }
 
+/* A mapping of no file: where JIT compilers put their code ("//anon" and
+ * "[anon:...]" as perf and /proc name them, memfds for double mappings). */
+static gboolean
+is_anonymous (const Map *map)
+{
+  return map->filename[0] != '/' || map->filename[1] == '/' || g_str_has_prefix (map->filename, "/memfd:");
+}
+
+/* JIT code named by the perf map of @pid or of the parent whose memory it
+ * runs (a child without MAP frames of its own). */
+static const SysprofSymbol *
+lookup_perf_map (SysprofSymbolizer *self, gint32 pid, guint64 address, guint64 *begin, guint64 *end)
+{
+  Process *process = get_process (self, pid, FALSE);
+
+  for (guint depth = 0; process != NULL && depth < 64; depth++)
+    {
+      const char *name;
+
+      if (process->perf_map != NULL &&
+          (name = sysprof_perf_map_lookup (process->perf_map, address, begin, end)) != NULL)
+        return make_symbol (self, name, "JIT", SYSPROF_SYMBOL_USER);
+      if (process->maps->len > 0)
+        break;
+      process = process->parent ? get_process (self, process->parent, FALSE) : NULL;
+    }
+  return NULL;
+}
+
 static const SysprofSymbol *
 lookup_user (SysprofSymbolizer *self, gint32 pid, gint64 time, guint64 address, guint64 *begin, guint64 *end)
 {
-  Process    *process = NULL;
-  const Map  *map = find_map (self, pid, address, time, &process);
-  SysprofElf *elf;
-  guint64     offset;
-  ElfKey      key;
-  ElfHit     *hit;
+  Process             *process = NULL;
+  const Map           *map = find_map (self, pid, address, time, &process);
+  const SysprofSymbol *jit;
+  SysprofElf          *elf;
+  guint64              offset;
+  ElfKey               key;
+  ElfHit              *hit;
 
+  /* Code generated at run time lies in anonymous memory, never in a file's
+   * mapping: a perf map claiming a library's code is not believed. */
+  if ((map == NULL || is_anonymous (map)) && (jit = lookup_perf_map (self, pid, address, begin, end)) != NULL)
+    return jit;
   if (map == NULL)
     return NULL;
   offset = address - map->start + map->offset;
@@ -1068,7 +1142,74 @@ _sysprof_symbolizer_set_process_debug_dirs (SysprofSymbolizer *self, gint32 pid,
   g_clear_pointer (&process->loader, sysprof_elf_loader_unref);
   process->loader = sysprof_elf_loader_new ();
   sysprof_elf_loader_set_debug_dirs (process->loader, (const char *const *) all->pdata);
+  sysprof_elf_loader_set_debuginfod (process->loader, self->debuginfod);
   g_clear_pointer (&process->elves, g_hash_table_unref);
+}
+
+guint
+sysprof_symbolizer_read_perf_maps (SysprofSymbolizer *self)
+{
+  GHashTableIter iter;
+  gpointer       value;
+  guint          n = 0;
+
+  g_return_val_if_fail (SYSPROF_IS_SYMBOLIZER (self), 0);
+
+  if (!self->use_local_files)
+    return 0;
+  g_hash_table_iter_init (&iter, self->processes);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      Process         *process = value;
+      g_autofree char *path = g_strdup_printf ("/tmp/perf-%d.map", process->pid);
+      g_autoptr (GBytes) contents = NULL;
+      SysprofMountNamespace *ns;
+      gboolean               our_tmp = TRUE;
+
+      if (process->perf_map != NULL)
+        continue;
+      /* An exited process's /tmp is ours only if the capture shows it saw
+       * our /tmp there (or shows nothing else). */
+      if ((ns = process_namespace (self, process)) != NULL)
+        {
+          g_auto (GStrv) candidates = sysprof_mount_namespace_translate (ns, path);
+          our_tmp = candidates != NULL && candidates[0] != NULL && strcmp (candidates[0], path) == 0;
+        }
+      if ((contents = sysprof_perf_map_read_for_process (process->pid, our_tmp, NULL)) == NULL)
+        continue;
+      process->perf_map = sysprof_perf_map_new (g_bytes_get_data (contents, NULL), g_bytes_get_size (contents));
+      g_ptr_array_add (self->perf_map_paths, g_steal_pointer (&path));
+      g_ptr_array_add (self->perf_map_contents, g_steal_pointer (&contents));
+      n++;
+    }
+  return n;
+}
+
+guint
+_sysprof_symbolizer_get_files_to_embed (SysprofSymbolizer *self, const char *const **paths, GBytes *const **contents)
+{
+  g_return_val_if_fail (SYSPROF_IS_SYMBOLIZER (self), 0);
+
+  *paths = (const char *const *) self->perf_map_paths->pdata;
+  *contents = (GBytes *const *) self->perf_map_contents->pdata;
+  return self->perf_map_paths->len;
+}
+
+void
+sysprof_symbolizer_set_fetch_progress (SysprofSymbolizer *self, SysprofSymbolizerFetchFunc func, gpointer user_data)
+{
+  g_return_if_fail (SYSPROF_IS_SYMBOLIZER (self));
+
+  if (self->debuginfod != NULL)
+    sysprof_debuginfod_set_progress (self->debuginfod, func, user_data);
+}
+
+char *
+sysprof_symbolizer_dup_missing_debug_info (SysprofSymbolizer *self)
+{
+  g_return_val_if_fail (SYSPROF_IS_SYMBOLIZER (self), NULL);
+
+  return self->debuginfod != NULL ? sysprof_debuginfod_dup_failures (self->debuginfod) : NULL;
 }
 
 void

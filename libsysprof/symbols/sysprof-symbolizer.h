@@ -34,9 +34,11 @@ G_DECLARE_FINAL_TYPE (SysprofSymbolizer, sysprof_symbolizer, SYSPROF, SYMBOLIZER
 
 /* Resolution order for an address: the capture's embedded `__symbols__`
  * table, the embedded /proc/kallsyms for kernel addresses, the ELF files
- * named by the capture's MAP frames (with their debug files), JIT maps; the
- * first answer wins and an address nothing resolves becomes
- * "library+0xoffset". */
+ * named by the capture's MAP frames (with their debug files, found by
+ * build-id, debug link, and last from the debuginfod servers of
+ * $DEBUGINFOD_URLS when it is set), perf maps (/tmp/perf-PID.map, for code
+ * outside any file's mapping: JIT compilers'), JITMAP frames; the first
+ * answer wins and an address nothing resolves becomes "library+0xoffset". */
 SYSPROF_AVAILABLE_IN_ALL
 SysprofSymbolizer *sysprof_symbolizer_new (void);
 /* Extra directories searched for separate debug files (host paths), after
@@ -72,6 +74,38 @@ const SysprofSymbol *sysprof_symbolizer_lookup_range (SysprofSymbolizer    *self
                                                       SysprofCaptureAddress address,
                                                       guint64              *begin,
                                                       guint64              *end);
+
+/* The perf maps (/tmp/perf-PID.map, written by JIT compilers: node
+ * --perf-basic-prof, the JVM's perf agents, LuaJIT, ...) of the processes
+ * of the loaded capture that it does not embed, read from this machine
+ * with this process's rights, right after recording: a running process's
+ * from its own /tmp (through /proc/PID/root, if this process may look into
+ * it, owned by the process's user); an exited one's from /tmp when the
+ * capture shows it used ours, owned by this process's user.  They are used
+ * from now on and embedded by sysprof_symbol_map_build.  Returns how many
+ * were read. */
+SYSPROF_AVAILABLE_IN_ALL
+guint sysprof_symbolizer_read_perf_maps (SysprofSymbolizer *self);
+
+/* A debug file is being fetched from debuginfod for the binary @file (a
+ * path): @done of @total bytes (@total 0 while unknown).  Called with @file
+ * NULL when that fetch ended.  Runs in the thread doing the lookup. */
+typedef void (*SysprofSymbolizerFetchFunc) (const char *file, guint64 done, guint64 total, gpointer user_data);
+
+/* Tells about debuginfod fetches (see the resolution order above), about
+ * once a second while one waits.  With $DEBUGINFOD_URLS set, a fetch during
+ * which no byte arrives for $DEBUGINFOD_TIMEOUT seconds (default 10) is
+ * given up, and so is every fetch after it or after the server could not be
+ * reached; all of them together take at most 6 times that.  Downloads are
+ * kept in libdebuginfod's cache ($DEBUGINFOD_CACHE_PATH). */
+SYSPROF_AVAILABLE_IN_ALL
+void
+sysprof_symbolizer_set_fetch_progress (SysprofSymbolizer *self, SysprofSymbolizerFetchFunc func, gpointer user_data);
+/* The binaries whose debug file debuginfod could not give, and why, as one
+ * line ("3 files without debug info: a, b, c (debuginfod: timeout)"), or
+ * NULL when nothing failed (or debuginfod is not in use). */
+SYSPROF_AVAILABLE_IN_ALL
+char *sysprof_symbolizer_dup_missing_debug_info (SysprofSymbolizer *self);
 
 /* What only the live host can tell about a process (sysprofd's Host
  * interface, libsysprof/recording's host resolver).  Both may be NULL; both are

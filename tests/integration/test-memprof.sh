@@ -156,8 +156,38 @@ as "$W/bin/sysprof-report" memory --format tsv "$W/u/kids.syscap" > "$W/kids-sum
 expect "children lost events" "$(metric lost_events < "$W/kids-summary.tsv")" 0
 ok "children: not traced by default; with --memprof-children both programs sh starts ($(metric processes < "$W/kids-summary.tsv") processes, 6 leaks)"
 
+# 9. Debian's python3 (built without frame pointers, only .dynsym) under the
+# tracker: with the default DWARF unwinding the allocation stacks reach the
+# interpreter's loop and its entry point (main is not exported: Py_BytesMain,
+# which main calls, stands for it); walking frame pointers they stop at once.
+if [ -x /usr/bin/python3 ]; then
+  # Strings of more than 512 bytes come from malloc, not from pymalloc's arenas.
+  py='blocks = [("x" * 1000) + str(i) for i in range(20000)]'
+  # Frames per allocation (not free) of a capture.
+  frames_per_alloc () { "$dump" "$1" | awk '/^  alloc tid/ { n++; f += $NF } END { if (n) printf "%.2f", f / n; else print 0 }'; }
+  for unwind in default fp; do
+    opt=() && [ $unwind = fp ] && opt=(--memprof-unwind fp)
+    record "$W/u/py-$unwind.syscap" --memprof --no-perf "${opt[@]}" "$W/u/py-$unwind.syscap" -- /usr/bin/python3 -c "$py"
+    as "$W/bin/sysprof-report" top --memory=count --format tsv --limit 0 "$W/u/py-$unwind.syscap" > "$W/py-$unwind.tsv" \
+      || fail "python3 ($unwind): report failed"
+  done
+  eval_share=$(field _PyEval_EvalFrameDefault 8 < "$W/py-default.tsv")
+  entry_share=$(field Py_BytesMain 8 < "$W/py-default.tsv")
+  frames_dwarf=$(frames_per_alloc "$W/u/py-default.syscap")
+  frames_fp=$(frames_per_alloc "$W/u/py-fp.syscap")
+  awk -v e="${eval_share:-0}" -v m="${entry_share:-0}" 'BEGIN { exit !(e >= 80 && m >= 95) }' \
+    || fail "python3: _PyEval_EvalFrameDefault in ${eval_share:-no} %, Py_BytesMain in ${entry_share:-no} % of the allocation stacks (expected >= 80 and >= 95); $(head -5 "$W/py-default.tsv" | tr '\n' '|')"
+  awk -v d="$frames_dwarf" -v f="$frames_fp" 'BEGIN { exit !(d >= 10 * f && d >= 10) }' \
+    || fail "python3: $frames_dwarf frames per allocation by default, $frames_fp with --memprof-unwind fp"
+  [ -z "$(field Py_BytesMain 8 < "$W/py-fp.tsv")" ] || fail "python3: frame pointers reached Py_BytesMain (is python3 built with them now?)"
+  ok "python3: _PyEval_EvalFrameDefault in $eval_share %, Py_BytesMain in $entry_share % of the allocation stacks; $frames_dwarf frames per allocation (--memprof-unwind fp: $frames_fp)"
+else
+  n=$((n + 1))
+  echo "ok $n # SKIP /usr/bin/python3 missing"
+fi
+
 if [ "$mode" = daemon ]; then
-  # 9. Allocations and CPU samples together, the default.
+  # 10. Allocations and CPU samples together, the default.
   record "$W/u/both.syscap" --memprof "$W/u/both.syscap" -- "$W/bin/memory-workload" 2 300000 10 5 3 5
   "$dump" --stats "$W/u/both.syscap" > "$W/both.stats" || fail "combined: capture invalid"
   grep -qE '^SAMPLE [1-9]' "$W/both.stats" || fail "combined: no CPU samples: $(tr '\n' ' ' < "$W/both.stats")"

@@ -326,6 +326,67 @@ test_jitmap (void)
   g_unlink (path);
 }
 
+/* A perf map embedded as /tmp/perf-PID.map names the JIT code of anonymous
+ * mappings (the later of overlapping lines), never a file's code, and lines
+ * that do not parse are skipped; the process's children share it. */
+static void
+test_perf_map (void)
+{
+  static const char perf_map[] = "7f0000000000 100 js:fast\n"
+                                 "0x7f0000000100 0x80 LazyCompile:~run app.js:12\r\n"
+                                 "7f0000000400 zz broken line\n"
+                                 "7f0000000500 0 empty range\n"
+                                 "ffffffffffffffff 10 wraps\n"
+                                 "7f0000000000 40 js:recompiled\n"
+                                 "7f0000010000 1000 claims_a_file\n"
+                                 "7f0000000800 10 \xff\xfe bad utf8";
+  g_autoptr (GError) error = NULL;
+  g_autofree char      *path = NULL;
+  int                   fd = g_file_open_tmp ("test-symbolizer-perf-map-XXXXXX.syscap", &path, &error);
+  SysprofCaptureWriter *writer;
+  gint64                now = SYSPROF_CAPTURE_CURRENT_TIME;
+  g_autoptr (SysprofSymbolizer) symbolizer = NULL;
+  const SysprofSymbol *sym;
+  guint64              begin, end;
+
+  g_assert_no_error (error);
+  writer = sysprof_capture_writer_new_from_fd (fd, 0);
+  g_assert_true (
+      sysprof_capture_writer_add_map (writer, now, -1, 4343, 0x7f0000000000, 0x7f0000001000, 0, 0, "//anon"));
+  g_assert_true (
+      sysprof_capture_writer_add_map (writer, now, -1, 4343, 0x7f0000010000, 0x7f0000011000, 0, 0, "/nonexistent.so"));
+  g_assert_true (sysprof_capture_writer_add_fork (writer, now, -1, 4343, 4344));
+  g_assert_true (sysprof_capture_writer_add_file (writer, now, -1, -1, "/tmp/perf-4343.map", TRUE,
+                                                  (const guint8 *) perf_map, sizeof perf_map - 1));
+  g_assert_true (sysprof_capture_writer_flush (writer));
+  sysprof_capture_writer_unref (writer);
+
+  symbolizer = load (path, FALSE);
+  sym = sysprof_symbolizer_lookup_range (symbolizer, 4343, now, SYSPROF_ADDRESS_CONTEXT_USER, 0x7f0000000010, &begin,
+                                         &end);
+  g_assert_cmpstr (sym->name, ==, "js:recompiled");
+  g_assert_cmpstr (sym->library, ==, "JIT");
+  g_assert_cmpuint (begin, ==, 0x7f0000000000);
+  g_assert_cmpuint (end, ==, 0x7f0000000040);
+  sym = sysprof_symbolizer_lookup (symbolizer, 4343, now, SYSPROF_ADDRESS_CONTEXT_USER, 0x7f0000000050);
+  g_assert_cmpstr (sym->name, ==, "js:fast");
+  sym = sysprof_symbolizer_lookup (symbolizer, 4344, now, SYSPROF_ADDRESS_CONTEXT_USER, 0x7f000000017f);
+  g_assert_cmpstr (sym->name, ==, "LazyCompile:~run app.js:12");
+  sym = sysprof_symbolizer_lookup (symbolizer, 4343, now, SYSPROF_ADDRESS_CONTEXT_USER, 0x7f0000000180);
+  g_assert_cmpint (sym->kind, ==, SYSPROF_SYMBOL_UNRESOLVED);
+  sym = sysprof_symbolizer_lookup (symbolizer, 4343, now, SYSPROF_ADDRESS_CONTEXT_USER, 0x7f0000000400);
+  g_assert_cmpint (sym->kind, ==, SYSPROF_SYMBOL_UNRESOLVED);
+  sym = sysprof_symbolizer_lookup (symbolizer, 4343, now, SYSPROF_ADDRESS_CONTEXT_USER, 0x7f0000000800);
+  g_assert_true (g_utf8_validate (sym->name, -1, NULL));
+  g_assert_true (g_str_has_suffix (sym->name, " bad utf8"));
+  sym = sysprof_symbolizer_lookup (symbolizer, 4343, now, SYSPROF_ADDRESS_CONTEXT_USER, 0x7f0000010010);
+  g_assert_cmpstr (sym->name, !=, "claims_a_file");
+  /* Another process's map is not this one's. */
+  sym = sysprof_symbolizer_lookup (symbolizer, 4345, now, SYSPROF_ADDRESS_CONTEXT_USER, 0x7f0000000010);
+  g_assert_cmpint (sym->kind, ==, SYSPROF_SYMBOL_UNRESOLVED);
+  g_unlink (path);
+}
+
 /* A cancelled decode leaves the file exactly as it was. */
 static void
 test_cancelled (void)
@@ -356,6 +417,7 @@ main (int argc, char **argv)
   g_test_add_func ("/Libsysprof/Symbolizer/unresolvable", test_unresolvable);
   g_test_add_func ("/Libsysprof/Symbolizer/gzipped-files", test_gzipped_files);
   g_test_add_func ("/Libsysprof/Symbolizer/jitmap", test_jitmap);
+  g_test_add_func ("/Libsysprof/Symbolizer/perf-map", test_perf_map);
   g_test_add_func ("/Libsysprof/Symbolizer/cancelled", test_cancelled);
   return g_test_run ();
 }
