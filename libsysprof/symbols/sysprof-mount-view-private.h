@@ -39,9 +39,9 @@ void sysprof_mount_views_set_host (SysprofMountViews *self, const SysprofSymboli
 
 /* The view of the namespace whose mountinfo text is @mountinfo, shared by
  * every process with the same text, with @pid added to the processes the
- * host may be asked about (the ones still running first: @exited says
- * whether the capture saw @pid exit).  NULL @mountinfo: a view of @pid alone.
- * Owned by @self. */
+ * host may be asked about unless @exited (the capture saw @pid exit: the
+ * host cannot tell about it, and its pid may be another process's now).
+ * NULL @mountinfo: a view of @pid alone.  Owned by @self. */
 SysprofMountView *
 sysprof_mount_views_get (SysprofMountViews *self, const guint8 *mountinfo, gsize len, gint32 pid, gboolean exited);
 

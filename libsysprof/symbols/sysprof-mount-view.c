@@ -29,8 +29,7 @@ struct _SysprofMountView
   GBytes                *mountinfo; /* NULL: one process whose namespace is unknown */
   SysprofMountNamespace *ns;
   gboolean               ns_tried;
-  GArray                *pids; /* gint32, at most MAX_ASKED_PIDS: running ones first */
-  guint                  n_running;
+  GArray                *pids; /* gint32, at most MAX_ASKED_PIDS, not seen exiting */
   SysprofElfLoader      *loader; /* with the host's debug directories of this view, or NULL */
   gboolean               dirs_planned;
   gboolean               dirs_asked;
@@ -186,15 +185,9 @@ sysprof_mount_views_get (SysprofMountViews *self, const guint8 *mountinfo, gsize
         }
     }
 
-  /* A few processes are enough to find one still running. */
-  if (!exited && view->n_running < MAX_ASKED_PIDS)
-    {
-      g_array_insert_val (view->pids, view->n_running, pid);
-      view->n_running++;
-      if (view->pids->len > MAX_ASKED_PIDS)
-        g_array_set_size (view->pids, MAX_ASKED_PIDS);
-    }
-  else if (exited && view->pids->len < MAX_ASKED_PIDS)
+  /* A few processes are enough to find one still running.  One the capture
+   * saw exit is never asked about: its pid may name another process now. */
+  if (!exited && view->pids->len < MAX_ASKED_PIDS)
     g_array_append_val (view->pids, pid);
   return view;
 }
