@@ -258,14 +258,25 @@ list_debug_directories (int pid, GError **error)
   return g_steal_pointer (&found);
 }
 
+/* The aay of @dirs (NULL: none), floating. */
+static GVariant *
+dirs_to_variant (GPtrArray *dirs)
+{
+  GVariantBuilder builder;
+
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("aay"));
+  for (guint i = 0; dirs != NULL && i < dirs->len; i++)
+    g_variant_builder_add_value (&builder, g_variant_new_bytestring (dirs->pdata[i]));
+  return g_variant_builder_end (&builder);
+}
+
 static void
 do_list_debug_directories (SysprofdCall *call)
 {
   GDBusMethodInvocation *invocation = sysprofd_call_get_invocation (call);
   g_autoptr (GPtrArray) dirs = NULL;
   g_autoptr (GError) error = NULL;
-  GVariantBuilder builder;
-  gint32          pid;
+  gint32 pid;
 
   g_variant_get (g_dbus_method_invocation_get_parameters (invocation), "(i)", &pid);
   if (!(dirs = list_debug_directories (pid, &error)))
@@ -273,10 +284,7 @@ do_list_debug_directories (SysprofdCall *call)
       g_dbus_method_invocation_return_gerror (invocation, error);
       return;
     }
-  g_variant_builder_init (&builder, G_VARIANT_TYPE ("aay"));
-  for (guint i = 0; i < dirs->len; i++)
-    g_variant_builder_add_value (&builder, g_variant_new_bytestring (dirs->pdata[i]));
-  g_dbus_method_invocation_return_value (invocation, g_variant_new ("(@aay)", g_variant_builder_end (&builder)));
+  g_dbus_method_invocation_return_value (invocation, g_variant_new ("(@aay)", dirs_to_variant (dirs)));
 }
 
 /* Whether @pid names no running process: a batch answers that with its own
@@ -384,14 +392,10 @@ do_list_debug_directories_for_pids (SysprofdCall *call)
       g_autoptr (GError) error = NULL;
       g_autofree char *message = NULL;
       const char      *name = "";
-      GVariantBuilder  list;
 
-      g_variant_builder_init (&list, G_VARIANT_TYPE ("aay"));
       if (!(dirs = list_debug_directories (ids[i], &error)))
         batch_error (ids[i], error, &name, &message);
-      for (guint j = 0; dirs != NULL && j < dirs->len; j++)
-        g_variant_builder_add_value (&list, g_variant_new_bytestring (dirs->pdata[j]));
-      g_variant_builder_add (&builder, "(@aayss)", g_variant_builder_end (&list), name, message ? message : "");
+      g_variant_builder_add (&builder, "(@aayss)", dirs_to_variant (dirs), name, message ? message : "");
     }
   g_dbus_method_invocation_return_value (invocation, g_variant_new ("(@a(aayss))", g_variant_builder_end (&builder)));
 }
@@ -460,7 +464,7 @@ ipc_host_impl_new (void)
   g_signal_connect (host, "handle-resolve-path", G_CALLBACK (handle_resolve_path), NULL);
   g_signal_connect (host, "handle-list-debug-directories", G_CALLBACK (handle_list_debug_directories), NULL);
   g_signal_connect (host, "handle-resolve-paths", G_CALLBACK (handle_resolve_paths), NULL);
-  g_signal_connect (host, "handle-list-debug-directories-for-pids",
-                    G_CALLBACK (handle_list_debug_directories_for_pids), NULL);
+  g_signal_connect (host, "handle-list-debug-directories-for-pids", G_CALLBACK (handle_list_debug_directories_for_pids),
+                    NULL);
   return host;
 }

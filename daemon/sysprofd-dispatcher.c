@@ -34,8 +34,8 @@ typedef struct
   char       *sender;
   CallerState state;
   guint32     uid;
-  GArray     *groups;  /* guint32 */
-  GQueue      waiting; /* calls waiting to know who calls */
+  GArray     *groups;     /* guint32 */
+  GQueue      waiting;    /* calls waiting to know who calls */
   guint32     pid;        /* the process that connected, as the bus says */
   guint64     start_time; /* of pid then; 0: unknown, and no grant is kept */
   Grant       grants[MAX_GRANTS];

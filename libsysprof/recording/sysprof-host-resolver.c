@@ -179,7 +179,7 @@ void
 _sysprof_host_resolver_attach (SysprofSymbolizer *symbolizer, GDBusConnection *connection)
 {
   static const SysprofSymbolizerHost host_calls = { list_debug_dirs, resolve_path, list_debug_dirs_batch,
-                                                     resolve_paths };
+                                                    resolve_paths };
   IpcHost                           *host;
   Resolver                          *resolver;
 

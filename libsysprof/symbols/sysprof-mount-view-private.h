@@ -32,8 +32,9 @@ typedef struct _SysprofMountViews SysprofMountViews;
 /* @host: the symbolizer's own mount table (translations are to it), or NULL
  * for none; @loader: for views without debug directories of their own;
  * @debug_dirs: searched after a view's own.  All are referenced/copied. */
-SysprofMountViews *sysprof_mount_views_new (SysprofMountTable *host, SysprofElfLoader *loader, const char *const *debug_dirs);
-void               sysprof_mount_views_free (SysprofMountViews *self);
+SysprofMountViews      *
+sysprof_mount_views_new (SysprofMountTable *host, SysprofElfLoader *loader, const char *const *debug_dirs);
+void sysprof_mount_views_free (SysprofMountViews *self);
 /* Who to ask about views that are not the host's (a copy is kept). */
 void sysprof_mount_views_set_host (SysprofMountViews *self, const SysprofSymbolizerHost *host, gpointer user_data);
 
@@ -49,7 +50,8 @@ sysprof_mount_views_get (SysprofMountViews *self, const guint8 *mountinfo, gsize
  * included) with @inode (0: unknown) is for processes of @view, or NULL.
  * Asks the host, one question at a time, what sysprof_mount_views_ask()
  * did not already ask.  The result is owned by @self. */
-SysprofElf *sysprof_mount_view_load (SysprofMountViews *self, SysprofMountView *view, const char *filename, guint64 inode);
+SysprofElf *
+sysprof_mount_view_load (SysprofMountViews *self, SysprofMountView *view, const char *filename, guint64 inode);
 
 /* Notes that sysprof_mount_view_load() will be asked about @filename in
  * @view, so that sysprof_mount_views_ask() asks the host everything in as

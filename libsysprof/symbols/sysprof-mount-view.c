@@ -29,7 +29,7 @@ struct _SysprofMountView
   GBytes                *mountinfo; /* NULL: one process whose namespace is unknown */
   SysprofMountNamespace *ns;
   gboolean               ns_tried;
-  GArray                *pids; /* gint32, at most MAX_ASKED_PIDS, not seen exiting */
+  GArray                *pids;   /* gint32, at most MAX_ASKED_PIDS, not seen exiting */
   SysprofElfLoader      *loader; /* with the host's debug directories of this view, or NULL */
   gboolean               dirs_planned;
   gboolean               dirs_asked;
@@ -176,7 +176,8 @@ sysprof_mount_views_get (SysprofMountViews *self, const guint8 *mountinfo, gsize
       view = g_new0 (SysprofMountView, 1);
       view->pids = g_array_new (FALSE, FALSE, sizeof (gint32));
       view->paths = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, path_info_free);
-      view->elves = g_hash_table_new_full (elf_key_hash, elf_key_equal, elf_key_free, (GDestroyNotify) sysprof_elf_unref);
+      view->elves =
+          g_hash_table_new_full (elf_key_hash, elf_key_equal, elf_key_free, (GDestroyNotify) sysprof_elf_unref);
       g_ptr_array_add (self->views, view);
       if (mountinfo != NULL)
         {

@@ -27,14 +27,14 @@ typedef struct
 
 typedef struct
 {
-  gint32                 pid;
-  gint32                 parent; /* from FORK frames; 0 = none */
-  const char            *name;   /* interned */
-  GArray                *maps;   /* Map, in capture order */
-  GByteArray            *mountinfo;
-  gboolean               exited; /* an EXIT frame: the host cannot tell about it any more */
-  SysprofMountView      *view;   /* the namespace it ran in, once needed (owned by views) */
-  guint                  last_map;
+  gint32            pid;
+  gint32            parent; /* from FORK frames; 0 = none */
+  const char       *name;   /* interned */
+  GArray           *maps;   /* Map, in capture order */
+  GByteArray       *mountinfo;
+  gboolean          exited; /* an EXIT frame: the host cannot tell about it any more */
+  SysprofMountView *view;   /* the namespace it ran in, once needed (owned by views) */
+  guint             last_map;
 } Process;
 
 typedef struct
@@ -636,13 +636,11 @@ sysprof_symbolizer_load (SysprofSymbolizer *self, SysprofCaptureReader *reader, 
       g_ptr_array_add (self->debug_dirs, NULL);
       self->loader = sysprof_elf_loader_new ();
       sysprof_elf_loader_set_debug_dirs (self->loader, (const char *const *) self->debug_dirs->pdata);
-      g_ptr_array_remove_index (self->debug_dirs, self->debug_dirs->len - 1);
       g_clear_pointer (&self->host_mounts, sysprof_mount_table_unref);
       self->host_mounts = sysprof_mount_table_new_for_self (NULL);
       g_clear_pointer (&self->views, sysprof_mount_views_free);
-      g_ptr_array_add (self->debug_dirs, NULL);
-      self->views = sysprof_mount_views_new (self->host_mounts, self->loader,
-                                             (const char *const *) self->debug_dirs->pdata);
+      self->views =
+          sysprof_mount_views_new (self->host_mounts, self->loader, (const char *const *) self->debug_dirs->pdata);
       g_ptr_array_remove_index (self->debug_dirs, self->debug_dirs->len - 1);
       sysprof_mount_views_set_host (self->views, &self->host, self->host_data);
       /* Every process that shows its namespace is one the host may be asked
