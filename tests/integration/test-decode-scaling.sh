@@ -96,10 +96,11 @@ for spec in hot_compute_a:hot-functions hot_compute_b:libhotlib.so; do
   [ "$(field "$fn" 2 < "$W/big.tsv")" = "$lib" ] || fail "$fn of the namespaced workload not resolved: $(head -5 "$W/big.tsv" | tr '\n' '|')"
 done
 # Ten times the processes: no more questions or calls than for the distinct
-# namespaces and binaries (a few may differ in what was sampled), and no
+# namespaces and binaries (a few may differ in what was sampled: another
+# namespace's helper, a library), far fewer than one per process, and no
 # more polkit checks however many calls sysprof-cli's connection made.
 asked () { tail -n "+$1" "$W/monitor.log" | grep -E 'member=|int32|bytes' | sed 's/.*member=/member=/' | tr '\n' ' '; }
-[ "$q_big" -le $((q_small + 3)) ] || fail "questions grow with processes: $detail
+[ "$q_big" -le $((q_small + 10)) ] && [ "$q_big" -lt 100 ] || fail "questions grow with processes: $detail
 $(asked 1)"
 [ "$c_big" -le $((c_small + 2)) ] || fail "Host calls grow with processes: $detail"
 # (CreateSession may allow a password prompt: polkit is asked again for the
