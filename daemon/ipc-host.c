@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "ipc-host.h"
+#include "sysprof-dbus-contract.h"
 #include "sysprofd-dispatcher.h"
 #include "sysprofd-credentials.h"
 #include "sysprofd-flatpak.h"
@@ -257,14 +258,25 @@ list_debug_directories (int pid, GError **error)
   return g_steal_pointer (&found);
 }
 
+/* The aay of @dirs (NULL: none), floating. */
+static GVariant *
+dirs_to_variant (GPtrArray *dirs)
+{
+  GVariantBuilder builder;
+
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("aay"));
+  for (guint i = 0; dirs != NULL && i < dirs->len; i++)
+    g_variant_builder_add_value (&builder, g_variant_new_bytestring (dirs->pdata[i]));
+  return g_variant_builder_end (&builder);
+}
+
 static void
 do_list_debug_directories (SysprofdCall *call)
 {
   GDBusMethodInvocation *invocation = sysprofd_call_get_invocation (call);
   g_autoptr (GPtrArray) dirs = NULL;
   g_autoptr (GError) error = NULL;
-  GVariantBuilder builder;
-  gint32          pid;
+  gint32 pid;
 
   g_variant_get (g_dbus_method_invocation_get_parameters (invocation), "(i)", &pid);
   if (!(dirs = list_debug_directories (pid, &error)))
@@ -272,10 +284,120 @@ do_list_debug_directories (SysprofdCall *call)
       g_dbus_method_invocation_return_gerror (invocation, error);
       return;
     }
-  g_variant_builder_init (&builder, G_VARIANT_TYPE ("aay"));
-  for (guint i = 0; i < dirs->len; i++)
-    g_variant_builder_add_value (&builder, g_variant_new_bytestring (dirs->pdata[i]));
-  g_dbus_method_invocation_return_value (invocation, g_variant_new ("(@aay)", g_variant_builder_end (&builder)));
+  g_dbus_method_invocation_return_value (invocation, g_variant_new ("(@aay)", dirs_to_variant (dirs)));
+}
+
+/* Whether @pid names no running process: a batch answers that with its own
+ * error, so that the caller can ask about another process instead. */
+static gboolean
+process_gone (int pid)
+{
+  char        path[64];
+  struct stat st;
+
+  if (pid <= 0)
+    return FALSE;
+  /* A zombie keeps /proc/PID but no namespaces. */
+  g_snprintf (path, sizeof path, "/proc/%d/ns/mnt", pid);
+  return stat (path, &st) < 0 && (errno == ENOENT || errno == ESRCH || errno == EINVAL);
+}
+
+/* The (error, message) of a batch's answer. */
+static void
+batch_error (int pid, const GError *error, const char **name, char **message)
+{
+  g_autofree char *encoded = NULL;
+
+  if (g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS) && process_gone (pid))
+    {
+      *name = "org.freedesktop.DBus.Error.UnixProcessIdUnknown";
+      *message = g_strdup_printf ("No process with pid %d", pid);
+      return;
+    }
+  /* Our errors are all G_DBUS_ERROR, which encodes as its D-Bus name. */
+  encoded = g_dbus_error_encode_gerror (error);
+  *name = g_intern_string (encoded);
+  *message = g_strdup (error->message);
+}
+
+static gboolean
+batch_within_limit (GDBusMethodInvocation *invocation, gsize n, const char *what)
+{
+  if (n <= SYSPROF_DBUS_MAX_BATCH)
+    return TRUE;
+  g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_LIMITS_EXCEEDED,
+                                         "%" G_GSIZE_FORMAT " %s in one call; at most %u are allowed", n, what,
+                                         SYSPROF_DBUS_MAX_BATCH);
+  return FALSE;
+}
+
+static void
+do_resolve_paths (SysprofdCall *call)
+{
+  GDBusMethodInvocation *invocation = sysprofd_call_get_invocation (call);
+  g_autoptr (GVariant) requests = NULL;
+  g_autoptr (SysprofdCredentials) creds = NULL;
+  GVariantBuilder builder;
+  gsize           n;
+
+  g_variant_get (g_dbus_method_invocation_get_parameters (invocation), "(@a(iay))", &requests);
+  n = g_variant_n_children (requests);
+  if (!batch_within_limit (invocation, n, "paths"))
+    return;
+  /* Each request is judged as ResolvePath judges it, with the same caller. */
+  if (!(creds = credentials_of (call)))
+    {
+      g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED,
+                                             "Cannot tell the groups of uid %u", sysprofd_call_get_uid (call));
+      return;
+    }
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(ayss)"));
+  for (gsize i = 0; i < n; i++)
+    {
+      g_autoptr (GVariant) path_bytes = NULL;
+      g_autoptr (GError) error = NULL;
+      g_autofree char *path = NULL;
+      g_autofree char *host_path = NULL;
+      g_autofree char *message = NULL;
+      const char      *name = "";
+      gint32           pid;
+
+      g_variant_get_child (requests, i, "(i@ay)", &pid, &path_bytes);
+      if (!(path = path_from_bytes (path_bytes, &error)) ||
+          !(host_path = sysprofd_mountinfo_resolve_path (pid, path, creds, &error)))
+        batch_error (pid, error, &name, &message);
+      g_variant_builder_add (&builder, "(@ayss)", g_variant_new_bytestring (host_path ? host_path : ""), name,
+                             message ? message : "");
+    }
+  g_dbus_method_invocation_return_value (invocation, g_variant_new ("(@a(ayss))", g_variant_builder_end (&builder)));
+}
+
+static void
+do_list_debug_directories_for_pids (SysprofdCall *call)
+{
+  GDBusMethodInvocation *invocation = sysprofd_call_get_invocation (call);
+  g_autoptr (GVariant) pids = NULL;
+  GVariantBuilder builder;
+  const gint32   *ids;
+  gsize           n;
+
+  g_variant_get (g_dbus_method_invocation_get_parameters (invocation), "(@ai)", &pids);
+  ids = g_variant_get_fixed_array (pids, &n, sizeof (gint32));
+  if (!batch_within_limit (invocation, n, "pids"))
+    return;
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(aayss)"));
+  for (gsize i = 0; i < n; i++)
+    {
+      g_autoptr (GPtrArray) dirs = NULL;
+      g_autoptr (GError) error = NULL;
+      g_autofree char *message = NULL;
+      const char      *name = "";
+
+      if (!(dirs = list_debug_directories (ids[i], &error)))
+        batch_error (ids[i], error, &name, &message);
+      g_variant_builder_add (&builder, "(@aayss)", dirs_to_variant (dirs), name, message ? message : "");
+    }
+  g_dbus_method_invocation_return_value (invocation, g_variant_new ("(@a(aayss))", g_variant_builder_end (&builder)));
 }
 
 static void
@@ -316,6 +438,22 @@ handle_list_debug_directories (IpcHost *host, GDBusMethodInvocation *invocation,
   return TRUE;
 }
 
+static gboolean
+handle_resolve_paths (IpcHost *host, GDBusMethodInvocation *invocation, GVariant *requests)
+{
+  (void) host, (void) requests;
+  dispatch (invocation, do_resolve_paths);
+  return TRUE;
+}
+
+static gboolean
+handle_list_debug_directories_for_pids (IpcHost *host, GDBusMethodInvocation *invocation, GVariant *pids)
+{
+  (void) host, (void) pids;
+  dispatch (invocation, do_list_debug_directories_for_pids);
+  return TRUE;
+}
+
 IpcHost *
 ipc_host_impl_new (void)
 {
@@ -325,5 +463,8 @@ ipc_host_impl_new (void)
   g_signal_connect (host, "handle-get-mount-info", G_CALLBACK (handle_get_mount_info), NULL);
   g_signal_connect (host, "handle-resolve-path", G_CALLBACK (handle_resolve_path), NULL);
   g_signal_connect (host, "handle-list-debug-directories", G_CALLBACK (handle_list_debug_directories), NULL);
+  g_signal_connect (host, "handle-resolve-paths", G_CALLBACK (handle_resolve_paths), NULL);
+  g_signal_connect (host, "handle-list-debug-directories-for-pids", G_CALLBACK (handle_list_debug_directories_for_pids),
+                    NULL);
   return host;
 }

@@ -1,4 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include <stdio.h>
+#include <string.h>
+
 #include <gio/gunixfdlist.h>
 #include <polkit/polkit.h>
 
@@ -14,14 +17,29 @@ typedef enum
   CALLER_KNOWN,
 } CallerState;
 
+/* polkit's yes to a connection, kept for SYSPROF_DBUS_AUTH_CACHE_SECONDS. */
+typedef struct
+{
+  const char *action;
+  gint64      until; /* monotonic */
+} Grant;
+
+/* The actions a connection can be granted: SYSPROF_DBUS_ACTION_PROFILE and
+ * SYSPROF_DBUS_ACTION_PROFILE_OWN. */
+#define MAX_GRANTS 2
+
 typedef struct
 {
   gint        ref_count;
   char       *sender;
   CallerState state;
   guint32     uid;
-  GArray     *groups;  /* guint32 */
-  GQueue      waiting; /* calls waiting to know who calls */
+  GArray     *groups;     /* guint32 */
+  GQueue      waiting;    /* calls waiting to know who calls */
+  guint32     pid;        /* the process that connected, as the bus says */
+  guint64     start_time; /* of pid then; 0: unknown, and no grant is kept */
+  Grant       grants[MAX_GRANTS];
+  guint       n_grants;
 } Caller;
 
 /* What a uid has running.  Under the lock: workers finish calls. */
@@ -45,6 +63,7 @@ struct _SysprofdCall
   SysprofdCallFlags      flags;
   SysprofdActionFunc     action;
   const char            *fallback;    /* a weaker action to ask for next */
+  gboolean               interactive; /* polkit may ask for a password */
   GCancellable          *cancellable; /* of the polkit check */
   guint                  auth_timeout;
   SysprofdCallFunc       func;
@@ -310,7 +329,103 @@ queue_for_worker (SysprofdCall *call)
 /* Authorization */
 
 static void start_authorization (SysprofdCall *call);
+static void run (SysprofdCall *call);
 static void check_action (SysprofdCall *call, const char *action, gboolean may_interact);
+
+/* The start time of process @pid (field 22 of /proc/PID/stat, in clock
+ * ticks since boot), which tells it from a later process with the same pid;
+ * 0 when it cannot be read. */
+static guint64
+process_start_time (guint32 pid)
+{
+  char             path[64];
+  g_autofree char *contents = NULL;
+  const char      *p;
+  guint64          start = 0;
+
+  if (pid == 0)
+    return 0;
+  g_snprintf (path, sizeof path, "/proc/%u/stat", pid);
+  /* The command name (field 2) may hold anything but ends at the last ')'. */
+  if (!g_file_get_contents (path, &contents, NULL, NULL) || (p = strrchr (contents, ')')) == NULL)
+    return 0;
+  /* Fields 3 to 21, then the start time. */
+  for (guint field = 3; field <= 22 && p != NULL; field++)
+    {
+      p = strchr (p + 1, ' ');
+      if (p != NULL && field == 22)
+        start = g_ascii_strtoull (p + 1, NULL, 10);
+    }
+  return start;
+}
+
+/* Whether polkit granted @action to this connection recently, and the
+ * process that made the connection still runs (a connection inherited by
+ * another process is judged by polkit again, which judges by the pid the bus
+ * gives, as before).  Main thread. */
+static gboolean
+grant_is_cached (Caller *caller, const char *action)
+{
+  gint64 now = g_get_monotonic_time ();
+
+  for (guint i = 0; i < caller->n_grants; i++)
+    if (g_str_equal (caller->grants[i].action, action) && now < caller->grants[i].until)
+      {
+        if (process_start_time (caller->pid) == caller->start_time)
+          return TRUE;
+        caller->n_grants = 0;
+        return FALSE;
+      }
+  return FALSE;
+}
+
+/* Only a yes given without a password prompt is kept: a policy that asks
+ * for a password (auth_admin) asks at every call, as it did. */
+static void
+remember_grant (SysprofdCall *call, const char *action)
+{
+  Caller *caller = call->caller;
+  Grant  *grant = NULL;
+
+  if (call->interactive || caller->start_time == 0)
+    return;
+  for (guint i = 0; i < caller->n_grants && grant == NULL; i++)
+    if (g_str_equal (caller->grants[i].action, action))
+      grant = &caller->grants[i];
+  if (grant == NULL && caller->n_grants < MAX_GRANTS)
+    grant = &caller->grants[caller->n_grants++];
+  if (grant == NULL)
+    return;
+  grant->action = action;
+  grant->until = g_get_monotonic_time () + SYSPROF_DBUS_AUTH_CACHE_SECONDS * G_USEC_PER_SEC;
+}
+
+/* The authorization slot of @call's uid goes to its next call. */
+static void
+release_auth_slot (SysprofdCall *call)
+{
+  UidState     *us = call->uid_state;
+  SysprofdCall *next;
+
+  g_mutex_lock (&lock);
+  us->n_auth--;
+  if ((next = g_queue_pop_head (&us->auth_wait)) != NULL)
+    us->n_auth++;
+  g_mutex_unlock (&lock);
+  if (next != NULL)
+    start_authorization (next);
+}
+
+static gboolean
+grant_from_cache (gpointer data)
+{
+  SysprofdCall *call = data;
+
+  release_auth_slot (call);
+  note_activity ();
+  run (call);
+  return G_SOURCE_REMOVE;
+}
 
 static void
 run (SysprofdCall *call)
@@ -328,8 +443,6 @@ static void
 authorization_done (GObject *source, GAsyncResult *res, gpointer data)
 {
   SysprofdCall *call = data;
-  UidState     *us = call->uid_state;
-  SysprofdCall *next;
   g_autoptr (PolkitAuthorizationResult) result = NULL;
   g_autoptr (GError) error = NULL;
   const char *action = g_object_get_data (G_OBJECT (call->invocation), "sysprofd-action");
@@ -351,17 +464,11 @@ authorization_done (GObject *source, GAsyncResult *res, gpointer data)
       return;
     }
 
-  /* The slot goes to the uid's next call. */
-  g_mutex_lock (&lock);
-  us->n_auth--;
-  if ((next = g_queue_pop_head (&us->auth_wait)) != NULL)
-    us->n_auth++;
-  g_mutex_unlock (&lock);
-  if (next != NULL)
-    start_authorization (next);
+  release_auth_slot (call);
 
   if (result != NULL && polkit_authorization_result_get_is_authorized (result))
     {
+      remember_grant (call, action);
       note_activity ();
       run (call);
     }
@@ -394,9 +501,17 @@ check_action (SysprofdCall *call, const char *action, gboolean may_interact)
   GDBusMessage                 *message = g_dbus_method_invocation_get_message (call->invocation);
 
   g_object_set_data (G_OBJECT (call->invocation), "sysprofd-action", (gpointer) action);
+  /* Later, as polkit's answer would come: the call never runs inside the
+   * handler that received it. */
+  if (grant_is_cached (call->caller, action))
+    {
+      sysprofd_run_in_main (grant_from_cache, call);
+      return;
+    }
   /* Only ask for a password when the caller said it can wait for one. */
   if (may_interact && (g_dbus_message_get_flags (message) & G_DBUS_MESSAGE_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION))
     flags |= POLKIT_CHECK_AUTHORIZATION_FLAGS_ALLOW_USER_INTERACTION;
+  call->interactive = (flags & POLKIT_CHECK_AUTHORIZATION_FLAGS_ALLOW_USER_INTERACTION) != 0;
   /* An authentication agent of the caller's own that never answers would
    * keep the call, and its uid's slot, forever. */
   g_clear_object (&call->cancellable);
@@ -418,20 +533,14 @@ start_authorization (SysprofdCall *call)
 
   if (authority == NULL && (authority = polkit_authority_get_sync (NULL, &error)) == NULL)
     {
-      UidState     *us = call->uid_state;
-      SysprofdCall *next;
-
       g_warning ("Cannot reach polkit to authorize %s.%s: %s",
                  g_dbus_method_invocation_get_interface_name (call->invocation),
                  g_dbus_method_invocation_get_method_name (call->invocation), error->message);
-      g_mutex_lock (&lock);
-      us->n_auth--;
-      if ((next = g_queue_pop_head (&us->auth_wait)) != NULL)
-        us->n_auth++;
-      g_mutex_unlock (&lock);
+      /* The call is answered before the next one is tried. */
+      sysprofd_call_ref (call);
       refuse (call, G_DBUS_ERROR_ACCESS_DENIED, SYSPROF_DBUS_DENIED_PREFIX "polkit is not available");
-      if (next != NULL)
-        start_authorization (next);
+      release_auth_slot (call);
+      sysprofd_call_unref (call);
       return;
     }
 
@@ -515,6 +624,8 @@ credentials_done (GObject *source, GAsyncResult *res, gpointer data)
       dict = g_variant_get_child_value (reply, 0);
       g_variant_dict_init (&d, dict);
       known = g_variant_dict_lookup (&d, "UnixUserID", "u", &caller->uid);
+      if (g_variant_dict_lookup (&d, "ProcessID", "u", &caller->pid))
+        caller->start_time = process_start_time (caller->pid);
       if ((groups = g_variant_dict_lookup_value (&d, "UnixGroupIDs", G_VARIANT_TYPE ("au"))) != NULL)
         {
           gsize          len;
@@ -676,7 +787,9 @@ caller_remove (gpointer data)
   Caller *caller = data;
 
   /* Calls waiting for the credentials keep their reference and are answered
-   * (to nobody) when they arrive. */
+   * (to nobody) when they arrive.  What polkit granted the connection ends
+   * with it. */
+  caller->n_grants = 0;
   caller_unref (caller);
 }
 

@@ -127,9 +127,14 @@ struct _SysprofPerfRecorder
 
   /* DWARF unwinding: NULL with frame pointers. */
   SysprofUnwindClient *unwinder;
-  guint                stack_size;
-  GQueue               pending;
-  guint64              next_seq;
+  char                *unwinder_path;
+  /* Helpers that stopped (a crash on a hostile file, a hang) and were
+   * replaced, and why the first one stopped. */
+  guint   n_restarts;
+  char   *first_failure;
+  guint   stack_size;
+  GQueue  pending;
+  guint64 next_seq;
   /* Per SysprofUnwindStatus. */
   guint64 n_unwound[SYSPROF_UNWIND_STATUS_FAILED + 1];
   char   *unwind_summary;
@@ -170,6 +175,8 @@ sysprof_perf_recorder_finalize (GObject *object)
   g_clear_pointer (&self->fds, g_array_unref);
   g_clear_pointer (&self->mount_ns, g_hash_table_unref);
   g_clear_pointer (&self->unwinder, _sysprof_unwind_client_free);
+  g_free (self->unwinder_path);
+  g_free (self->first_failure);
   g_queue_clear_full (&self->pending, g_free);
   g_free (self->unwind_summary);
   g_free (self->unwind_warning);
@@ -362,6 +369,29 @@ flush_pending (SysprofPerfRecorder *self)
   write_done_samples (self);
 }
 
+/* A helper that stopped is replaced, a few times per recording: one
+ * program's hostile file must not cost the rest of the recording its
+ * stacks.  The new one learns the processes again from /proc. */
+#define MAX_UNWINDER_RESTARTS 3
+
+static void
+maybe_restart_unwinder (SysprofPerfRecorder *self)
+{
+  const char          *failure = _sysprof_unwind_client_get_failure (self->unwinder);
+  SysprofUnwindClient *fresh;
+
+  if (failure == NULL || self->n_restarts >= MAX_UNWINDER_RESTARTS)
+    return;
+  /* Samples still waiting were answered as failed when it stopped. */
+  if (self->first_failure == NULL)
+    self->first_failure = g_strdup (failure);
+  if ((fresh = _sysprof_unwind_client_new (self->unwinder_path, unwound_cb, self, NULL)) == NULL)
+    return;
+  self->n_restarts++;
+  _sysprof_unwind_client_free (self->unwinder);
+  self->unwinder = fresh;
+}
+
 /* What PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER add after the
  * callchain: { u64 abi; u64 regs[17] if abi; } { u64 size; u8 data[size];
  * u64 dyn_size if size; }. */
@@ -426,6 +456,7 @@ handle_dwarf_sample (SysprofPerfRecorder *self,
     }
   for (guint i = 0; i < N_USER_REGS; i++)
     regs[i] = perf_regs[dwarf_from_perf[i]];
+  maybe_restart_unwinder (self);
   /* Where unwound_cb finds the user ip, after the PERF_CONTEXT_USER it adds. */
   p->addrs[n_ips + 1] = regs[SYSPROF_UNWIND_N_REGS - 1];
   _sysprof_unwind_client_submit (self->unwinder, p->seq, (gint32) pid, (gint32) tid, regs, stack, (gsize) dyn_size);
@@ -1040,7 +1071,10 @@ start_unwinder (SysprofPerfRecorder *self, const SysprofPerfRecorderOptions *opt
 
   self->unwinder = _sysprof_unwind_client_new (path, unwound_cb, self, &local_error);
   if (self->unwinder != NULL)
-    return TRUE;
+    {
+      self->unwinder_path = g_strdup (path);
+      return TRUE;
+    }
   if (options->unwind == SYSPROF_PERF_UNWIND_DWARF)
     {
       g_propagate_error (error, g_steal_pointer (&local_error));
@@ -1071,7 +1105,12 @@ finish_unwinding (SysprofPerfRecorder *self)
       if (failure != NULL && self->unwind_warning == NULL)
         self->unwind_warning = g_strdup_printf ("DWARF unwinding stopped: %s; the samples after that have only their "
                                                 "instruction pointer in user space",
-                                                failure);
+                                                self->first_failure ? self->first_failure : failure);
+      else if (self->n_restarts > 0 && self->unwind_warning == NULL)
+        self->unwind_warning =
+            g_strdup_printf ("the unwinding helper was restarted %u time%s (first: %s); the "
+                             "samples it had in hand are counted as failed",
+                             self->n_restarts, self->n_restarts == 1 ? "" : "s", self->first_failure);
       g_clear_pointer (&self->unwinder, _sysprof_unwind_client_free);
     }
   else

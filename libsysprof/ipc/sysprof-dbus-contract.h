@@ -78,6 +78,16 @@
 #define SYSPROF_DBUS_AUTH_TIMEOUT             30
 #define SYSPROF_DBUS_INTERACTIVE_AUTH_TIMEOUT 300
 
+/* Host.ResolvePaths and Host.ListDebugDirectoriesForPids: requests per call. */
+#define SYSPROF_DBUS_MAX_BATCH 256
+
+/* A polkit grant is remembered for the connection it was given to (its
+ * unique bus name, uid and process start time) at most this many seconds,
+ * and forgotten when the connection leaves the bus: a client's stream of
+ * calls costs one polkit check, not one per call.  Only grants given
+ * without asking for a password are kept; a refusal never is. */
+#define SYSPROF_DBUS_AUTH_CACHE_SECONDS 60
+
 /* GetProcFile / GetProcFd; GetProcessInfo reads at most PROC_INFO_FILE_MAX
  * of one file and answers at most PROC_INFO_MAX in all (the system bus
  * carries at most 32 MiB in a message). */

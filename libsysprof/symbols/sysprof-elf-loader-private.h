@@ -29,6 +29,8 @@ const char *const *sysprof_elf_loader_get_debug_dirs (SysprofElfLoader *self);
 /* Where debug files are fetched when no local one is found (NULL: nowhere,
  * the default); forgets the files loaded so far. */
 void sysprof_elf_loader_set_debuginfod (SysprofElfLoader *self, SysprofDebuginfod *debuginfod);
+/* The one set, or NULL; loaders made from this one pass it on. */
+SysprofDebuginfod *sysprof_elf_loader_get_debuginfod (SysprofElfLoader *self);
 
 /* Loads @host_path, cached by path and revalidated against the file's device,
  * inode, size and mtime at every call (failures are cached the same way),

@@ -105,6 +105,13 @@ sysprof_elf_loader_set_debuginfod (SysprofElfLoader *self, SysprofDebuginfod *de
   g_hash_table_remove_all (self->cache);
 }
 
+SysprofDebuginfod *
+sysprof_elf_loader_get_debuginfod (SysprofElfLoader *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return self->debuginfod;
+}
+
 static gboolean
 same_stat (const struct stat *a, const struct stat *b)
 {

@@ -248,6 +248,16 @@ build_ranges (SysprofSymbolizer       *symbolizer,
     g_array_append_vals (sorted, key, 1);
   g_array_sort (sorted, compare_site);
 
+  /* What only the live host can tell (processes in other mount namespaces)
+   * is asked in one go, once per namespace and file, rather than at each
+   * lookup. */
+  for (guint i = 0; i < sorted->len; i++)
+    {
+      const Site *site = &g_array_index (sorted, Site, i);
+      _sysprof_symbolizer_plan_lookup (symbolizer, site->pid, site->time, site->context, site->address);
+    }
+  _sysprof_symbolizer_ask_host (symbolizer);
+
   for (guint i = 0; i < sorted->len; i++)
     {
       const Site *site = &g_array_index (sorted, Site, i);

@@ -25,10 +25,15 @@ G_STATIC_ASSERT (sizeof (SysprofSymbolMapRecord) == 32);
 /* TRUE when the capture carried a `__symbols__` table. */
 gboolean _sysprof_symbolizer_has_embedded_symbols (SysprofSymbolizer *self);
 
-/* Debug directories for the binaries of one process (host paths, e.g. from
- * sysprofd's ListDebugDirectories for a Flatpak), searched before the global
- * ones. */
-void _sysprof_symbolizer_set_process_debug_dirs (SysprofSymbolizer *self, gint32 pid, const char *const *dirs);
+/* Before looking up many addresses: note each of them with plan_lookup, then
+ * ask_host asks the host (sysprof_symbolizer_set_host) everything their
+ * lookups will need, once per mount namespace and file and in batches, where
+ * the lookups alone would ask one question at a time. */
+void _sysprof_symbolizer_plan_lookup (
+    SysprofSymbolizer *self, gint32 pid, gint64 time, SysprofAddressContext context, SysprofCaptureAddress address);
+void _sysprof_symbolizer_ask_host (SysprofSymbolizer *self);
+/* Questions asked of the host so far (an item of a batch counts as one). */
+guint _sysprof_symbolizer_get_n_host_questions (SysprofSymbolizer *self);
 
 /* The files read from this machine that the capture should carry (the perf
  * maps of sysprof_symbolizer_read_perf_maps): their paths and contents. */

@@ -11,6 +11,7 @@
 #include "sysprof-embedded-file.h"
 #include "sysprof-mount-namespace.h"
 #include "sysprof-perf-map-private.h"
+#include "sysprof-mount-view-private.h"
 #include "sysprof-symbolizer-private.h"
 
 /* x86-64 and aarch64 kernels live in the upper half of the address space. */
@@ -28,18 +29,15 @@ typedef struct
 
 typedef struct
 {
-  gint32                 pid;
-  gint32                 parent; /* from FORK frames; 0 = none */
-  const char            *name;   /* interned */
-  GArray                *maps;   /* Map, in capture order */
-  GByteArray            *mountinfo;
-  SysprofMountNamespace *ns;
-  gboolean               ns_tried;
-  SysprofElfLoader      *loader;     /* own debug dirs, or NULL for the global loader */
-  gboolean               host_asked; /* list_debug_dirs done */
-  GHashTable            *elves;      /* interned filename -> SysprofElf* (NULL value = not found) */
-  guint                  last_map;
-  SysprofPerfMap        *perf_map; /* its /tmp/perf-PID.map: names of JIT code */
+  gint32            pid;
+  gint32            parent; /* from FORK frames; 0 = none */
+  const char       *name;   /* interned */
+  GArray           *maps;   /* Map, in capture order */
+  GByteArray       *mountinfo;
+  gboolean          exited; /* an EXIT frame: the host cannot tell about it any more */
+  SysprofMountView *view;   /* the namespace it ran in, once needed (owned by views) */
+  guint             last_map;
+  SysprofPerfMap   *perf_map; /* its /tmp/perf-PID.map: names of JIT code */
 } Process;
 
 typedef struct
@@ -88,6 +86,8 @@ struct _SysprofSymbolizer
   SysprofDebuginfod *debuginfod; /* when $DEBUGINFOD_URLS is set */
   gboolean           use_local_files;
   SysprofMountTable *host_mounts;
+  SysprofMountViews *views;        /* with loader, when local files are used */
+  const Map         *last_planned; /* by _sysprof_symbolizer_plan_lookup */
 
   SysprofSymbolizerHost host;
   gpointer              host_data;
@@ -109,9 +109,6 @@ process_free (gpointer data)
   g_clear_pointer (&process->maps, g_array_unref);
   if (process->mountinfo != NULL)
     g_byte_array_unref (process->mountinfo);
-  g_clear_pointer (&process->ns, sysprof_mount_namespace_unref);
-  g_clear_pointer (&process->elves, g_hash_table_unref);
-  g_clear_pointer (&process->loader, sysprof_elf_loader_unref);
   g_clear_pointer (&process->perf_map, sysprof_perf_map_free);
   g_free (process);
 }
@@ -158,6 +155,7 @@ sysprof_symbolizer_finalize (GObject *object)
   g_clear_pointer (&self->perf_map_paths, g_ptr_array_unref);
   g_clear_pointer (&self->perf_map_contents, g_ptr_array_unref);
   g_clear_pointer (&self->processes, g_hash_table_unref);
+  g_clear_pointer (&self->views, sysprof_mount_views_free);
   g_clear_pointer (&self->symbols, g_hash_table_unref);
   g_clear_pointer (&self->interned, g_hash_table_unref);
   g_clear_pointer (&self->strings, g_string_chunk_free);
@@ -598,6 +596,14 @@ sysprof_symbolizer_load (SysprofSymbolizer *self, SysprofCaptureReader *reader, 
               child->parent = frame->frame.pid;
             break;
           }
+        case SYSPROF_CAPTURE_FRAME_EXIT:
+          {
+            const SysprofCaptureExit *frame = sysprof_capture_reader_read_exit (reader);
+            if (frame == NULL)
+              goto failed;
+            get_process (self, frame->frame.pid, TRUE)->exited = TRUE;
+            break;
+          }
         case SYSPROF_CAPTURE_FRAME_JITMAP:
           {
             const SysprofCaptureJitmap *frame = sysprof_capture_reader_read_jitmap (reader);
@@ -670,9 +676,23 @@ sysprof_symbolizer_load (SysprofSymbolizer *self, SysprofCaptureReader *reader, 
       self->loader = sysprof_elf_loader_new ();
       sysprof_elf_loader_set_debug_dirs (self->loader, (const char *const *) self->debug_dirs->pdata);
       sysprof_elf_loader_set_debuginfod (self->loader, self->debuginfod);
-      g_ptr_array_remove_index (self->debug_dirs, self->debug_dirs->len - 1);
       g_clear_pointer (&self->host_mounts, sysprof_mount_table_unref);
       self->host_mounts = sysprof_mount_table_new_for_self (NULL);
+      g_clear_pointer (&self->views, sysprof_mount_views_free);
+      self->views =
+          sysprof_mount_views_new (self->host_mounts, self->loader, (const char *const *) self->debug_dirs->pdata);
+      g_ptr_array_remove_index (self->debug_dirs, self->debug_dirs->len - 1);
+      sysprof_mount_views_set_host (self->views, &self->host, self->host_data);
+      /* Every process that shows its namespace is one the host may be asked
+       * about: the views know them all before the first question. */
+      g_hash_table_iter_init (&iter, self->processes);
+      while (g_hash_table_iter_next (&iter, NULL, &value))
+        {
+          Process *process = value;
+          if (process->mountinfo != NULL)
+            process->view = sysprof_mount_views_get (self->views, process->mountinfo->data, process->mountinfo->len,
+                                                     process->pid, process->exited);
+        }
     }
 
   sysprof_capture_reader_reset (reader);
@@ -853,80 +873,33 @@ lookup_kernel (SysprofSymbolizer *self, guint64 address, guint64 *begin, guint64
   return make_symbol (self, syms[lo].name, syms[lo].module, SYSPROF_SYMBOL_KERNEL);
 }
 
-static SysprofMountNamespace *
-process_namespace (SysprofSymbolizer *self, Process *process)
+/* The view of the file system @process had: its own mountinfo's, else its
+ * parent's (a fork shares its parent's namespace), else one of its own. */
+static SysprofMountView *
+process_view (SysprofSymbolizer *self, Process *process)
 {
-  if (!process->ns_tried)
+  Process *ancestor = process;
+
+  for (guint depth = 0; process->view == NULL && depth < 64 && ancestor->parent != 0; depth++)
     {
-      process->ns_tried = TRUE;
-      if (process->mountinfo != NULL && self->host_mounts != NULL)
-        process->ns = sysprof_mount_namespace_new_with_host ((const char *) process->mountinfo->data,
-                                                             process->mountinfo->len, self->host_mounts);
+      if ((ancestor = get_process (self, ancestor->parent, FALSE)) == NULL)
+        break;
+      process->view = ancestor->view;
     }
-  return process->ns;
-}
-
-static SysprofElf *
-load_elf_candidate (SysprofSymbolizer *self, Process *process, const char *path, guint64 inode)
-{
-  SysprofElfLoader *loader = process->loader ? process->loader : self->loader;
-  g_autoptr (SysprofElf) elf = sysprof_elf_loader_load (loader, path, NULL);
-
-  /* The same path may now hold another build of the file: its symbols would
-   * be wrong, so it only counts when the inode still matches. */
-  if (elf != NULL && inode != 0 && sysprof_elf_get_inode (elf) != 0 && sysprof_elf_get_inode (elf) != inode)
-    return NULL;
-  return g_steal_pointer (&elf);
+  if (process->view == NULL)
+    process->view = sysprof_mount_views_get (self->views, NULL, 0, process->pid, process->exited);
+  return process->view;
 }
 
 /* The ELF file behind @map as this machine can open it, or NULL. */
 static SysprofElf *
 get_elf (SysprofSymbolizer *self, Process *process, const Map *map)
 {
-  SysprofElf      *elf = NULL;
-  g_autofree char *clean = NULL;
-  gpointer         found;
+  SysprofElf *elf;
 
-  if (!self->use_local_files || self->loader == NULL || map->filename[0] != '/')
+  if (!self->use_local_files || self->views == NULL || map->filename[0] != '/')
     return NULL;
-  if (process->elves == NULL)
-    process->elves = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) sysprof_elf_unref);
-  else if (g_hash_table_lookup_extended (process->elves, map->filename, NULL, &found))
-    return found;
-
-  clean = g_strdup (map->filename);
-  if (g_str_has_suffix (clean, " (deleted)"))
-    clean[strlen (clean) - strlen (" (deleted)")] = '\0';
-
-  {
-    SysprofMountNamespace *ns = process_namespace (self, process);
-    g_auto (GStrv) candidates = ns ? sysprof_mount_namespace_translate (ns, clean) : NULL;
-    /* The host is asked only about processes that do not share our view of
-     * the file system (or whose view the capture does not show). */
-    gboolean foreign = ns == NULL || candidates == NULL || candidates[0] == NULL || strcmp (candidates[0], clean) != 0;
-
-    if (foreign && !process->host_asked && self->host.list_debug_dirs != NULL)
-      {
-        g_auto (GStrv) dirs = self->host.list_debug_dirs (process->pid, self->host_data);
-        process->host_asked = TRUE;
-        if (dirs != NULL && dirs[0] != NULL)
-          _sysprof_symbolizer_set_process_debug_dirs (self, process->pid, (const char *const *) dirs);
-        if (process->elves == NULL) /* set_process_debug_dirs forgets the files loaded so far */
-          process->elves = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) sysprof_elf_unref);
-      }
-    if (foreign && self->host.resolve_path != NULL)
-      {
-        g_autofree char *resolved = self->host.resolve_path (process->pid, clean, self->host_data);
-        if (resolved != NULL)
-          elf = load_elf_candidate (self, process, resolved, map->inode);
-      }
-    for (guint i = 0; elf == NULL && candidates != NULL && candidates[i] != NULL; i++)
-      elf = load_elf_candidate (self, process, candidates[i], map->inode);
-    if (elf == NULL && ns == NULL)
-      elf = load_elf_candidate (self, process, clean, map->inode);
-  }
-
-  g_hash_table_insert (process->elves, (gpointer) map->filename, elf);
+  elf = sysprof_mount_view_load (self->views, process_view (self, process), map->filename, map->inode);
   if (elf != NULL && !g_hash_table_contains (self->pinned, elf))
     g_hash_table_add (self->pinned, sysprof_elf_ref (elf));
   return elf;
@@ -1126,24 +1099,45 @@ _sysprof_symbolizer_has_embedded_symbols (SysprofSymbolizer *self)
 }
 
 void
-_sysprof_symbolizer_set_process_debug_dirs (SysprofSymbolizer *self, gint32 pid, const char *const *dirs)
+_sysprof_symbolizer_plan_lookup (
+    SysprofSymbolizer *self, gint32 pid, gint64 time, SysprofAddressContext context, SysprofCaptureAddress address)
 {
-  g_autoptr (GPtrArray) all = g_ptr_array_new ();
-  Process *process;
+  SysprofAddressContext marker;
+  Process              *owner = NULL;
+  const Map            *map;
 
   g_return_if_fail (SYSPROF_IS_SYMBOLIZER (self));
 
-  process = get_process (self, pid, TRUE);
-  for (guint i = 0; dirs != NULL && dirs[i] != NULL; i++)
-    g_ptr_array_add (all, (gpointer) dirs[i]);
-  for (guint i = 0; i < self->debug_dirs->len; i++)
-    g_ptr_array_add (all, g_ptr_array_index (self->debug_dirs, i));
-  g_ptr_array_add (all, NULL);
-  g_clear_pointer (&process->loader, sysprof_elf_loader_unref);
-  process->loader = sysprof_elf_loader_new ();
-  sysprof_elf_loader_set_debug_dirs (process->loader, (const char *const *) all->pdata);
-  sysprof_elf_loader_set_debuginfod (process->loader, self->debuginfod);
-  g_clear_pointer (&process->elves, g_hash_table_unref);
+  if (self->views == NULL || !self->use_local_files || sysprof_address_is_context_switch (address, &marker))
+    return;
+  if (context == SYSPROF_ADDRESS_CONTEXT_NONE)
+    context = address >= KERNEL_ADDRESS_MIN ? SYSPROF_ADDRESS_CONTEXT_KERNEL : SYSPROF_ADDRESS_CONTEXT_USER;
+  /* As lookup_range: everything but kernel addresses is looked for in the maps. */
+  if (context == SYSPROF_ADDRESS_CONTEXT_KERNEL || context == SYSPROF_ADDRESS_CONTEXT_GUEST_KERNEL)
+    return;
+  /* Sorted addresses come a mapping at a time: one plan for each. */
+  if ((map = find_map (self, pid, address, time, &owner)) != NULL && map != self->last_planned &&
+      map->filename[0] == '/')
+    sysprof_mount_views_plan (self->views, process_view (self, owner), map->filename);
+  self->last_planned = map;
+}
+
+void
+_sysprof_symbolizer_ask_host (SysprofSymbolizer *self)
+{
+  g_return_if_fail (SYSPROF_IS_SYMBOLIZER (self));
+
+  self->last_planned = NULL;
+  if (self->views != NULL)
+    sysprof_mount_views_ask (self->views);
+}
+
+guint
+_sysprof_symbolizer_get_n_host_questions (SysprofSymbolizer *self)
+{
+  g_return_val_if_fail (SYSPROF_IS_SYMBOLIZER (self), 0);
+
+  return self->views ? sysprof_mount_views_get_n_questions (self->views) : 0;
 }
 
 guint
@@ -1170,7 +1164,8 @@ sysprof_symbolizer_read_perf_maps (SysprofSymbolizer *self)
         continue;
       /* An exited process's /tmp is ours only if the capture shows it saw
        * our /tmp there (or shows nothing else). */
-      if ((ns = process_namespace (self, process)) != NULL)
+      if (self->views != NULL &&
+          (ns = sysprof_mount_view_get_namespace (self->views, process_view (self, process))) != NULL)
         {
           g_auto (GStrv) candidates = sysprof_mount_namespace_translate (ns, path);
           our_tmp = candidates != NULL && candidates[0] != NULL && strcmp (candidates[0], path) == 0;
@@ -1222,4 +1217,6 @@ sysprof_symbolizer_set_host (SysprofSymbolizer *self, const SysprofSymbolizerHos
   else
     memset (&self->host, 0, sizeof self->host);
   self->host_data = user_data;
+  if (self->views != NULL)
+    sysprof_mount_views_set_host (self->views, &self->host, self->host_data);
 }

@@ -106,16 +106,31 @@ sysprof_symbolizer_set_fetch_progress (SysprofSymbolizer *self, SysprofSymbolize
  * NULL when nothing failed (or debuginfod is not in use). */
 SYSPROF_AVAILABLE_IN_ALL
 char *sysprof_symbolizer_dup_missing_debug_info (SysprofSymbolizer *self);
+/* One question of a batch to the host, and its answer. */
+typedef struct
+{
+  gint32      pid;
+  const char *path;      /* resolve_paths: the path as @pid sees it */
+  char       *host_path; /* resolve_paths' answer (the symbolizer frees it), or NULL */
+  char      **dirs;      /* list_debug_dirs_batch's answer (freed likewise), or NULL */
+  gboolean    gone;      /* set when the host knows no process @pid (any more): the
+                          * symbolizer may ask about another of the same namespace */
+} SysprofSymbolizerHostQuery;
 
 /* What only the live host can tell about a process (sysprofd's Host
- * interface, libsysprof/recording's host resolver).  Both may be NULL; both are
- * called at most once per question and may return NULL. */
+ * interface, libsysprof/recording's host resolver).  Any may be NULL; each
+ * question is asked at most once per mount namespace the capture shows, and
+ * any answer may be NULL. */
 typedef struct
 {
   /* Host paths of the directories holding @pid's separate debug files. */
   char **(*list_debug_dirs) (gint32 pid, gpointer user_data);
   /* A host path naming the file @pid sees at @path. */
   char *(*resolve_path) (gint32 pid, const char *path, gpointer user_data);
+  /* The same for many questions at once, used instead of the two above when
+   * set: each fills in the answers of @n_queries @queries. */
+  void (*list_debug_dirs_batch) (SysprofSymbolizerHostQuery *queries, guint n_queries, gpointer user_data);
+  void (*resolve_paths) (SysprofSymbolizerHostQuery *queries, guint n_queries, gpointer user_data);
 } SysprofSymbolizerHost;
 
 /* Used for processes the capture shows in a mount namespace other than

@@ -35,7 +35,17 @@
  *       from the Finished signal (or "finished none" after 60 s)
  *   attack-client pids-session FILE SECONDS PID...
  *       a session recording PIDs into FILE for SECONDS; prints "state S",
- *       or "error NAME: MESSAGE" from the first call that fails */
+ *       or "error NAME: MESSAGE" from the first call that fails
+ *   attack-client host-call METHOD ARGS
+ *       org.gnome.Sysprof3.Host.METHOD with ARGS, a GVariant tuple in text
+ *       form of any type (the daemon judges it); prints "ok N" (N: answers of
+ *       a batch), then "answers NAME K" per error name the answers hold
+ *       ("" for none), or "error NAME: MESSAGE"
+ *   attack-client tries N
+ *       N ListProcesses one after the other on one connection, whatever
+ *       each answers; prints "ok A", "denied D" (AccessDenied), "other O"
+ *   attack-client host-batch N PID PATH
+ *       the same for ResolvePaths with N requests (PID, PATH) */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -584,6 +594,80 @@ pids_session (GDBusConnection *bus, const char *file, guint seconds, char **pid_
   printf ("state %s\n", state);
 }
 
+static void
+host_call (GDBusConnection *bus, const char *method, GVariant *args)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GVariant) reply = NULL;
+  g_autoptr (GVariant) answers = NULL;
+  g_autoptr (GHashTable) names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autofree gpointer *keys = NULL;
+  guint                n_keys = 0;
+
+  if (!(reply = call_sync (bus, PATH, NAME ".Host", method, args, NULL, &error)))
+    {
+      report_error (error);
+      return;
+    }
+  answers = g_variant_get_child_value (reply, 0);
+  if (!g_variant_is_of_type (answers, G_VARIANT_TYPE_ARRAY))
+    {
+      printf ("ok 0\n");
+      return;
+    }
+  printf ("ok %" G_GSIZE_FORMAT "\n", g_variant_n_children (answers));
+  for (gsize i = 0; i < g_variant_n_children (answers); i++)
+    {
+      g_autoptr (GVariant) answer = g_variant_get_child_value (answers, i);
+      g_autoptr (GVariant) name = NULL;
+
+      if (!g_variant_is_of_type (answer, G_VARIANT_TYPE_TUPLE) || g_variant_n_children (answer) < 2)
+        continue;
+      name = g_variant_get_child_value (answer, 1);
+      if (g_variant_is_of_type (name, G_VARIANT_TYPE_STRING))
+        {
+          char *key = g_variant_dup_string (name, NULL);
+          guint count = GPOINTER_TO_UINT (g_hash_table_lookup (names, key));
+
+          g_hash_table_replace (names, key, GUINT_TO_POINTER (count + 1));
+        }
+    }
+  keys = g_hash_table_get_keys_as_array (names, &n_keys);
+  for (guint i = 0; i < n_keys; i++)
+    printf ("answers %s %u\n", (char *) keys[i], GPOINTER_TO_UINT (g_hash_table_lookup (names, keys[i])));
+}
+
+static void
+tries (GDBusConnection *bus, guint n)
+{
+  guint ok = 0, denied = 0, other = 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (GVariant) reply = call_sync (bus, PATH, NAME ".Service", "ListProcesses", NULL, NULL, &error);
+
+      if (reply != NULL)
+        ok++;
+      else if (g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED))
+        denied++;
+      else
+        other++;
+    }
+  printf ("ok %u\ndenied %u\nother %u\n", ok, denied, other);
+}
+
+static void
+host_batch (GDBusConnection *bus, guint n, gint32 pid, const char *path)
+{
+  GVariantBuilder builder;
+
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(iay)"));
+  for (guint i = 0; i < n; i++)
+    g_variant_builder_add (&builder, "(i^ay)", pid, path);
+  host_call (bus, "ResolvePaths", g_variant_new ("(@a(iay))", g_variant_builder_end (&builder)));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -627,6 +711,18 @@ main (int argc, char **argv)
     proc_file (bus, argv[2]);
   else if (g_str_equal (mode, "pids-session") && argc >= 5)
     pids_session (bus, argv[2], (guint) atoi (argv[3]), argv + 4);
+  else if (g_str_equal (mode, "host-call") && argc == 4)
+    {
+      GVariant *args = g_variant_parse (NULL, argv[3], NULL, NULL, &error);
+
+      if (args == NULL || !g_variant_is_of_type (args, G_VARIANT_TYPE_TUPLE))
+        die ("ARGS is not a GVariant tuple", error);
+      host_call (bus, argv[2], args);
+    }
+  else if (g_str_equal (mode, "tries") && argc == 3)
+    tries (bus, (guint) atoi (argv[2]));
+  else if (g_str_equal (mode, "host-batch") && argc == 5)
+    host_batch (bus, (guint) atoi (argv[2]), (gint32) atoi (argv[3]), argv[4]);
   else
     {
       g_printerr ("attack-client: unknown mode or wrong arguments (see the comment at the top)\n");

@@ -206,4 +206,68 @@ kill "$allowed_busy" 2>/dev/null || true
 still_serves "own-processes sessions"
 ok "org.gnome.sysprof3.profile-own-processes: a user polkit denies the machine recorded its own program ($(grep -E '^SAMPLE ' "$W/own.stats")) with no kernel stacks, no kernel symbols, no other process; pid 1 and GetProcFile still refused; a trusted user keeps kernel symbols"
 
+# --- 11. Host batches: too many, too big, wrong types, hostile pids and paths.
+hb () { as sysprof-test-allowed "$W/bin/attack-client" "$@"; }
+out=$(hb host-batch 257 $$ /)
+echo "$out" | grep -qx 'error org.freedesktop.DBus.Error.LimitsExceeded: 257 paths in one call; at most 256 are allowed' \
+  || fail "257 paths in one ResolvePaths: $out"
+out=$(hb host-call ListDebugDirectoriesForPids "([$(seq -s , 1 300)],)")
+echo "$out" | grep -qx 'error org.freedesktop.DBus.Error.LimitsExceeded: 300 pids in one call; at most 256 are allowed' \
+  || fail "300 pids in one ListDebugDirectoriesForPids: $out"
+out=$(hb host-batch 256 $$ "/$(head -c 300 /dev/zero | tr '\0' a)")
+echo "$out" | grep -q '^error org.freedesktop.DBus.Error.LimitsExceeded: A call to sysprofd carries at most 65536 bytes' \
+  || fail "256 paths of 300 bytes: $out"
+start=$SECONDS
+deep=$(for _ in $(seq 12); do printf '/./usr/lib/../..'; done)/bin/sh
+out=$(hb host-batch 256 $$ "$deep")
+echo "$out" | grep -qx 'ok 256' && echo "$out" | grep -qx 'answers  256' || fail "256 deep paths: $out"
+out=$(hb host-batch 256 2147483647 /)
+echo "$out" | grep -qx 'answers org.freedesktop.DBus.Error.UnixProcessIdUnknown 256' || fail "256 absent pids: $out"
+out=$(hb host-call ResolvePaths "([(-2147483648, b'/'), (0, b''), ($$, [byte 0x2f, 0x00, 0x61]), ($$, b'/proc/self/root/x'), (1, b'$W/../../../../etc')],)")
+echo "$out" | grep -qx 'ok 5' && echo "$out" | grep -qx 'answers org.freedesktop.DBus.Error.InvalidArgs 3' \
+  || fail "hostile requests: $out"
+out=$(hb host-call ListDebugDirectoriesForPids "([-1, 0, 2147483647, 1, $$],)")
+echo "$out" | grep -qx 'ok 5' && echo "$out" | grep -qx 'answers org.freedesktop.DBus.Error.InvalidArgs 2' &&
+  echo "$out" | grep -qx 'answers org.freedesktop.DBus.Error.UnixProcessIdUnknown 1' || fail "hostile pids: $out"
+[ $((SECONDS - start)) -lt 30 ] || fail "the hostile batches took $((SECONDS - start)) s"
+for args in "(['a'],)" "(@a(iay) [], 1)" "([(1, 'x')],)" "(1,)" "(@a(iayi) [(1, b'/', 2)],)"; do
+  out=$(hb host-call ResolvePaths "$args")
+  echo "$out" | grep -q '^error org.freedesktop.DBus.Error.InvalidArgs: ' || fail "ResolvePaths$args: $out"
+done
+for args in "([(1, b'/')],)" "(@ax [1],)" "(@ai [], @ai [])"; do
+  out=$(hb host-call ListDebugDirectoriesForPids "$args")
+  echo "$out" | grep -q '^error org.freedesktop.DBus.Error.InvalidArgs: ' || fail "ListDebugDirectoriesForPids$args: $out"
+done
+still_serves "hostile batches"
+ok "Host batches: 257 paths and 300 pids refused with LimitsExceeded, 256 x 300-byte paths by the call size limit; 256 deep paths, 256 absent pids and hostile pids/paths answered item by item in $((SECONDS - start)) s; 8 calls of the wrong types refused with InvalidArgs"
+
+# --- 12. polkit's grants kept per connection (the rule logs each check);
+# refusals never kept, nor grants carried to another connection or user.
+checks () { grep -c "org.gnome.sysprof3.profile: user=$1 " "$W/logs/polkitd.log" || true; }
+settle () { sleep 0.3; } # polkitd's log is written as it answers
+before=$(checks sysprof-test-allowed)
+out=$(as sysprof-test-allowed "$W/bin/attack-client" tries 20)
+echo "$out" | grep -qx 'ok 20' || fail "20 calls of the allowed user: $out"
+settle
+one=$(($(checks sysprof-test-allowed) - before))
+[ "$one" -eq 1 ] || fail "20 calls on one connection cost $one polkit checks"
+out=$(as sysprof-test-allowed "$W/bin/attack-client" tries 5)
+echo "$out" | grep -qx 'ok 5' || fail "5 calls on a second connection: $out"
+settle
+[ $(($(checks sysprof-test-allowed) - before)) -eq 2 ] || fail "a second connection was not checked by polkit again"
+before=$(checks sysprof-test-denied)
+out=$(as sysprof-test-denied "$W/bin/attack-client" tries 5)
+echo "$out" | grep -qx 'denied 5' || fail "the denied user right after a grant: $out"
+settle
+[ $(($(checks sysprof-test-denied) - before)) -eq 5 ] || fail "the denied user's 5 calls were not each asked of polkit"
+# The same user's connections at once: each its own check, none served unchecked.
+before=$(checks sysprof-test-other)
+for _ in 1 2 3; do as sysprof-test-other "$W/bin/attack-client" tries 4 > "$W/other.$_" & done
+wait
+settle
+for f in "$W"/other.*; do grep -qx 'ok 4' "$f" || fail "the other user: $(cat "$f")"; done
+[ $(($(checks sysprof-test-other) - before)) -eq 3 ] || fail "3 connections of one user: $(($(checks sysprof-test-other) - before)) checks"
+still_serves "cached grants"
+ok "polkit grants: 20 calls on one connection cost 1 check, a second connection its own; the denied user's 5 calls right after were each refused by polkit; 3 connections of another user at once: 3 checks"
+
 echo "1..$n"

@@ -84,13 +84,15 @@ find_loader () { local queue=("$1") p
 # Authorization: every method, from introspection, refused to the denied user.
 mapfile -t methods < <(gdbus introspect --system -d org.gnome.Sysprof3 -o /org/gnome/Sysprof3 \
   | sed -n '/interface org.gnome.Sysprof3.Host /,/};/p' | sed -n 's/^ *\([A-Z][A-Za-z]*\)(.*/\1/p')
-[ ${#methods[@]} -eq 4 ] || fail "expected 4 Host methods, introspection shows: ${methods[*]}"
-grep -c '<method' "$xml" | grep -qx 4 || fail "interface XML and daemon disagree"
+[ ${#methods[@]} -eq 6 ] || fail "expected 6 Host methods, introspection shows: ${methods[*]}"
+grep -c '<method' "$xml" | grep -qx 6 || fail "interface XML and daemon disagree"
 args_for () {
   case $1 in
     GetKernelSymbols) echo "" ;;
     GetMountInfo|ListDebugDirectories) echo "$$" ;;
     ResolvePath) echo "$$ b'/'" ;;
+    ResolvePaths) echo "[($$,b'/')]" ;;
+    ListDebugDirectoriesForPids) echo "[$$]" ;;
   esac
 }
 for m in "${methods[@]}"; do
@@ -402,6 +404,24 @@ got=$(resolve_as root "$probe" "$cred/abs-link")
 [ "$got" = "$secret/key" ] || fail "ResolvePath($cred/abs-link) as root: $got"
 if out=$(call_as root ResolvePath "$probe" "$(bytes_of "$secret/absent-$$")" 2>&1); then fail "root: absent file answered $out"; fi
 echo "$out" | grep -q 'Error.FileNotFound: .*does not exist' || fail "root: absent file: $out"
+# The batched method: each request answered as ResolvePath answers it, with
+# the same search check, in order, one failure not failing the others.
+batch=$(call ResolvePaths "[($probe, $(bytes_of "$cred/open/file")), ($probe, $(bytes_of "$secret/key")), \
+  ($probe, $(bytes_of "$secret")), ($probe, $(bytes_of "$secret/absent-$$")), ($probe, b'relative')]" 2>&1) \
+  || fail "ResolvePaths: $batch"
+echo "$batch" | grep -qF "(b'$cred/open/file', '', '')" || fail "ResolvePaths: the reachable file: $batch"
+echo "$batch" | grep -qF "(b'$secret', '', '')" || fail "ResolvePaths: $secret itself: $batch"
+[ "$(echo "$batch" | grep -oF "'org.freedesktop.DBus.Error.AccessDenied', 'Access denied: uid $allowed_uid cannot search $secret as process $probe sees it'" | wc -l)" = 2 ] \
+  || fail "ResolvePaths: the two names in $secret were not refused alike by the search check: $batch"
+echo "$batch" | grep -qF "'org.freedesktop.DBus.Error.InvalidArgs', 'The path \"relative\" is not absolute: " \
+  || fail "ResolvePaths: the relative path: $batch"
+order=$(echo "$batch" | grep -o "'org.freedesktop.DBus.Error.[A-Za-z]*'\|b'[^']*', ''" | tr '\n' ' ')
+[ "$order" = "b'$cred/open/file', '' 'org.freedesktop.DBus.Error.AccessDenied' b'$secret', '' 'org.freedesktop.DBus.Error.AccessDenied' 'org.freedesktop.DBus.Error.InvalidArgs' " ] \
+  || fail "ResolvePaths: answers out of order: $order"
+got=$(call_as root ResolvePaths "[($probe, $(bytes_of "$secret/key"))]")
+[ "$got" = "([(b'$secret/key', '', '')],)" ] || fail "ResolvePaths as root: $got"
+ok "ResolvePaths: five requests answered in order as ResolvePath answers them (a reachable file, two names refused alike by the search check, the directory itself, a relative path); root resolves the secret"
+
 ok "ResolvePath as uid $allowed_uid into a 0700 root directory, directly, through '..', an absolute and a relative symlink: one AccessDenied naming $secret, the same for existing and missing names; the directory itself and reachable files resolve; root resolves everything"
 
 # POSIX ACLs: a named user or the owning group can be refused what the mode
@@ -559,8 +579,22 @@ call_fails FileNotFound "does not exist for process $$" ResolvePath "$$" "b'/non
 call_fails FileNotFound "does not exist for process $$" ResolvePath "$$" "b'/etc/passwd/x'"
 ln -s loop "$W/loop"
 call_fails Failed "Too many levels of symbolic links" ResolvePath "$$" "b'$W/loop'"
+# The batches: a pid that has exited is told apart from an invalid one.
+got=$(call ResolvePaths "[($dead, b'/'), (0, b'/'), ($$, b'/'), ($$, b'usr'), ($$, b'/nonexistent-$$/x')]")
+expected="([(b'', 'org.freedesktop.DBus.Error.UnixProcessIdUnknown', 'No process with pid $dead'), \
+(b'', 'org.freedesktop.DBus.Error.InvalidArgs', 'Invalid pid 0: process ids are positive'), (b'/', '', ''), \
+(b'', 'org.freedesktop.DBus.Error.InvalidArgs', 'The path \"usr\" is not absolute: give it as process $$ sees it from its root directory'), \
+(b'', 'org.freedesktop.DBus.Error.FileNotFound', '/nonexistent-$$/x does not exist for process $$')],)"
+[ "$got" = "$expected" ] || fail "ResolvePaths with bad requests: $got"
+got=$(call ListDebugDirectoriesForPids "[$dead, -1, $$]")
+expected="([(@aay [], 'org.freedesktop.DBus.Error.UnixProcessIdUnknown', 'No process with pid $dead'), \
+([], 'org.freedesktop.DBus.Error.InvalidArgs', 'Invalid pid -1: process ids are positive'), \
+($(call ListDebugDirectories "$$" | sed 's/^(\(.*\),)$/\1/'), '', '')],)"
+[ "$got" = "$expected" ] || fail "ListDebugDirectoriesForPids: $got, expected $expected"
+got=$(call ResolvePaths "@a(iay) []" 2>&1)
+[ "$got" = "(@a(ayss) [],)" ] || fail "an empty ResolvePaths: $got"
 call GetMountInfo "$$" | grep -q "'mount-point': <'/'>" || fail "the daemon stopped answering"
 [ "$(resolve "$$" /)" = / ] || fail "ResolvePath($$, /) is not /"
-ok "bad pids, relative/empty/NUL paths, missing files and a symlink loop: clear errors; the daemon still answers"
+ok "bad pids, relative/empty/NUL paths, missing files and a symlink loop: clear errors, in batches too (an exited pid as UnixProcessIdUnknown); the daemon still answers"
 
 echo "1..$n"

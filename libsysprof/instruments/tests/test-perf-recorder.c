@@ -553,7 +553,15 @@ test_dwarf (gconstpointer data)
   run_main_loop (600);
   sysprof_perf_recorder_stop (recorder);
   wait_child (scan.child);
-  g_assert_null (sysprof_perf_recorder_get_unwind_warning (recorder));
+  /* Whole-system, the helper reads every program's files: one may make
+   * it stop (it is then restarted, and says so).  Our child is ours. */
+  if (by_pid)
+    g_assert_cmpstr (sysprof_perf_recorder_get_unwind_warning (recorder), ==, NULL);
+  else if (sysprof_perf_recorder_get_unwind_warning (recorder) != NULL)
+    {
+      g_test_message ("%s", sysprof_perf_recorder_get_unwind_warning (recorder));
+      g_assert_nonnull (strstr (sysprof_perf_recorder_get_unwind_warning (recorder), "restarted"));
+    }
   g_assert_true (sysprof_capture_writer_flush (writer));
   sysprof_capture_writer_unref (writer);
 
@@ -572,6 +580,90 @@ test_dwarf (gconstpointer data)
   /* Between fork and exec the child still runs our image, at our
    * addresses: a sample there is true, but not in the maps read later. */
   g_assert_cmpuint (scan.n_outside * 100, <=, scan.n_child_samples);
+  g_array_unref (scan.child_maps);
+  g_free (scan.unwind);
+}
+
+/* Our children named sysprof-unwinder. */
+static GArray *
+find_helpers (void)
+{
+  g_autoptr (GDir) dir = g_dir_open ("/proc", 0, NULL);
+  GArray     *pids = g_array_new (FALSE, FALSE, sizeof (int));
+  const char *name;
+
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *path = g_strdup_printf ("/proc/%s/stat", name);
+      g_autofree char *stat = NULL;
+      int              pid, ppid;
+      char             comm[64];
+
+      if (!g_file_get_contents (path, &stat, NULL, NULL) ||
+          sscanf (stat, "%d (%63[^)]) %*c %d", &pid, comm, &ppid) != 3)
+        continue;
+      if (ppid == getpid () && strcmp (comm, "sysprof-unwinde") == 0)
+        g_array_append_val (pids, pid);
+    }
+  return pids;
+}
+
+/* A helper killed while recording (as a crash on a hostile file would end
+ * it) is replaced: the stacks after that are unwound again, and the
+ * recording says what happened. */
+static void
+test_dwarf_helper_killed (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr (SysprofPerfRecorder) recorder = NULL;
+  g_autoptr (GArray) helpers = NULL;
+  g_autoptr (GArray) after = NULL;
+  SysprofPerfRecorderOptions options = SYSPROF_PERF_RECORDER_OPTIONS_INIT;
+  const char                *unwinder = g_getenv ("SYSPROF_TEST_UNWINDER");
+  SysprofCaptureWriter      *writer;
+  DwarfScan                  scan = { 0 };
+  int                        pid;
+
+  if (!can_record ())
+    return;
+  if (unwinder == NULL)
+    {
+      g_test_skip ("SYSPROF_TEST_UNWINDER (the built sysprof-unwinder) is not set");
+      return;
+    }
+  options.unwind = SYSPROF_PERF_UNWIND_DWARF;
+  options.unwinder_path = unwinder;
+  scan.child = spawn_process ("--spin-nofp", 2000);
+  pid = scan.child;
+  options.pids = &pid;
+  options.n_pids = 1;
+  g_usleep (200 * 1000);
+  writer = new_temp_writer (&path);
+  recorder = sysprof_perf_recorder_new (writer);
+  g_assert_true (sysprof_perf_recorder_start (recorder, &options, &error));
+  g_assert_no_error (error);
+  run_main_loop (300);
+  read_child_maps (&scan);
+  helpers = find_helpers ();
+  g_assert_cmpuint (helpers->len, ==, 1);
+  g_assert_cmpint (kill (g_array_index (helpers, int, 0), SIGKILL), ==, 0);
+  run_main_loop (1000);
+  after = find_helpers ();
+  g_assert_cmpuint (after->len, ==, 1);
+  g_assert_cmpint (g_array_index (after, int, 0), !=, g_array_index (helpers, int, 0));
+  sysprof_perf_recorder_stop (recorder);
+  wait_child (scan.child);
+  g_test_message ("%s", sysprof_perf_recorder_get_unwind_warning (recorder));
+  g_assert_nonnull (strstr (sysprof_perf_recorder_get_unwind_warning (recorder), "restarted 1 time"));
+  g_assert_nonnull (strstr (sysprof_perf_recorder_get_unwind_warning (recorder), "signal 9"));
+  g_assert_true (sysprof_capture_writer_flush (writer));
+  sysprof_capture_writer_unref (writer);
+  scan_dwarf_capture (path, &scan);
+  g_unlink (path);
+  g_test_message ("%u samples: %u reaching main; %s", scan.n_child_samples, scan.n_reach_main, scan.unwind);
+  /* Only what the killed helper had in hand is lost. */
+  g_assert_cmpuint (scan.n_reach_main * 100, >=, scan.n_child_samples * 90);
   g_array_unref (scan.child_maps);
   g_free (scan.unwind);
 }
@@ -788,6 +880,7 @@ main (int argc, char *argv[])
   g_test_add_data_func ("/Sysprof/PerfRecorder/dwarf/pid", GINT_TO_POINTER (TRUE), test_dwarf);
   g_test_add_data_func ("/Sysprof/PerfRecorder/dwarf/whole-system", GINT_TO_POINTER (FALSE), test_dwarf);
   g_test_add_func ("/Sysprof/PerfRecorder/dwarf/without-helper", test_dwarf_without_helper);
+  g_test_add_func ("/Sysprof/PerfRecorder/dwarf/helper-killed", test_dwarf_helper_killed);
   g_test_add_func ("/Sysprof/PerfRecorder/invalid-pid", test_invalid_pid);
   g_test_add_func ("/Sysprof/PerfRecorder/invalid-options", test_invalid_options);
   g_test_add_func ("/Sysprof/PerfRecorder/permission-denied", test_permission_denied);
