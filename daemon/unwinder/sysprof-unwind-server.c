@@ -145,6 +145,20 @@ sysprof_unwind_server_handle (
       }
       break;
 
+    case SYSPROF_UNWIND_MSG_FORK:
+      {
+        SysprofUnwindFork fork_msg;
+
+        if (len != sizeof fork_msg)
+          self->n_dropped++;
+        else
+          {
+            memcpy (&fork_msg, msg, sizeof fork_msg);
+            sysprof_dwarf_unwinder_fork (self->unwinder, fork_msg.parent, fork_msg.child);
+          }
+      }
+      break;
+
     case SYSPROF_UNWIND_MSG_SAMPLE:
       if ((reply_len = handle_sample (self, msg, len, reply)) == 0)
         self->n_dropped++;

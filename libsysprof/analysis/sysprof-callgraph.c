@@ -9,6 +9,7 @@
 #include "sysprof-callgraph.h"
 #include "sysprof-allocators.h"
 #include "sysprof-memory-live-table-private.h"
+#include "sysprof-perf-recorder.h"
 #include "sysprof-stack-cache-private.h"
 #include "sysprof-stack-stash-private.h"
 #include "sysprof-symbolizer.h"
@@ -51,6 +52,7 @@ struct _SysprofCallgraph
   guint                     n_nodes;
   guint64                   n_samples;
   guint64                   n_samples_read;
+  char                     *unwind_summary; /* METADATA sysprof.unwind, or NULL */
   guint64                   n_bytes;
   SysprofCallgraphSource    source;
 
@@ -69,6 +71,7 @@ sysprof_callgraph_finalize (GObject *object)
   SysprofCallgraph *self = SYSPROF_CALLGRAPH (object);
 
   g_clear_object (&self->symbolizer);
+  g_clear_pointer (&self->unwind_summary, g_free);
   _sysprof_table_free (self->functions, self->functions_allocated * sizeof *self->functions);
   _sysprof_table_free (self->nodes, self->n_nodes * sizeof *self->nodes);
   g_clear_pointer (&self->symbol_functions, g_hash_table_unref);
@@ -422,6 +425,20 @@ read_samples (SysprofCallgraph             *self,
       if (progress != NULL && (++n_frames & 0xffff) == 0)
         progress (sysprof_capture_reader_get_offset (reader), bytes_total, user_data);
 
+      if (type == SYSPROF_CAPTURE_FRAME_METADATA)
+        {
+          const SysprofCaptureMetadata *meta = sysprof_capture_reader_read_metadata (reader);
+
+          if (meta == NULL)
+            break;
+          /* How the recorder unwound the stacks (the last one counts). */
+          if (strncmp (meta->id, SYSPROF_UNWIND_METADATA_ID, sizeof meta->id) == 0)
+            {
+              g_free (self->unwind_summary);
+              self->unwind_summary = g_strndup (meta->metadata, meta->frame.len - sizeof *meta);
+            }
+          continue;
+        }
       if (type != wanted)
         {
           if (!sysprof_capture_reader_skip (reader))
@@ -1137,6 +1154,13 @@ sysprof_callgraph_get_n_samples (SysprofCallgraph *self)
   g_return_val_if_fail (SYSPROF_IS_CALLGRAPH (self), 0);
 
   return self->n_samples;
+}
+
+const char *
+sysprof_callgraph_get_unwind_summary (SysprofCallgraph *self)
+{
+  g_return_val_if_fail (SYSPROF_IS_CALLGRAPH (self), NULL);
+  return self->unwind_summary;
 }
 
 guint64

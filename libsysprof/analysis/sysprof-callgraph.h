@@ -237,6 +237,11 @@ guint64 sysprof_callgraph_get_n_samples (SysprofCallgraph *self);
  * sources, the ALLOCATION frames of allocations. */
 SYSPROF_AVAILABLE_IN_ALL
 guint64 sysprof_callgraph_get_n_samples_read (SysprofCallgraph *self);
+/* How the recorder unwound user stacks: the text of the capture's METADATA
+ * "sysprof.unwind" (see sysprof_perf_recorder_get_unwind_summary()), or
+ * NULL when it has none (captures of other recorders, older ones). */
+SYSPROF_AVAILABLE_IN_ALL
+const char *sysprof_callgraph_get_unwind_summary (SysprofCallgraph *self);
 /* Allocation sources: the bytes of the allocations that passed (the root's
  * total_bytes); 0 for samples. */
 SYSPROF_AVAILABLE_IN_ALL

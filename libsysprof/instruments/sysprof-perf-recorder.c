@@ -656,6 +656,8 @@ handle_task (SysprofPerfRecorder *self, const struct perf_event_header *record)
   flush_pending (self);
   if (record->type == PERF_RECORD_EXIT && self->unwinder != NULL)
     _sysprof_unwind_client_forget (self->unwinder, (gint32) pid);
+  else if (record->type == PERF_RECORD_FORK && self->unwinder != NULL)
+    _sysprof_unwind_client_fork (self->unwinder, (gint32) ppid, (gint32) pid);
   if (record->type == PERF_RECORD_FORK)
     count_frame (self,
                  sysprof_capture_writer_add_fork (self->writer, (gint64) time, id.cpu, (gint32) ppid, (gint32) pid));

@@ -49,6 +49,10 @@ void _sysprof_unwind_client_add_map (SysprofUnwindClient *self,
                                      guint32              min,
                                      guint64              ino,
                                      const char          *filename);
+/* @child was forked by @parent: until it execs it runs with its parent's
+ * mappings (and, when the parent is not known yet, they are read from
+ * /proc/PARENT/maps first). */
+void _sysprof_unwind_client_fork (SysprofUnwindClient *self, gint32 parent, gint32 child);
 /* @pid exec'd or exited: its mappings are read again when next needed. */
 void _sysprof_unwind_client_forget (SysprofUnwindClient *self, gint32 pid);
 /* Queues a sample; answers may be delivered during the call (for earlier

@@ -593,6 +593,22 @@ _sysprof_unwind_client_add_map (SysprofUnwindClient *self,
 }
 
 void
+_sysprof_unwind_client_fork (SysprofUnwindClient *self, gint32 parent, gint32 child)
+{
+  SysprofUnwindFork msg = { SYSPROF_UNWIND_MSG_FORK, parent, child };
+
+  g_return_if_fail (self != NULL);
+
+  if (self->failure != NULL || parent <= 0 || parent == child)
+    return;
+  ensure_process (self, parent);
+  /* The child is known from now on: reading its /proc maps after an exec
+   * we have not seen yet would give the new image's, not the ones it runs. */
+  g_hash_table_add (self->processes, GINT_TO_POINTER (child));
+  send_message (self, &msg, sizeof msg, -1);
+}
+
+void
 _sysprof_unwind_client_forget (SysprofUnwindClient *self, gint32 pid)
 {
   SysprofUnwindForget msg = { SYSPROF_UNWIND_MSG_FORGET, pid };

@@ -40,6 +40,8 @@ typedef enum
   SYSPROF_UNWIND_MSG_FORGET = 3,
   /* A sample to unwind; answered by FRAMES. */
   SYSPROF_UNWIND_MSG_SAMPLE = 4,
+  /* A process forked: the child has its parent's mappings until it execs. */
+  SYSPROF_UNWIND_MSG_FORK = 5,
   /* helper -> client. */
   SYSPROF_UNWIND_MSG_FRAMES = 0x80,
 } SysprofUnwindMsgType;
@@ -81,6 +83,13 @@ typedef struct
 typedef struct
 {
   guint32 type;
+  gint32  parent;
+  gint32  child;
+} SysprofUnwindFork;
+
+typedef struct
+{
+  guint32 type;
   gint32  pid;
   gint32  tid;
   /* Bytes of stack that follow the header, at most SYSPROF_UNWIND_MAX_STACK. */
@@ -103,6 +112,7 @@ typedef struct
 G_STATIC_ASSERT (sizeof (SysprofUnwindFile) == 256);
 G_STATIC_ASSERT (sizeof (SysprofUnwindMap) == 40);
 G_STATIC_ASSERT (sizeof (SysprofUnwindForget) == 8);
+G_STATIC_ASSERT (sizeof (SysprofUnwindFork) == 12);
 G_STATIC_ASSERT (sizeof (SysprofUnwindSample) == 24 + 8 * SYSPROF_UNWIND_N_REGS);
 G_STATIC_ASSERT (sizeof (SysprofUnwindFrames) == 24);
 

@@ -201,6 +201,25 @@ sysprof_dwarf_unwinder_forget_process (SysprofDwarfUnwinder *self, gint32 pid)
   g_hash_table_remove (self->processes, GINT_TO_POINTER (pid));
 }
 
+void
+sysprof_dwarf_unwinder_fork (SysprofDwarfUnwinder *self, gint32 parent, gint32 child)
+{
+  Process *from;
+
+  g_return_if_fail (self != NULL);
+
+  if (parent == child || (from = lookup_process (self, parent)) == NULL)
+    return;
+  sysprof_dwarf_unwinder_forget_process (self, child);
+  for (guint i = 0; i < from->maps->len; i++)
+    {
+      const Map *m = &g_array_index (from->maps, Map, i);
+
+      if (!sysprof_dwarf_unwinder_add_map (self, child, m->start, m->end, m->pgoff, m->file_id, NULL))
+        break;
+    }
+}
+
 gboolean
 sysprof_dwarf_unwinder_add_map (
     SysprofDwarfUnwinder *self, gint32 pid, guint64 start, guint64 end, guint64 pgoff, guint32 file_id, GError **error)

@@ -66,6 +66,9 @@ sysprof_dwarf_unwinder_add_file (SysprofDwarfUnwinder *self, guint32 file_id, in
  * the limits. */
 gboolean sysprof_dwarf_unwinder_add_map (
     SysprofDwarfUnwinder *self, gint32 pid, guint64 start, guint64 end, guint64 pgoff, guint32 file_id, GError **error);
+/* @child was forked by @parent: it has the same mappings (until it execs).
+ * Nothing happens when @parent is unknown. */
+void sysprof_dwarf_unwinder_fork (SysprofDwarfUnwinder *self, gint32 parent, gint32 child);
 /* Forgets @pid's mappings (an exec, an exit). */
 void     sysprof_dwarf_unwinder_forget_process (SysprofDwarfUnwinder *self, gint32 pid);
 gboolean sysprof_dwarf_unwinder_has_process (SysprofDwarfUnwinder *self, gint32 pid);
