@@ -479,6 +479,15 @@ ensure_vdso (SysprofUnwindClient *self)
       close (fd);
       return 0;
     }
+  /* The helper gets it read-only, as every file it is handed. */
+  {
+    g_autofree char *self_path = g_strdup_printf ("/proc/self/fd/%d", fd);
+    int              ro = open (self_path, O_RDONLY | O_CLOEXEC);
+
+    close (fd);
+    if ((fd = ro) < 0)
+      return 0;
+  }
   msg.type = SYSPROF_UNWIND_MSG_FILE;
   msg.file_id = self->next_file_id++;
   g_strlcpy (msg.name, "[vdso]", sizeof msg.name);

@@ -388,7 +388,19 @@ test_forget_and_many (void)
 
   add_own_mappings (unwinder);
   g_assert_true (sysprof_dwarf_unwinder_has_process (unwinder, getpid ()));
+
+  /* A forked child runs its parent's image, also once the parent is gone. */
+  test_unwind_chain_a (&snap, 65528);
+  sysprof_dwarf_unwinder_fork (unwinder, getpid (), 4000000);
   sysprof_dwarf_unwinder_forget_process (unwinder, getpid ());
+  g_assert_cmpint (sysprof_dwarf_unwinder_unwind (unwinder, 4000000, 4000000, snap.regs, snap.stack, snap.stack_len,
+                                                  addrs, G_N_ELEMENTS (addrs), &n),
+                   ==, SYSPROF_DWARF_UNWIND_COMPLETE);
+  /* Forking an unknown process gives nothing. */
+  sysprof_dwarf_unwinder_fork (unwinder, 123, 4000001);
+  g_assert_false (sysprof_dwarf_unwinder_has_process (unwinder, 4000001));
+  g_free (snap.stack);
+
   g_assert_false (sysprof_dwarf_unwinder_has_process (unwinder, getpid ()));
 
   /* The same mappings under many fake pids: more live states than the
