@@ -1395,6 +1395,10 @@ sysprof_symbolizer_is_code_address (SysprofSymbolizer *self, gint32 pid, gint64 
     return TRUE;
   if (!inside || (map = find_map (self, pid, address, time, &owner)) == NULL)
     return FALSE;
+  /* Sysprof 3.46 recorded every mapping: these never hold code. */
+  if (strcmp (map->filename, "[heap]") == 0 || g_str_has_prefix (map->filename, "[stack") ||
+      strcmp (map->filename, "[vvar]") == 0)
+    return FALSE;
   if (self->frame_table != NULL)
     return !frame_table_not_code (self, pid, address);
   /* A mapping of a file that is here: its executable segments. */
