@@ -18,6 +18,9 @@
  * sample carried no marker); context and process nodes are flagged. */
 #define TAG_CONTEXT 0x100u /* | the context; key 0 */
 #define TAG_PROCESS 0x200u /* key: the pid */
+/* | the context: a user address that is a return address (every user frame
+ * but the innermost), whose source line is that of the call before it. */
+#define TAG_CALLER 0x8u
 
 /* Perf context markers are the addresses -32 … -2560: one comparison keeps
  * the call out of the loop over ordinary addresses. */
@@ -344,6 +347,7 @@ add_sample (
 {
   SysprofAddressContext context = SYSPROF_ADDRESS_CONTEXT_NONE;
   gboolean              dropping = FALSE;
+  gboolean              caller = FALSE; /* a user frame was met in this run */
   guint                 pos = MAX_KEYS;
   guint32               n_before = _sysprof_stack_stash_get_n_nodes (raw->stash);
   guint32               node;
@@ -363,6 +367,7 @@ add_sample (
             }
           context = next;
           dropping = raw->no_kernel && context_is_kernel (context);
+          caller = FALSE;
           continue;
         }
       /* Address 0 is where a frame-pointer walk through code built without
@@ -379,6 +384,11 @@ add_sample (
       pos--;
       raw->keys[pos] = address;
       raw->tags[pos] = context;
+      if (context == SYSPROF_ADDRESS_CONTEXT_USER || context == SYSPROF_ADDRESS_CONTEXT_NONE)
+        {
+          raw->tags[pos] |= caller ? TAG_CALLER : 0;
+          caller = TRUE;
+        }
     }
   if (context_has_node (context))
     {
@@ -618,8 +628,9 @@ read_samples (SysprofCallgraph             *self,
 /* From raw addresses to functions */
 
 /* One address node of the raw tree, to resolve.  @group is the process's
- * ordinal times 8 plus the context: sorted by (group, address), the
- * addresses of one process and context come together, in order. */
+ * ordinal times 16 plus the node's tag (context, TAG_CALLER): sorted by
+ * (group, address), the addresses of one process and context come
+ * together, in order. */
 typedef struct
 {
   guint64 address;
@@ -739,19 +750,41 @@ resolve_addresses (SysprofCallgraph *self,
 
   for (guint32 i = 1; i < n; i++)
     if ((nodes[i].tag & (TAG_CONTEXT | TAG_PROCESS)) == 0 && (keep == NULL || keep[i]))
-      p[n_pending++] = (Pending){ nodes[i].key, ordinals[i] << 3 | nodes[i].tag, i };
+      p[n_pending++] = (Pending){ nodes[i].key, ordinals[i] << 4 | nodes[i].tag, i };
   sort_pending (p, n_pending);
 
   for (guint i = 0; i < n_pending; i++)
     {
       if (!have_range || p[i].group != range_group || p[i].address < range_begin || p[i].address >= range_end)
         {
-          gint32                           pid = pids[p[i].group >> 3];
+          gint32                           pid = pids[p[i].group >> 4];
           guint32                          context = p[i].group & 7;
           const SysprofSymbolFrame *const *frames = NULL;
           guint                            n_frames = sysprof_symbolizer_lookup_frames (
               self->symbolizer, pid, times[p[i].node], context, p[i].address, &frames, &range_begin, &range_end);
 
+          /* A return address: the inlines and the line of the call, which
+           * is the instruction before it, when that is the same function
+           * (a call that never returns can end a function). */
+          if ((p[i].group & TAG_CALLER) != 0 && n_frames > 0 && p[i].address > 0)
+            {
+              const SysprofSymbolFrame *const *call = NULL;
+              guint64                          call_begin, call_end;
+              guint                            n_call = sysprof_symbolizer_lookup_frames (
+                  self->symbolizer, pid, times[p[i].node], context, p[i].address - 1, &call, &call_begin, &call_end);
+
+              if (n_call > 0 && call[n_call - 1]->symbol == frames[n_frames - 1]->symbol)
+                {
+                  frames = call;
+                  n_frames = n_call;
+                  /* The answer holds for the return addresses just after
+                   * the range, as long as they are still in the function. */
+                  range_begin = MAX (range_begin, call_begin + 1);
+                  range_end = MIN (range_end, call_end + 1);
+                }
+              else
+                range_begin = p[i].address, range_end = p[i].address + 1;
+            }
           if (range_begin > p[i].address || range_end <= p[i].address)
             {
               range_begin = p[i].address;

@@ -382,18 +382,51 @@ read_function (Dwarf_Die *cudie, Dwarf_Die *die)
   return function;
 }
 
+/* The subprogram DIE of the unit holding @vaddr: among the unit's
+ * children, and inside namespaces and classes (C++). */
+static gboolean
+find_subprogram (Dwarf_Die *cudie, guint64 vaddr, Dwarf_Die *result)
+{
+  Dwarf_Die stack[16];
+  guint     depth = 0;
+
+  if (dwarf_child (cudie, &stack[0]) != 0)
+    return FALSE;
+  depth = 1;
+  while (depth > 0)
+    {
+      Dwarf_Die *current = &stack[depth - 1];
+      int        tag = dwarf_tag (current);
+
+      if (tag == DW_TAG_subprogram && dwarf_haspc (current, vaddr) > 0)
+        {
+          *result = *current;
+          return TRUE;
+        }
+      if ((tag == DW_TAG_namespace || tag == DW_TAG_class_type || tag == DW_TAG_structure_type ||
+           tag == DW_TAG_module) &&
+          depth < G_N_ELEMENTS (stack) && dwarf_haschildren (current) > 0 && dwarf_child (current, &stack[depth]) == 0)
+        {
+          depth++;
+          continue;
+        }
+      while (depth > 0 && dwarf_siblingof (&stack[depth - 1], &stack[depth - 1]) != 0)
+        depth--;
+    }
+  return FALSE;
+}
+
 /* The function holding @vaddr, read on first use; NULL when no subprogram
  * of the debug info holds it.  @cudie receives its unit. */
 static Function *
 find_function (SysprofDwarf *self, guint64 vaddr, Dwarf_Die *cudie)
 {
   const Span *span = find_span (self->functions, vaddr);
-  Dwarf_Die  *scopes = NULL;
+  Dwarf_Die   found_die;
   Dwarf_Die  *subprogram = NULL;
   Function   *function;
   gpointer    found;
   Dwarf_Off   unit;
-  int         n;
 
   if (span != NULL)
     {
@@ -409,15 +442,11 @@ find_function (SysprofDwarf *self, guint64 vaddr, Dwarf_Die *cudie)
   if (dwarf_offdie (self->dwarf, unit, cudie) == NULL)
     return NULL;
 
-  n = dwarf_getscopes (cudie, vaddr, &scopes);
-  for (int i = 0; i < n && subprogram == NULL; i++)
-    if (dwarf_tag (&scopes[i]) == DW_TAG_subprogram)
-      subprogram = &scopes[i];
-  if (subprogram == NULL)
-    {
-      free (scopes);
-      return NULL;
-    }
+  /* Not dwarf_getscopes: inside an inlined subroutine it goes on with the
+   * abstract definition the inline came from, not the function holding it. */
+  if (!find_subprogram (cudie, vaddr, &found_die))
+    return NULL;
+  subprogram = &found_die;
 
   /* Its ranges may already be indexed under another piece (a .cold part
    * met first through another address would have been found above). */
@@ -434,7 +463,6 @@ find_function (SysprofDwarf *self, guint64 vaddr, Dwarf_Die *cudie)
       add_die_ranges (subprogram, self->functions, index);
       g_array_sort (self->functions, compare_spans);
     }
-  free (scopes);
   return function;
 }
 

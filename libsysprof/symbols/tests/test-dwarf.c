@@ -184,7 +184,9 @@ assert_like_addr2line (SysprofElf *elf, const char *oracle_path, const char *uns
       g_free (func.name);
     }
   expected = addr2line_chains (oracle_path, addrs);
-  for (guint i = 0; i < addrs->len; i++)
+  /* Backwards: the first lookup of a function is then in its middle (in an
+   * inline, where dwarf_getscopes would not find the function). */
+  for (guint i = addrs->len; i-- > 0;)
     {
       guint64          vaddr = g_array_index (addrs, guint64, i);
       g_autofree char *ours = our_chain (dwarf, vaddr);
