@@ -323,6 +323,148 @@ test_stripped_grouped (void)
   g_rmdir (dir);
 }
 
+/* The `__symbol_frames__` table: what the builder writes reads back, in
+ * either byte order, and every kind of damage is refused with a reason. */
+static void
+test_frame_table (void)
+{
+  g_autoptr (SysprofFrameTableBuilder) builder = _sysprof_frame_table_builder_new ();
+  SysprofSymbol      outer = { "outer", "libx.so", SYSPROF_SYMBOL_USER };
+  SysprofSymbol      inner = { "inner", "libx.so", SYSPROF_SYMBOL_USER };
+  SysprofSymbolFrame f_inner = { &inner, "/src/x.c", 12 };
+  SysprofSymbolFrame f_outer = { &outer, "/src/x.c", 40 };
+  const SysprofSymbolFrame *chain[] = { &f_inner, &f_outer };
+  g_autoptr (GBytes) bytes = NULL;
+  g_autoptr (SysprofFrameTable) table = NULL;
+  g_autoptr (GError) error = NULL;
+  guint64     begin, end;
+  guint       record, n, line;
+  const char *name, *library, *file;
+  SysprofSymbolKind kind;
+  const guint8 *data;
+  gsize         size;
+
+  _sysprof_frame_table_builder_add (builder, 7, 0x1000, 0x1010, chain, 2);
+  /* Continues the range with the same frames: one record. */
+  _sysprof_frame_table_builder_add (builder, 7, 0x1010, 0x1020, chain, 2);
+  _sysprof_frame_table_builder_add (builder, 7, 0x2000, 0x2001, NULL, 0);
+  _sysprof_frame_table_builder_add (builder, 9, 0x1000, 0x1008, chain + 1, 1);
+  g_assert_cmpuint (_sysprof_frame_table_builder_get_n_records (builder), ==, 3);
+  bytes = _sysprof_frame_table_builder_finish (builder);
+
+  table = _sysprof_frame_table_new (bytes, FALSE, &error);
+  g_assert_no_error (error);
+  g_assert_true (_sysprof_frame_table_lookup (table, 7, 0x101f, &record, &begin, &end, &n));
+  g_assert_cmpuint (begin, ==, 0x1000);
+  g_assert_cmpuint (end, ==, 0x1020);
+  g_assert_cmpuint (n, ==, 2);
+  _sysprof_frame_table_get_frame (table, record, 0, &name, &library, &file, &line, &kind);
+  g_assert_cmpstr (name, ==, "inner");
+  g_assert_cmpstr (library, ==, "libx.so");
+  g_assert_cmpstr (file, ==, "/src/x.c");
+  g_assert_cmpuint (line, ==, 12);
+  _sysprof_frame_table_get_frame (table, record, 1, &name, &library, &file, &line, &kind);
+  g_assert_cmpstr (name, ==, "outer");
+  g_assert_cmpuint (line, ==, 40);
+  g_assert_false (_sysprof_frame_table_lookup (table, 7, 0x1020, &record, &begin, &end, &n));
+  g_assert_true (_sysprof_frame_table_lookup (table, 7, 0x2000, &record, &begin, &end, &n));
+  g_assert_cmpuint (n, ==, 0);
+  g_assert_false (_sysprof_frame_table_lookup (table, 8, 0x1000, &record, &begin, &end, &n));
+  g_assert_true (_sysprof_frame_table_lookup (table, 9, 0x1000, &record, &begin, &end, &n));
+  g_assert_cmpuint (n, ==, 1);
+  g_clear_pointer (&table, _sysprof_frame_table_free);
+
+  data = g_bytes_get_data (bytes, &size);
+  /* Damage, each refused. */
+  {
+    struct
+    {
+      gsize       offset;
+      guint32     value;
+      gint        code;
+    } cases[] = {
+      { 8, 2, G_IO_ERROR_NOT_SUPPORTED },           /* version */
+      { 12, 4, G_IO_ERROR_INVALID_DATA },           /* n_records: size mismatch */
+      { 24, 0, G_IO_ERROR_INVALID_DATA },           /* strings_size */
+      { 32 + 16, 99, G_IO_ERROR_INVALID_DATA },     /* record 0's pid: order */
+      { 32 + 24, 1000, G_IO_ERROR_INVALID_DATA },   /* record 0's n: past the links */
+      { 32 + 3 * 32, 0xffff, G_IO_ERROR_INVALID_DATA }, /* frame 0's name: past the strings */
+      { 32 + 3 * 32 + 16, 9, G_IO_ERROR_INVALID_DATA }, /* frame 0's kind */
+    };
+    for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+      {
+        g_autofree guint8 *copy = g_memdup2 (data, size);
+        g_autoptr (GBytes) damaged = NULL;
+        g_autoptr (GError) err = NULL;
+
+        memcpy (copy + cases[i].offset, &cases[i].value, 4);
+        damaged = g_bytes_new (copy, size);
+        g_assert_null (_sysprof_frame_table_new (damaged, FALSE, &err));
+        g_assert_error (err, G_IO_ERROR, cases[i].code);
+      }
+  }
+  /* Truncated anywhere. */
+  for (gsize len = 0; len < size; len += 7)
+    {
+      g_autoptr (GBytes) cut = g_bytes_new (data, len);
+      g_autoptr (GError) err = NULL;
+
+      g_assert_null (_sysprof_frame_table_new (cut, FALSE, &err));
+      g_assert_nonnull (err);
+    }
+  /* In the other byte order, read as such. */
+  {
+    g_autofree guint8 *swapped = g_memdup2 (data, size);
+    guint32            header[6];
+    gsize              words_end;
+
+    memcpy (header, data + 8, sizeof header);
+    /* Header words, records (u64 u64 then 4 u32), frames and links (u32). */
+    for (guint i = 0; i < 6; i++)
+      {
+        guint32 v = GUINT32_SWAP_LE_BE (header[i]);
+        memcpy (swapped + 8 + 4 * i, &v, 4);
+      }
+    for (guint r = 0; r < header[1]; r++)
+      {
+        guint8 *rec = swapped + 32 + 32 * r;
+        guint64 q;
+        for (guint k = 0; k < 2; k++)
+          {
+            memcpy (&q, rec + 8 * k, 8);
+            q = GUINT64_SWAP_LE_BE (q);
+            memcpy (rec + 8 * k, &q, 8);
+          }
+        for (guint k = 0; k < 4; k++)
+          {
+            guint32 v;
+            memcpy (&v, rec + 16 + 4 * k, 4);
+            v = GUINT32_SWAP_LE_BE (v);
+            memcpy (rec + 16 + 4 * k, &v, 4);
+          }
+      }
+    words_end = 32 + 32 * header[1] + 24 * header[2] + 4 * header[3];
+    for (gsize o = 32 + 32 * header[1]; o < words_end; o += 4)
+      {
+        guint32 v;
+        memcpy (&v, swapped + o, 4);
+        v = GUINT32_SWAP_LE_BE (v);
+        memcpy (swapped + o, &v, 4);
+      }
+    {
+      g_autoptr (GBytes) other = g_bytes_new (swapped, size);
+      g_autoptr (GError) err = NULL;
+
+      table = _sysprof_frame_table_new (other, TRUE, &err);
+      g_assert_no_error (err);
+      g_assert_true (_sysprof_frame_table_lookup (table, 7, 0x1005, &record, &begin, &end, &n));
+      g_assert_cmpuint (n, ==, 2);
+      _sysprof_frame_table_get_frame (table, record, 0, &name, &library, &file, &line, &kind);
+      g_assert_cmpuint (line, ==, 12);
+    }
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -330,5 +472,6 @@ main (int argc, char **argv)
   g_test_add_func ("/Libsysprof/Dwarf/inline-frames", test_inline_frames);
   g_test_add_func ("/Libsysprof/Dwarf/split-debug-by-build-id", test_split_debug);
   g_test_add_func ("/Libsysprof/Dwarf/stripped-grouped", test_stripped_grouped);
+  g_test_add_func ("/Libsysprof/Dwarf/frame-table", test_frame_table);
   return g_test_run ();
 }
