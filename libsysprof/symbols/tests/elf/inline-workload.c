@@ -21,6 +21,7 @@ void          grouped_lib_report (void);
 /* Not static: a test may look for it in .symtab. */
 __attribute__ ((noinline)) unsigned long inline_outer (unsigned long seed, unsigned long n);
 __attribute__ ((noinline)) unsigned long inline_middle (unsigned long seed, unsigned long n);
+__attribute__ ((noinline)) unsigned long inline_settle (unsigned long x);
 
 static inline __attribute__ ((always_inline)) unsigned long
 inline_mix (unsigned long x)
@@ -31,12 +32,22 @@ inline_mix (unsigned long x)
   return x;
 }
 
+/* A call keeps inline_outer from being a leaf: GCC gives leaves no frame
+ * even with frame pointers, and the kernel's walk would then skip
+ * inline_middle. */
+__attribute__ ((noinline)) unsigned long
+inline_settle (unsigned long x)
+{
+  __asm__ volatile ("" : "+r"(x));
+  return x;
+}
+
 __attribute__ ((noinline)) unsigned long
 inline_outer (unsigned long seed, unsigned long n)
 {
   for (unsigned long i = 0; i < n; i++)
     seed = inline_mix (seed) + i; /* LINE:mix-call */
-  return seed;
+  return inline_settle (seed) + 1; /* not a tail call: the frame stays */
 }
 
 __attribute__ ((noinline)) unsigned long
