@@ -766,7 +766,10 @@ resolve_addresses (SysprofCallgraph *self,
           /* A return address: the inlines and the line of the call, which
            * is the instruction before it, when that is the same function
            * (a call that never returns can end a function). */
-          if ((p[i].group & TAG_CALLER) != 0 && n_frames > 0 && p[i].address > 0)
+          /* Only where there is debug info: without, the call before gives
+           * the same function and no line. */
+          if ((p[i].group & TAG_CALLER) != 0 && n_frames > 0 && p[i].address > 0 &&
+              (n_frames > 1 || frames[0]->file != NULL))
             {
               const SysprofSymbolFrame *const *call = NULL;
               guint64                          call_begin, call_end;

@@ -72,6 +72,8 @@ struct _SysprofDwarf
   GArray         *functions; /* Span by address (sorted), index into function_list */
   GPtrArray      *function_list;
   GHashTable     *by_die; /* subprogram DIE offset -> index + 1 in function_list */
+  GHashTable     *unit_subprograms; /* unit DIE offset -> GArray of Span (index: into subprogram_dies), sorted */
+  GArray         *subprogram_dies;  /* Dwarf_Off */
 };
 
 static void
@@ -123,6 +125,8 @@ sysprof_dwarf_new_from_fd (int fd, const char *path, GError **error)
   self->functions = g_array_new (FALSE, FALSE, sizeof (Span));
   self->function_list = g_ptr_array_new_with_free_func (function_free);
   self->by_die = g_hash_table_new (NULL, NULL);
+  self->unit_subprograms = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_array_unref);
+  self->subprogram_dies = g_array_new (FALSE, FALSE, sizeof (Dwarf_Off));
   return self;
 }
 
@@ -142,6 +146,8 @@ sysprof_dwarf_unref (SysprofDwarf *self)
     return;
 
   g_hash_table_unref (self->by_die);
+  g_hash_table_unref (self->unit_subprograms);
+  g_array_unref (self->subprogram_dies);
   g_ptr_array_unref (self->function_list);
   g_array_unref (self->functions);
   g_array_unref (self->unit_dies);
@@ -382,30 +388,42 @@ read_function (Dwarf_Die *cudie, Dwarf_Die *die)
   return function;
 }
 
-/* The subprogram DIE of the unit holding @vaddr: among the unit's
- * children, and inside namespaces and classes (C++). */
-static gboolean
-find_subprogram (Dwarf_Die *cudie, guint64 vaddr, Dwarf_Die *result)
+/* The ranges of every subprogram of a unit (its children, and inside
+ * namespaces and classes for C++), sorted: read in one walk the first time
+ * an address of the unit is asked, so that a unit of a thousand functions
+ * is not walked once per function. */
+static GArray *
+unit_subprograms (SysprofDwarf *self, Dwarf_Die *cudie)
 {
+  Dwarf_Off key = dwarf_dieoffset (cudie);
+  GArray   *spans = g_hash_table_lookup (self->unit_subprograms, GSIZE_TO_POINTER ((gsize) key));
   Dwarf_Die stack[16];
   guint     depth = 0;
 
-  if (dwarf_child (cudie, &stack[0]) != 0)
-    return FALSE;
-  depth = 1;
-  while (depth > 0)
+  if (spans != NULL)
+    return spans;
+  spans = g_array_new (FALSE, FALSE, sizeof (Span));
+  g_hash_table_insert (self->unit_subprograms, GSIZE_TO_POINTER ((gsize) key), spans);
+  if (dwarf_child (cudie, &stack[0]) == 0)
+    depth = 1;
+  while (depth > 0 && self->subprogram_dies->len < MAX_INLINES * 16u)
     {
       Dwarf_Die *current = &stack[depth - 1];
       int        tag = dwarf_tag (current);
 
-      if (tag == DW_TAG_subprogram && dwarf_haspc (current, vaddr) > 0)
+      if (tag == DW_TAG_subprogram)
         {
-          *result = *current;
-          return TRUE;
+          Dwarf_Off offset = dwarf_dieoffset (current);
+          guint     n = spans->len;
+
+          add_die_ranges (current, spans, self->subprogram_dies->len);
+          if (spans->len > n)
+            g_array_append_val (self->subprogram_dies, offset);
         }
-      if ((tag == DW_TAG_namespace || tag == DW_TAG_class_type || tag == DW_TAG_structure_type ||
-           tag == DW_TAG_module) &&
-          depth < G_N_ELEMENTS (stack) && dwarf_haschildren (current) > 0 && dwarf_child (current, &stack[depth]) == 0)
+      else if ((tag == DW_TAG_namespace || tag == DW_TAG_class_type || tag == DW_TAG_structure_type ||
+                tag == DW_TAG_module) &&
+               depth < G_N_ELEMENTS (stack) && dwarf_haschildren (current) > 0 &&
+               dwarf_child (current, &stack[depth]) == 0)
         {
           depth++;
           continue;
@@ -413,7 +431,18 @@ find_subprogram (Dwarf_Die *cudie, guint64 vaddr, Dwarf_Die *result)
       while (depth > 0 && dwarf_siblingof (&stack[depth - 1], &stack[depth - 1]) != 0)
         depth--;
     }
-  return FALSE;
+  g_array_sort (spans, compare_spans);
+  return spans;
+}
+
+/* The subprogram DIE of the unit holding @vaddr. */
+static gboolean
+find_subprogram (SysprofDwarf *self, Dwarf_Die *cudie, guint64 vaddr, Dwarf_Die *result)
+{
+  const Span *span = find_span (unit_subprograms (self, cudie), vaddr);
+
+  return span != NULL &&
+         dwarf_offdie (self->dwarf, g_array_index (self->subprogram_dies, Dwarf_Off, span->index), result) != NULL;
 }
 
 /* The function holding @vaddr, read on first use; NULL when no subprogram
@@ -444,7 +473,7 @@ find_function (SysprofDwarf *self, guint64 vaddr, Dwarf_Die *cudie)
 
   /* Not dwarf_getscopes: inside an inlined subroutine it goes on with the
    * abstract definition the inline came from, not the function holding it. */
-  if (!find_subprogram (cudie, vaddr, &found_die))
+  if (!find_subprogram (self, cudie, vaddr, &found_die))
     return NULL;
   subprogram = &found_die;
 

@@ -114,7 +114,8 @@ struct _SysprofSymbolizer
 
   GHashTable *frame_set;    /* SysprofSymbolFrame* set, hashed by content */
   GHashTable *chain_set;    /* Chain* set, hashed by content */
-  GHashTable *frames_cache; /* ElfKey -> FramesHit */
+  GHashTable *frames_cache;  /* ElfKey -> FramesHit */
+  GHashTable *single_chains; /* SysprofSymbol* -> its chain of one frame */
   GArray     *dwarf_frames; /* SysprofDwarfFrame, scratch */
 };
 
@@ -205,6 +206,7 @@ sysprof_symbolizer_finalize (GObject *object)
   g_clear_pointer (&self->frame_table, _sysprof_frame_table_free);
   g_clear_pointer (&self->frame_chains, g_free);
   g_clear_pointer (&self->frames_cache, g_hash_table_unref);
+  g_clear_pointer (&self->single_chains, g_hash_table_unref);
   g_clear_pointer (&self->chain_set, g_hash_table_unref);
   g_clear_pointer (&self->frame_set, g_hash_table_unref);
   g_clear_pointer (&self->dwarf_frames, g_array_unref);
@@ -251,6 +253,7 @@ sysprof_symbolizer_init (SysprofSymbolizer *self)
   self->frame_set = g_hash_table_new_full (frame_hash, frame_equal, g_free, NULL);
   self->chain_set = g_hash_table_new_full (chain_hash, chain_equal, g_free, NULL);
   self->frames_cache = g_hash_table_new_full (elf_key_hash, elf_key_equal, g_free, g_free);
+  self->single_chains = g_hash_table_new (NULL, NULL);
   self->dwarf_frames = g_array_new (FALSE, FALSE, sizeof (SysprofDwarfFrame));
 }
 
@@ -340,12 +343,21 @@ make_chain (SysprofSymbolizer *self, const SysprofSymbolFrame *const *frames, gu
   return key;
 }
 
+/* The chain of @symbol alone: what most addresses (code without debug
+ * info) give, so it is found with one probe. */
 static const Chain *
 single_chain (SysprofSymbolizer *self, const SysprofSymbol *symbol)
 {
-  const SysprofSymbolFrame *frame = make_frame (self, symbol, NULL, 0);
+  const Chain *chain = g_hash_table_lookup (self->single_chains, symbol);
 
-  return make_chain (self, &frame, 1);
+  if (chain == NULL)
+    {
+      const SysprofSymbolFrame *frame = make_frame (self, symbol, NULL, 0);
+
+      chain = make_chain (self, &frame, 1);
+      g_hash_table_insert (self->single_chains, (gpointer) symbol, (gpointer) chain);
+    }
+  return chain;
 }
 
 static Process *
@@ -1268,6 +1280,13 @@ lookup_user_frames (SysprofSymbolizer *self, gint32 pid, gint64 time, guint64 ad
     return NULL;
   if ((symbol = lookup_user (self, pid, time, address, &sbegin, &send)) == NULL)
     return NULL;
+  /* No debug info: the symbol alone, over its range. */
+  if (sysprof_elf_get_dwarf (elf) == NULL)
+    {
+      *begin = sbegin;
+      *end = send;
+      return single_chain (self, symbol);
+    }
 
   key.elf = elf;
   key.offset = address - map->start + map->offset;
