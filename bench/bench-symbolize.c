@@ -27,10 +27,10 @@
 
 typedef struct
 {
-  gint32  pid;
-  guint32 context;
-  guint64 address;
-  gint64  time;
+  gint32   pid;
+  guint32  context;
+  guint64  address;
+  gint64   time;
   gboolean caller;
 } Site;
 
@@ -67,8 +67,8 @@ site_equal (gconstpointer a, gconstpointer b)
 static GArray *
 collect (const char *path)
 {
-  SysprofCaptureReader   *reader = sysprof_capture_reader_new (path);
-  g_autoptr (GHashTable)  set = g_hash_table_new_full (site_hash, site_equal, g_free, NULL);
+  SysprofCaptureReader *reader = sysprof_capture_reader_new (path);
+  g_autoptr (GHashTable) set = g_hash_table_new_full (site_hash, site_equal, g_free, NULL);
   GArray                 *sites = g_array_new (FALSE, FALSE, sizeof (Site));
   SysprofCaptureFrameType type;
   GHashTableIter          iter;
@@ -108,8 +108,9 @@ collect (const char *path)
             }
           if (addr == 0)
             continue;
-          site = (Site){ s->frame.pid, context, addr, s->frame.time,
-                         caller && (context == SYSPROF_ADDRESS_CONTEXT_USER || context == SYSPROF_ADDRESS_CONTEXT_NONE) };
+          site =
+              (Site){ s->frame.pid, context, addr, s->frame.time,
+                      caller && (context == SYSPROF_ADDRESS_CONTEXT_USER || context == SYSPROF_ADDRESS_CONTEXT_NONE) };
           if (!g_hash_table_contains (set, &site))
             g_hash_table_add (set, g_memdup2 (&site, sizeof site));
           caller = TRUE;
@@ -136,14 +137,14 @@ now (void)
 static double
 pass (const char *path, GArray *sites, gboolean frames, guint64 *lookups, guint64 *n_frames)
 {
-  double               start = now ();
-  g_autoptr (GError)   error = NULL;
-  SysprofSymbolizer   *symbolizer = sysprof_symbolizer_new ();
+  double start = now ();
+  g_autoptr (GError) error = NULL;
+  SysprofSymbolizer    *symbolizer = sysprof_symbolizer_new ();
   SysprofCaptureReader *reader = sysprof_capture_reader_new (path);
-  guint64              begin = 1, end = 0;
-  gint32               last_pid = -1;
-  guint32              last_group = G_MAXUINT32;
-  double               elapsed;
+  guint64               begin = 1, end = 0;
+  gint32                last_pid = -1;
+  guint32               last_group = G_MAXUINT32;
+  double                elapsed;
 
   *lookups = *n_frames = 0;
   if (!sysprof_symbolizer_load (symbolizer, reader, &error))
@@ -166,16 +167,16 @@ pass (const char *path, GArray *sites, gboolean frames, guint64 *lookups, guint6
       else
         {
           const SysprofSymbolFrame *const *f = NULL;
-          guint n = sysprof_symbolizer_lookup_frames (symbolizer, s->pid, s->time, s->context, s->address, &f, &begin,
-                                                      &end);
+          guint                            n =
+              sysprof_symbolizer_lookup_frames (symbolizer, s->pid, s->time, s->context, s->address, &f, &begin, &end);
 
           if (s->caller && n > 0 && (n > 1 || f[0]->file != NULL))
             {
               const SysprofSymbolFrame *const *call = NULL;
               guint64                          cb, ce;
 
-              n = sysprof_symbolizer_lookup_frames (symbolizer, s->pid, s->time, s->context, s->address - 1, &call,
-                                                    &cb, &ce);
+              n = sysprof_symbolizer_lookup_frames (symbolizer, s->pid, s->time, s->context, s->address - 1, &call, &cb,
+                                                    &ce);
               begin = MAX (begin, cb + 1);
               end = MIN (end, ce + 1);
             }

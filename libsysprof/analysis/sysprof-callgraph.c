@@ -342,8 +342,7 @@ raw_child (RawBuilder *raw, guint32 parent, guint64 key, guint32 tag, gint64 tim
  * outermost first.  Then the path is added below @process_node; returns its
  * innermost node. */
 static guint32
-add_sample (
-    RawBuilder *raw, guint32 process_node, gint32 pid, const SysprofCaptureAddress *addrs, guint n, gint64 time)
+add_sample (RawBuilder *raw, guint32 process_node, gint32 pid, const SysprofCaptureAddress *addrs, guint n, gint64 time)
 {
   SysprofAddressContext context = SYSPROF_ADDRESS_CONTEXT_NONE;
   gboolean              dropping = FALSE;
@@ -760,8 +759,8 @@ resolve_addresses (SysprofCallgraph *self,
           gint32                           pid = pids[p[i].group >> 4];
           guint32                          context = p[i].group & 7;
           const SysprofSymbolFrame *const *frames = NULL;
-          guint                            n_frames = sysprof_symbolizer_lookup_frames (
-              self->symbolizer, pid, times[p[i].node], context, p[i].address, &frames, &range_begin, &range_end);
+          guint n_frames = sysprof_symbolizer_lookup_frames (self->symbolizer, pid, times[p[i].node], context,
+                                                             p[i].address, &frames, &range_begin, &range_end);
 
           /* A return address: the inlines and the line of the call, which
            * is the instruction before it, when that is the same function
@@ -773,8 +772,8 @@ resolve_addresses (SysprofCallgraph *self,
             {
               const SysprofSymbolFrame *const *call = NULL;
               guint64                          call_begin, call_end;
-              guint                            n_call = sysprof_symbolizer_lookup_frames (
-                  self->symbolizer, pid, times[p[i].node], context, p[i].address - 1, &call, &call_begin, &call_end);
+              guint n_call = sysprof_symbolizer_lookup_frames (self->symbolizer, pid, times[p[i].node], context,
+                                                               p[i].address - 1, &call, &call_begin, &call_end);
 
               if (n_call > 0 && call[n_call - 1]->symbol == frames[n_frames - 1]->symbol)
                 {
@@ -999,8 +998,8 @@ build_function_tree (SysprofCallgraph *self, RawBuilder *raw, const SysprofCallg
           mapped[i] = map_frame (tree, marks, parent, functions[i]);
           if (chains.pool != NULL)
             for (guint c = 0; c < chains.chain_len[i]; c++)
-              mapped[i] = map_frame (tree, marks, mapped[i],
-                                     g_array_index (chains.pool, guint, chains.chain_start[i] + c));
+              mapped[i] =
+                  map_frame (tree, marks, mapped[i], g_array_index (chains.pool, guint, chains.chain_start[i] + c));
         }
       if (mapped[i] == UNMAPPED)
         continue;

@@ -125,9 +125,9 @@ typedef struct
   gboolean lines;
 } SysprofCallgraphFilter;
 
-#define SYSPROF_CALLGRAPH_FILTER_INIT                                                                   \
-  {                                                                                                     \
-    sizeof (SysprofCallgraphFilter), NULL, 0, NULL, 0, NULL, 0, G_MININT64, G_MAXINT64, FALSE,          \
+#define SYSPROF_CALLGRAPH_FILTER_INIT                                                                    \
+  {                                                                                                      \
+    sizeof (SysprofCallgraphFilter), NULL, 0, NULL, 0, NULL, 0, G_MININT64, G_MAXINT64, FALSE,           \
         SYSPROF_CALLGRAPH_SOURCE_SAMPLES, SYSPROF_CALLGRAPH_WEIGHT_COUNT, FALSE, NULL, 0, NULL, 0, FALSE \
   }
 

@@ -23,11 +23,11 @@
 
 #define MAX_FRAMES 64
 /* Hostile debug info cannot make a function cost more than this. */
-#define MAX_INLINES  65536
-#define MAX_DIE_DEPTH 256
-#define MAX_UNITS    (1u << 20)
+#define MAX_INLINES        65536
+#define MAX_DIE_DEPTH      256
+#define MAX_UNITS          (1u << 20)
 #define MAX_RANGES_PER_DIE 4096
-#define NO_NODE      G_MAXUINT32
+#define NO_NODE            G_MAXUINT32
 
 typedef struct
 {
@@ -54,8 +54,8 @@ typedef struct
 
 typedef struct
 {
-  Dwarf_Off   unit;  /* offset of the unit's DIE */
-  const char *name;  /* of the subprogram, may be NULL */
+  Dwarf_Off   unit; /* offset of the unit's DIE */
+  const char *name; /* of the subprogram, may be NULL */
   InlineNode *nodes;
   Piece      *pieces; /* disjoint, sorted */
   gsize       n_pieces;
@@ -71,7 +71,7 @@ struct _SysprofDwarf
   gboolean        indexed;
   GArray         *functions; /* Span by address (sorted), index into function_list */
   GPtrArray      *function_list;
-  GHashTable     *by_die; /* subprogram DIE offset -> index + 1 in function_list */
+  GHashTable     *by_die;           /* subprogram DIE offset -> index + 1 in function_list */
   GHashTable     *unit_subprograms; /* unit DIE offset -> GArray of Span (index: into subprogram_dies), sorted */
   GArray         *subprogram_dies;  /* Dwarf_Off */
 };
@@ -108,8 +108,7 @@ sysprof_dwarf_new_from_fd (int fd, const char *path, GError **error)
     }
   if ((dwarf = dwarf_begin_elf (elf, DWARF_C_READ, NULL)) == NULL)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s: no usable debug info: %s", path,
-                   dwarf_errmsg (-1));
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s: no usable debug info: %s", path, dwarf_errmsg (-1));
       elf_end (elf);
       return NULL;
     }
@@ -344,7 +343,7 @@ read_function (Dwarf_Die *cudie, Dwarf_Die *die)
 
       if (tag == DW_TAG_inlined_subroutine)
         {
-          InlineNode node = { die_name (current), NULL, 0, owner[depth - 1] };
+          InlineNode      node = { die_name (current), NULL, 0, owner[depth - 1] };
           Dwarf_Attribute attr;
           Dwarf_Word      value;
           guint32         index = nodes->len;
@@ -479,7 +478,8 @@ find_function (SysprofDwarf *self, guint64 vaddr, Dwarf_Die *cudie)
 
   /* Its ranges may already be indexed under another piece (a .cold part
    * met first through another address would have been found above). */
-  if (g_hash_table_lookup_extended (self->by_die, GSIZE_TO_POINTER ((gsize) dwarf_dieoffset (subprogram)), NULL, &found))
+  if (g_hash_table_lookup_extended (self->by_die, GSIZE_TO_POINTER ((gsize) dwarf_dieoffset (subprogram)), NULL,
+                                    &found))
     function = g_ptr_array_index (self->function_list, GPOINTER_TO_UINT (found) - 1);
   else
     {

@@ -67,10 +67,10 @@ struct _SysprofElf
   SysprofElfRange *fdes;
   gsize            n_fdes;
   /* A .debug_info with contents (not SHT_NOBITS): sysprof_elf_get_dwarf. */
-  gboolean    has_debug_info;
+  gboolean      has_debug_info;
   SysprofDwarf *dwarf; /* opened on first use */
   gboolean      dwarf_tried;
-  SysprofElf *debug;
+  SysprofElf   *debug;
 };
 
 /* A function symbol as read, before sorting and splitting. */
@@ -342,10 +342,10 @@ build_ranges (SysprofElf *self, GArray *raw)
 
 /* DW_EH_PE_* pointer encodings (LSB, "Exception Frames"): the low nibble is
  * the format, bits 4-6 what the value is relative to, 0x80 indirect. */
-#define EH_PE_OMIT    0xffu
-#define EH_PE_FORMAT  0x0fu
-#define EH_PE_APPLY   0x70u
-#define EH_PE_PCREL   0x10u
+#define EH_PE_OMIT     0xffu
+#define EH_PE_FORMAT   0x0fu
+#define EH_PE_APPLY    0x70u
+#define EH_PE_PCREL    0x10u
 #define EH_PE_INDIRECT 0x80u
 
 /* At most this many FDEs per file are kept: a few times the functions of
@@ -459,8 +459,7 @@ cie_fde_encoding (const Dwarf_CIE *cie, guint address_size, gboolean msb)
     {
       switch (*aug)
         {
-        case 'R':
-          return p < end ? *p : G_MAXUINT;
+        case 'R': return p < end ? *p : G_MAXUINT;
         case 'L':
           if (p >= end)
             return G_MAXUINT;
@@ -480,8 +479,7 @@ cie_fde_encoding (const Dwarf_CIE *cie, guint address_size, gboolean msb)
           }
         case 'S':
         case 'B':
-        case 'G':
-          break;
+        case 'G': break;
         default:
           /* Unknown: 'z' gave the data's size, but not where 'R' is. */
           return G_MAXUINT;

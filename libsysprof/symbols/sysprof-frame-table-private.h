@@ -68,12 +68,12 @@ SysprofFrameTableBuilder *_sysprof_frame_table_builder_new (void);
 void                      _sysprof_frame_table_builder_free (SysprofFrameTableBuilder *self);
 /* @n_frames 0: the range is no code.  A range continuing the previous one
  * with the same frames extends it. */
-void _sysprof_frame_table_builder_add (SysprofFrameTableBuilder        *self,
-                                       gint32                           pid,
-                                       guint64                          begin,
-                                       guint64                          end,
-                                       const SysprofSymbolFrame *const *frames,
-                                       guint                            n_frames);
+void  _sysprof_frame_table_builder_add (SysprofFrameTableBuilder        *self,
+                                        gint32                           pid,
+                                        guint64                          begin,
+                                        guint64                          end,
+                                        const SysprofSymbolFrame *const *frames,
+                                        guint                            n_frames);
 guint _sysprof_frame_table_builder_get_n_records (SysprofFrameTableBuilder *self);
 /* The file's contents, in this machine's byte order. */
 GBytes *_sysprof_frame_table_builder_finish (SysprofFrameTableBuilder *self);

@@ -13,10 +13,10 @@
 
 #include "sysprof-frame-table-private.h"
 
-#define MAGIC        "SPFRAMES"
-#define HEADER_SIZE  32
-#define RECORD_SIZE  32
-#define FRAME_SIZE   24
+#define MAGIC       "SPFRAMES"
+#define HEADER_SIZE 32
+#define RECORD_SIZE 32
+#define FRAME_SIZE  24
 
 typedef struct
 {
@@ -384,8 +384,9 @@ GBytes *
 _sysprof_frame_table_builder_finish (SysprofFrameTableBuilder *self)
 {
   GByteArray *out = g_byte_array_new ();
-  guint32     header[6] = { SYSPROF_FRAME_TABLE_VERSION, self->records->len, self->frames->len, self->links->len,
-                            self->strings->len, 0 };
+  guint32     header[6] = { SYSPROF_FRAME_TABLE_VERSION, self->records->len,
+                            self->frames->len,           self->links->len,
+                            self->strings->len,          0 };
 
   g_byte_array_append (out, (const guint8 *) MAGIC, 8);
   g_byte_array_append (out, (const guint8 *) header, sizeof header);

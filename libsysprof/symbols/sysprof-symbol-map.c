@@ -452,9 +452,9 @@ frames_for_table (GBytes *table, GBytes *frame_table, gint64 time, GError **erro
       !sysprof_capture_writer_add_timestamp (writer, time, -1, -1) ||
       !sysprof_capture_writer_add_file_fd (writer, time, -1, -1, SYMBOLS_PATH, table_fd) ||
       /* The same step for readers looking for a file after ours. */
-      (frame_table_fd >= 0 && (!sysprof_capture_writer_add_timestamp (writer, time, -1, -1) ||
-                               !sysprof_capture_writer_add_file_fd (writer, time, -1, -1, SYSPROF_FRAME_TABLE_PATH,
-                                                                    frame_table_fd))) ||
+      (frame_table_fd >= 0 &&
+       (!sysprof_capture_writer_add_timestamp (writer, time, -1, -1) ||
+        !sysprof_capture_writer_add_file_fd (writer, time, -1, -1, SYSPROF_FRAME_TABLE_PATH, frame_table_fd))) ||
       !sysprof_capture_writer_flush (writer) || fstat (frames_fd, &st) != 0)
     {
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno), "Cannot encode the symbol table: %s",

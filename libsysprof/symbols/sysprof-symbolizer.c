@@ -112,11 +112,11 @@ struct _SysprofSymbolizer
   GHashTable *elf_cache; /* ElfKey -> ElfHit */
   GHashTable *pinned;    /* SysprofElf* kept alive for elf_cache keys */
 
-  GHashTable *frame_set;    /* SysprofSymbolFrame* set, hashed by content */
-  GHashTable *chain_set;    /* Chain* set, hashed by content */
+  GHashTable *frame_set;     /* SysprofSymbolFrame* set, hashed by content */
+  GHashTable *chain_set;     /* Chain* set, hashed by content */
   GHashTable *frames_cache;  /* ElfKey -> FramesHit */
   GHashTable *single_chains; /* SysprofSymbol* -> its chain of one frame */
-  GArray     *dwarf_frames; /* SysprofDwarfFrame, scratch */
+  GArray     *dwarf_frames;  /* SysprofDwarfFrame, scratch */
 };
 
 G_DEFINE_FINAL_TYPE (SysprofSymbolizer, sysprof_symbolizer, G_TYPE_OBJECT)
@@ -568,8 +568,7 @@ static gboolean
 wanted_file (const char *path)
 {
   return strcmp (path, "__symbols__") == 0 || strcmp (path, "__symbols__.gz") == 0 ||
-         strcmp (path, SYSPROF_FRAME_TABLE_PATH) == 0 ||
-         has_prefix_and_suffix (path, "/proc/", "/mountinfo") ||
+         strcmp (path, SYSPROF_FRAME_TABLE_PATH) == 0 || has_prefix_and_suffix (path, "/proc/", "/mountinfo") ||
          has_prefix_and_suffix (path, "/proc/", "/mountinfo.gz");
 }
 
@@ -1357,10 +1356,10 @@ sysprof_symbolizer_lookup_frames (SysprofSymbolizer                *self,
                                   guint64                          *begin,
                                   guint64                          *end)
 {
-  const SysprofSymbol *symbol;
-  const Chain         *chain = NULL;
+  const SysprofSymbol  *symbol;
+  const Chain          *chain = NULL;
   SysprofAddressContext marker;
-  gboolean             user;
+  gboolean              user;
 
   g_return_val_if_fail (SYSPROF_IS_SYMBOLIZER (self), 0);
   g_return_val_if_fail (frames != NULL, 0);

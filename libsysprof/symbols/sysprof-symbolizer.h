@@ -112,10 +112,8 @@ guint sysprof_symbolizer_lookup_frames (SysprofSymbolizer                *self,
  * A frame-pointer walk through code built without frame pointers reads
  * data as return addresses: those addresses are what this rejects. */
 SYSPROF_AVAILABLE_IN_ALL
-gboolean sysprof_symbolizer_is_code_address (SysprofSymbolizer    *self,
-                                             gint32                pid,
-                                             gint64                time,
-                                             SysprofCaptureAddress address);
+gboolean
+sysprof_symbolizer_is_code_address (SysprofSymbolizer *self, gint32 pid, gint64 time, SysprofCaptureAddress address);
 
 /* What only the live host can tell about a process (sysprofd's Host
  * interface, libsysprof/recording's host resolver).  Both may be NULL; both are

@@ -21,6 +21,8 @@
 #include "sysprof-analysis.h"
 #include "sysprof-symbols.h"
 
+#include "inline-oracle.h"
+
 #define PID     4242
 #define GARBAGE G_GUINT64_CONSTANT (0x6e6572617020676e) /* "ng paren", from an input text */
 
@@ -31,13 +33,13 @@ typedef struct
   char   *lib_copy;
   GArray *maps; /* Map */
   /* Run-time addresses. */
-  guint64 mix[3]; /* in inline_outer, inside inline_mix at lines mix-a, -b, -c */
-  guint64 outer_ret; /* after the call of inline_outer in inline_middle */
+  guint64 mix[3];     /* in inline_outer, inside inline_mix at lines mix-a, -b, -c */
+  guint64 outer_ret;  /* after the call of inline_outer in inline_middle */
   guint64 middle_ret; /* after the call of inline_middle in main */
   guint64 grouped[3]; /* static functions of the library: start */
   guint64 grouped_size[3];
   guint64 grouped_offset[3]; /* their file offsets */
-  guint   lines[5]; /* mix-a, mix-b, mix-c, mix-call, outer-call */
+  guint   lines[5];          /* mix-a, mix-b, mix-c, mix-call, outer-call */
   guint   middle_call;
 } Fixture;
 
@@ -51,32 +53,13 @@ typedef struct
 static char *
 run (const char *const *argv)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GSubprocess) proc =
-      g_subprocess_newv (argv, G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error);
-  char *out = NULL;
-
-  g_assert_no_error (error);
-  g_subprocess_communicate_utf8 (proc, NULL, NULL, &out, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_true (g_subprocess_get_successful (proc));
-  return out;
+  return oracle_run (argv, NULL);
 }
 
 static guint
 marker_line (const char *marker)
 {
-  g_autofree char *text = NULL;
-  g_autofree char *needle = g_strdup_printf ("LINE:%s ", marker);
-  g_auto (GStrv) lines = NULL;
-
-  g_assert_true (g_file_get_contents (g_getenv ("INLINE_WORKLOAD_SOURCE"), &text, NULL, NULL));
-  lines = g_strsplit (text, "\n", -1);
-  for (guint i = 0; lines[i] != NULL; i++)
-    if (strstr (lines[i], needle) != NULL)
-      return i + 1;
-  g_error ("no marker %s", marker);
-  return 0;
+  return oracle_marker_line (g_getenv ("INLINE_WORKLOAD_SOURCE"), marker);
 }
 
 static const Map *
@@ -109,29 +92,14 @@ map_of (Fixture *fx, const char *path_suffix)
 static guint64
 nm_address (const char *path, const char *name, guint64 *size)
 {
-  const char *argv[] = { "nm", "-S", "--defined-only", path, NULL };
-  g_autofree char *out = run (argv);
-  g_auto (GStrv) lines = g_strsplit (out, "\n", -1);
-
-  for (guint i = 0; lines[i] != NULL; i++)
-    {
-      g_auto (GStrv) f = g_strsplit (lines[i], " ", -1);
-      if (g_strv_length (f) == 4 && g_str_equal (f[3], name))
-        {
-          if (size != NULL)
-            *size = g_ascii_strtoull (f[1], NULL, 16);
-          return g_ascii_strtoull (f[0], NULL, 16);
-        }
-    }
-  g_error ("no %s in %s", name, path);
-  return 0;
+  return oracle_nm (path, name, size);
 }
 
 /* The address after the first call of <@callee> inside @caller (objdump). */
 static guint64
 return_address (const char *path, const char *caller, const char *callee)
 {
-  const char *argv[] = { "objdump", "-d", "--no-show-raw-insn", path, NULL };
+  const char      *argv[] = { "objdump", "-d", "--no-show-raw-insn", path, NULL };
   g_autofree char *out = run (argv);
   g_auto (GStrv) lines = g_strsplit (out, "\n", -1);
   g_autofree char *in_caller = g_strdup_printf ("<%s>:", caller);
@@ -153,7 +121,7 @@ static void
 fixture_init (Fixture *fx)
 {
   g_autoptr (GError) error = NULL;
-  const char *dir = g_getenv ("INLINE_WORKLOAD_DIR");
+  const char      *dir = g_getenv ("INLINE_WORKLOAD_DIR");
   g_autofree char *lib = NULL;
   g_autofree char *report = NULL;
   g_autofree char *a2l_out = NULL;
@@ -298,7 +266,8 @@ write_capture (Fixture *fx, const guint64 *stacks, guint n)
   for (guint i = 0; i < n; i++)
     if (stacks[i] == 0)
       {
-        g_assert_true (sysprof_capture_writer_add_sample (writer, t + 1000 + i, 0, PID, PID, &stacks[start], i - start));
+        g_assert_true (
+            sysprof_capture_writer_add_sample (writer, t + 1000 + i, 0, PID, PID, &stacks[start], i - start));
         start = i + 1;
       }
   g_assert_true (sysprof_capture_writer_flush (writer));
@@ -398,10 +367,10 @@ check (Fixture *fx, const char *path, gboolean local)
   for (guint m = 0; m < 3; m++)
     if (fx->mix[m] != 0)
       {
-        g_autofree char *stack = g_strdup_printf (
-            "[inline-workload];main@inline-workload.c:%u;inline_middle@inline-workload.c:%u;"
-            "inline_outer@inline-workload.c:%u;inline_mix@inline-workload.c:%u",
-            fx->middle_call, fx->lines[4], fx->lines[3], fx->lines[m]);
+        g_autofree char *stack =
+            g_strdup_printf ("[inline-workload];main@inline-workload.c:%u;inline_middle@inline-workload.c:%u;"
+                             "inline_outer@inline-workload.c:%u;inline_mix@inline-workload.c:%u",
+                             fx->middle_call, fx->lines[4], fx->lines[3], fx->lines[m]);
         assert_stack (line_stacks, stack, 2);
       }
   {
@@ -429,18 +398,18 @@ check (Fixture *fx, const char *path, gboolean local)
 static void
 test_frames (void)
 {
-  Fixture fx = { 0 };
+  Fixture          fx = { 0 };
   g_autofree char *path = NULL;
   g_autoptr (GArray) stacks = g_array_new (FALSE, FALSE, sizeof (guint64));
   int fd;
 
   fixture_init (&fx);
-#define PUSH(...)                                                   \
-  G_STMT_START                                                      \
-  {                                                                 \
-    const guint64 s_[] = { __VA_ARGS__, 0 };                        \
-    g_array_append_vals (stacks, s_, G_N_ELEMENTS (s_));            \
-  }                                                                 \
+#define PUSH(...)                                        \
+  G_STMT_START                                           \
+  {                                                      \
+    const guint64 s_[] = { __VA_ARGS__, 0 };             \
+    g_array_append_vals (stacks, s_, G_N_ELEMENTS (s_)); \
+  }                                                      \
   G_STMT_END
   for (guint m = 0; m < 3; m++)
     if (fx.mix[m] != 0)

@@ -21,6 +21,8 @@
 #include "sysprof-elf-private.h"
 #include "sysprof-frame-table-private.h"
 
+#include "elf/inline-oracle.h"
+
 typedef struct
 {
   char   *name;
@@ -38,63 +40,24 @@ fixture_path (const char *name)
   return real;
 }
 
-static char *
-run (const char *const *argv, const char *input)
-{
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GSubprocess) proc = g_subprocess_newv (
-      argv, G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE,
-      &error);
-  char *out = NULL;
-
-  g_assert_no_error (error);
-  g_subprocess_communicate_utf8 (proc, input, NULL, &out, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_true (g_subprocess_get_successful (proc));
-  return out;
-}
-
-/* The functions of @path named @names (nm: address and size). */
+/* The functions of @path named @name (nm: address and size). */
 static Func
 nm_function (const char *path, const char *name)
 {
-  const char *argv[] = { "nm", "-S", "--defined-only", path, NULL };
-  g_autofree char *out = run (argv, NULL);
-  g_auto (GStrv) lines = g_strsplit (out, "\n", -1);
-  Func             func = { NULL, 0, 0 };
+  guint64 size = 0;
+  Func    func = { g_strdup (name), oracle_nm (path, name, &size), 0 };
 
-  for (guint i = 0; lines[i] != NULL; i++)
-    {
-      g_auto (GStrv) f = g_strsplit (lines[i], " ", -1);
-
-      if (g_strv_length (f) == 4 && g_str_equal (f[3], name))
-        {
-          func.name = g_strdup (name);
-          func.begin = g_ascii_strtoull (f[0], NULL, 16);
-          func.end = func.begin + g_ascii_strtoull (f[1], NULL, 16);
-        }
-    }
-  g_assert_nonnull (func.name);
+  func.end = func.begin + size;
   g_assert_cmpuint (func.end, >, func.begin);
   return func;
 }
 
-/* The line of the source file holding "LINE:@marker". */
 static guint
 marker_line (const char *marker)
 {
   g_autofree char *path = g_test_build_filename (G_TEST_DIST, "elf", "inline-workload.c", NULL);
-  g_autofree char *text = NULL;
-  g_autofree char *needle = g_strdup_printf ("LINE:%s ", marker);
-  g_auto (GStrv) lines = NULL;
 
-  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
-  lines = g_strsplit (text, "\n", -1);
-  for (guint i = 0; lines[i] != NULL; i++)
-    if (strstr (lines[i], needle) != NULL)
-      return i + 1;
-  g_error ("no marker %s", marker);
-  return 0;
+  return oracle_marker_line (path, marker);
 }
 
 /* "name file:line" per frame, innermost first, joined by " | ", from our
@@ -129,7 +92,7 @@ addr2line_chains (const char *path, GArray *addrs)
 
   for (guint i = 0; i < addrs->len; i++)
     g_string_append_printf (input, "%#" G_GINT64_MODIFIER "x\n", g_array_index (addrs, guint64, i));
-  out = run (argv, input->str);
+  out = oracle_run (argv, input->str);
   lines = g_strsplit (out, "\n", -1);
   for (guint i = 0; lines[i] != NULL; i++)
     {
@@ -167,7 +130,7 @@ addr2line_chains (const char *path, GArray *addrs)
 static void
 assert_like_addr2line (SysprofElf *elf, const char *oracle_path, const char *unstripped)
 {
-  const char  *names[] = { "inline_outer", "inline_middle", "main" };
+  const char   *names[] = { "inline_outer", "inline_middle", "main" };
   SysprofDwarf *dwarf = sysprof_elf_get_dwarf (elf);
   g_autoptr (GArray) addrs = g_array_new (FALSE, FALSE, sizeof (guint64));
   g_autoptr (GPtrArray) expected = NULL;
@@ -225,7 +188,7 @@ test_inline_frames (void)
 static void
 spawn_ok (const char *const *argv)
 {
-  g_autofree char *out = run (argv, NULL);
+  g_autofree char *out = oracle_run (argv, NULL);
 }
 
 /* A stripped copy whose debug file is only in <dir>/.build-id/: the frames
@@ -329,20 +292,20 @@ static void
 test_frame_table (void)
 {
   g_autoptr (SysprofFrameTableBuilder) builder = _sysprof_frame_table_builder_new ();
-  SysprofSymbol      outer = { "outer", "libx.so", SYSPROF_SYMBOL_USER };
-  SysprofSymbol      inner = { "inner", "libx.so", SYSPROF_SYMBOL_USER };
-  SysprofSymbolFrame f_inner = { &inner, "/src/x.c", 12 };
-  SysprofSymbolFrame f_outer = { &outer, "/src/x.c", 40 };
+  SysprofSymbol             outer = { "outer", "libx.so", SYSPROF_SYMBOL_USER };
+  SysprofSymbol             inner = { "inner", "libx.so", SYSPROF_SYMBOL_USER };
+  SysprofSymbolFrame        f_inner = { &inner, "/src/x.c", 12 };
+  SysprofSymbolFrame        f_outer = { &outer, "/src/x.c", 40 };
   const SysprofSymbolFrame *chain[] = { &f_inner, &f_outer };
   g_autoptr (GBytes) bytes = NULL;
   g_autoptr (SysprofFrameTable) table = NULL;
   g_autoptr (GError) error = NULL;
-  guint64     begin, end;
-  guint       record, n, line;
-  const char *name, *library, *file;
+  guint64           begin, end;
+  guint             record, n, line;
+  const char       *name, *library, *file;
   SysprofSymbolKind kind;
-  const guint8 *data;
-  gsize         size;
+  const guint8     *data;
+  gsize             size;
 
   _sysprof_frame_table_builder_add (builder, 7, 0x1000, 0x1010, chain, 2);
   /* Continues the range with the same frames: one record. */
@@ -379,15 +342,15 @@ test_frame_table (void)
   {
     struct
     {
-      gsize       offset;
-      guint32     value;
-      gint        code;
+      gsize   offset;
+      guint32 value;
+      gint    code;
     } cases[] = {
-      { 8, 2, G_IO_ERROR_NOT_SUPPORTED },           /* version */
-      { 12, 4, G_IO_ERROR_INVALID_DATA },           /* n_records: size mismatch */
-      { 24, 0, G_IO_ERROR_INVALID_DATA },           /* strings_size */
-      { 32 + 16, 99, G_IO_ERROR_INVALID_DATA },     /* record 0's pid: order */
-      { 32 + 24, 1000, G_IO_ERROR_INVALID_DATA },   /* record 0's n: past the links */
+      { 8, 2, G_IO_ERROR_NOT_SUPPORTED },               /* version */
+      { 12, 4, G_IO_ERROR_INVALID_DATA },               /* n_records: size mismatch */
+      { 24, 0, G_IO_ERROR_INVALID_DATA },               /* strings_size */
+      { 32 + 16, 99, G_IO_ERROR_INVALID_DATA },         /* record 0's pid: order */
+      { 32 + 24, 1000, G_IO_ERROR_INVALID_DATA },       /* record 0's n: past the links */
       { 32 + 3 * 32, 0xffff, G_IO_ERROR_INVALID_DATA }, /* frame 0's name: past the strings */
       { 32 + 3 * 32 + 16, 9, G_IO_ERROR_INVALID_DATA }, /* frame 0's kind */
     };

@@ -38,7 +38,7 @@ inline_mix (unsigned long x)
 __attribute__ ((noinline)) unsigned long
 inline_settle (unsigned long x)
 {
-  __asm__ volatile ("" : "+r"(x));
+  __asm__ volatile("" : "+r"(x));
   return x;
 }
 
@@ -46,7 +46,7 @@ __attribute__ ((noinline)) unsigned long
 inline_outer (unsigned long seed, unsigned long n)
 {
   for (unsigned long i = 0; i < n; i++)
-    seed = inline_mix (seed) + i; /* LINE:mix-call */
+    seed = inline_mix (seed) + i;  /* LINE:mix-call */
   return inline_settle (seed) + 1; /* not a tail call: the frame stays */
 }
 
