@@ -33,11 +33,7 @@ typedef struct
 static char *
 fixture_path (const char *name)
 {
-  g_autofree char *path = g_test_build_filename (G_TEST_BUILT, "elf", name, NULL);
-  char            *real = realpath (path, NULL);
-
-  g_assert_nonnull (real);
-  return real;
+  return oracle_fixture_path (name);
 }
 
 /* The functions of @path named @name (nm: address and size). */
@@ -222,7 +218,10 @@ test_split_debug (void)
   build_id = sysprof_elf_get_build_id (plain);
   g_assert_nonnull (build_id);
   id_path = g_strdup_printf ("%s/.build-id/%.2s/%s.debug", debug_dir, build_id, build_id + 2);
-  g_assert_cmpint (g_mkdir_with_parents (g_path_get_dirname (id_path), 0755), ==, 0);
+  {
+    g_autofree char *id_dir = g_path_get_dirname (id_path);
+    g_assert_cmpint (g_mkdir_with_parents (id_dir, 0755), ==, 0);
+  }
   g_assert_cmpint (g_rename (debug, id_path), ==, 0);
 
   sysprof_elf_loader_set_debug_dirs (loader, dirs);

@@ -5,9 +5,22 @@
  * two layers, no library of their own). */
 #pragma once
 
+#include <stdlib.h>
 #include <string.h>
 
 #include <gio/gio.h>
+
+/* The real path of the fixture @name of elf/ (built), for a test of
+ * libsysprof/symbols/tests. */
+static inline char *
+oracle_fixture_path (const char *name)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_BUILT, "elf", name, NULL);
+  char            *real = realpath (path, NULL);
+
+  g_assert_nonnull (real);
+  return real;
+}
 
 /* The standard output of @argv fed @input (may be NULL); the test fails
  * unless it succeeds. */
