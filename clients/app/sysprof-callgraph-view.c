@@ -133,6 +133,9 @@ struct _SysprofCallgraphView
   GListStore                   *callees;
   GtkWidget                    *callers_view;
   GtkWidget                    *callees_view;
+  GtkWidget                    *lines_label; /* the selected function's source lines */
+  SysprofCallgraph             *lines;       /* by source line, for lines_for; made on first selection */
+  SysprofCallgraph             *lines_for;   /* the callgraph @lines belongs to */
   GListStore                   *tree_roots;
   GtkTreeListModel             *tree;
   GtkWidget                    *tree_view;
@@ -359,6 +362,12 @@ typedef struct
   const SysprofCallgraphFunction *function;
   GArray                         *callers; /* SysprofCallgraphEdge, once listed */
   GArray                         *callees;
+  /* Source lines: the callgraph by line (given, or made by the worker with
+   * the filter below), and the text listing the function's lines. */
+  SysprofCallgraph *lines;
+  gint64            begin_ns, end_ns;
+  GStrv             focus, hide;
+  char             *lines_text;
 } Edges;
 
 static void
@@ -369,7 +378,63 @@ edges_free (gpointer data)
   g_clear_object (&edges->callgraph);
   g_clear_pointer (&edges->callers, g_array_unref);
   g_clear_pointer (&edges->callees, g_array_unref);
+  g_clear_object (&edges->lines);
+  g_clear_pointer (&edges->focus, g_strfreev);
+  g_clear_pointer (&edges->hide, g_strfreev);
+  g_free (edges->lines_text);
   g_free (edges);
+}
+
+static gint
+compare_by_self (gconstpointer a, gconstpointer b)
+{
+  const SysprofCallgraphFunction *fa = *(const SysprofCallgraphFunction *const *) a;
+  const SysprofCallgraphFunction *fb = *(const SysprofCallgraphFunction *const *) b;
+
+  if (fa->self != fb->self)
+    return fa->self > fb->self ? -1 : 1;
+  return fa->total > fb->total ? -1 : fa->total < fb->total;
+}
+
+/* Where @function's samples were, line by line, hottest first (at most
+ * 12): the lines it ran, then the lines of its calls (total only). */
+static char *
+describe_lines (SysprofCallgraph *lines, const SysprofCallgraphFunction *function)
+{
+  g_autoptr (GPtrArray) rows = g_ptr_array_new ();
+  g_autoptr (GString) text = g_string_new (NULL);
+  guint64 base = sysprof_callgraph_get_n_samples (lines);
+
+  for (guint i = 0; i < sysprof_callgraph_get_n_functions (lines); i++)
+    {
+      const SysprofCallgraphFunction *f = sysprof_callgraph_get_function (lines, i);
+
+      /* Symbols are the symbolizer's, interned: the same pointer. */
+      if (f->symbol == function->symbol && f->file != NULL)
+        g_ptr_array_add (rows, (gpointer) f);
+    }
+  if (rows->len == 0)
+    return g_strdup_printf ("%s: no source lines (no debug info for it)", function->symbol->name);
+  g_ptr_array_sort (rows, compare_by_self);
+  g_string_append_printf (text, "%s, in %s\n\nHottest lines (self, total):", function->symbol->name,
+                          ((const SysprofCallgraphFunction *) rows->pdata[0])->file);
+  for (guint i = 0; i < MIN (rows->len, 12u); i++)
+    {
+      const SysprofCallgraphFunction *f = rows->pdata[i];
+      g_autofree char                *base_name = g_path_get_basename (f->file);
+
+      g_string_append_printf (text, "\n  %s:%u  %.1f%%  %.1f%%", base_name, f->line, percent (f->self, base),
+                              percent (f->total, base));
+    }
+  if (rows->len > 12)
+    g_string_append_printf (text, "\n  (%u more lines)", rows->len - 12);
+  return g_string_free (g_steal_pointer (&text), FALSE);
+}
+
+static gboolean
+function_is_code (const SysprofCallgraphFunction *function)
+{
+  return function->kind == SYSPROF_CALLGRAPH_FUNCTION_CODE;
 }
 
 /* In the worker: each list is a walk of the whole tree (hundreds of
@@ -386,8 +451,6 @@ list_edges (SysprofDocument      *document,
   Edges *edges = g_new0 (Edges, 1);
 
   (void) document;
-  (void) reader;
-  (void) symbolizer;
   edges->callgraph = g_object_ref (request->callgraph);
   edges->function = request->function;
   edges->callers = sysprof_callgraph_list_callers (edges->callgraph, edges->function);
@@ -397,6 +460,32 @@ list_edges (SysprofDocument      *document,
       return NULL;
     }
   edges->callees = sysprof_callgraph_list_callees (edges->callgraph, edges->function);
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    {
+      edges_free (edges);
+      return NULL;
+    }
+
+  /* The same callgraph by source line, made once per callgraph shown. */
+  if (request->lines != NULL)
+    edges->lines = g_object_ref (request->lines);
+  else if (function_is_code (edges->function))
+    {
+      SysprofCallgraphFilter filter = SYSPROF_CALLGRAPH_FILTER_INIT;
+      g_autoptr (GError) local_error = NULL;
+
+      filter.begin_ns = request->begin_ns;
+      filter.end_ns = request->end_ns;
+      filter.focus = (const char *const *) request->focus;
+      filter.n_focus = request->focus != NULL ? g_strv_length (request->focus) : 0;
+      filter.hide = (const char *const *) request->hide;
+      filter.n_hide = request->hide != NULL ? g_strv_length (request->hide) : 0;
+      filter.source = sysprof_callgraph_get_source (edges->callgraph);
+      filter.lines = TRUE;
+      edges->lines = sysprof_callgraph_new (reader, symbolizer, &filter, NULL, NULL, &local_error);
+    }
+  if (edges->lines != NULL && function_is_code (edges->function))
+    edges->lines_text = describe_lines (edges->lines, edges->function);
   return edges;
 }
 
@@ -434,6 +523,12 @@ on_edges_ready (GObject *object, GAsyncResult *result, gpointer user_data)
     }
   fill_edges (self->callers, edges->callgraph, edges->callers);
   fill_edges (self->callees, edges->callgraph, edges->callees);
+  if (edges->lines != NULL && self->lines == NULL)
+    {
+      self->lines = g_object_ref (edges->lines);
+      g_set_object (&self->lines_for, edges->callgraph);
+    }
+  gtk_label_set_text (GTK_LABEL (self->lines_label), edges->lines_text != NULL ? edges->lines_text : "");
   edges_free (edges);
 }
 
@@ -459,11 +554,30 @@ on_function_selected (GtkSingleSelection *selection, GParamSpec *pspec, SysprofC
   cancel_edges (self);
   fill_edges (self->callers, NULL, NULL);
   fill_edges (self->callees, NULL, NULL);
+  gtk_label_set_text (GTK_LABEL (self->lines_label), "");
   if (row == NULL)
     return;
   request = g_new0 (Edges, 1);
   request->callgraph = g_object_ref (row->callgraph);
   request->function = row->function;
+  /* The lines of another callgraph (the filter changed) are made again. */
+  if (self->lines != NULL && self->lines_for != row->callgraph)
+    {
+      g_clear_object (&self->lines);
+      g_clear_object (&self->lines_for);
+    }
+  if (self->lines != NULL)
+    request->lines = g_object_ref (self->lines);
+  else
+    {
+      SysprofCallgraphFilter filter = SYSPROF_CALLGRAPH_FILTER_INIT;
+
+      sysprof_document_fill_callgraph_filter (sysprof_view_get_document (SYSPROF_VIEW (self)), &filter);
+      request->begin_ns = filter.begin_ns;
+      request->end_ns = filter.end_ns;
+      request->focus = g_strdupv ((char **) filter.focus);
+      request->hide = g_strdupv ((char **) filter.hide);
+    }
   self->edges_cancellable = g_cancellable_new ();
   /* No reference: dispose cancels, and a cancelled callback returns before
    * it looks at the view. */
@@ -737,6 +851,8 @@ sysprof_callgraph_view_finalize (GObject *object)
   g_clear_object (&self->callees);
   g_clear_object (&self->tree_roots);
   g_clear_object (&self->tree);
+  g_clear_object (&self->lines);
+  g_clear_object (&self->lines_for);
   g_free (self->needle);
 
   G_OBJECT_CLASS (sysprof_callgraph_view_parent_class)->finalize (object);
@@ -811,9 +927,28 @@ build_functions_page (SysprofCallgraphView *self)
   g_signal_connect (self->callees_view, "activate", G_CALLBACK (on_edge_activate), self);
   set_accessible_label (self->callees_view, "Callees");
 
+  /* The selected function's source lines, hottest first: a plain text
+   * that can be selected and copied. */
+  self->lines_label = gtk_label_new (NULL);
+  gtk_label_set_selectable (GTK_LABEL (self->lines_label), TRUE);
+  gtk_label_set_xalign (GTK_LABEL (self->lines_label), 0.0f);
+  gtk_label_set_yalign (GTK_LABEL (self->lines_label), 0.0f);
+  gtk_widget_add_css_class (self->lines_label, "monospace");
+  gtk_widget_set_margin_start (self->lines_label, 6);
+  gtk_widget_set_margin_top (self->lines_label, 6);
+  set_accessible_label (self->lines_label, "Source lines");
+
   edges_paned = gtk_paned_new (GTK_ORIENTATION_HORIZONTAL);
-  gtk_paned_set_start_child (GTK_PANED (edges_paned), scrolled (self->callers_view));
-  gtk_paned_set_end_child (GTK_PANED (edges_paned), scrolled (self->callees_view));
+  {
+    GtkWidget *inner = gtk_paned_new (GTK_ORIENTATION_HORIZONTAL);
+
+    gtk_paned_set_start_child (GTK_PANED (inner), scrolled (self->callees_view));
+    gtk_paned_set_end_child (GTK_PANED (inner), scrolled (self->lines_label));
+    gtk_paned_set_resize_start_child (GTK_PANED (inner), TRUE);
+    gtk_paned_set_resize_end_child (GTK_PANED (inner), TRUE);
+    gtk_paned_set_start_child (GTK_PANED (edges_paned), scrolled (self->callers_view));
+    gtk_paned_set_end_child (GTK_PANED (edges_paned), inner);
+  }
   gtk_paned_set_resize_start_child (GTK_PANED (edges_paned), TRUE);
   gtk_paned_set_resize_end_child (GTK_PANED (edges_paned), TRUE);
 

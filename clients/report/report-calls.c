@@ -144,7 +144,9 @@ print_edges (const Report *report, gboolean callers)
         {
           const SysprofCallgraphEdge *edge = &g_array_index (edges, SysprofCallgraphEdge, i);
 
-          report_put_tsv_field (stdout, edge->function->symbol->name);
+          g_autofree char *label = report_function_label (edge->function);
+
+          report_put_tsv_field (stdout, label);
           fputc ('\t', stdout);
           report_put_tsv_field (stdout, edge->function->symbol->library);
           if (report->memory && !report->memory_bytes)
@@ -156,7 +158,8 @@ print_edges (const Report *report, gboolean callers)
     }
 
   {
-    g_autofree char *name = g_utf8_make_valid (function->symbol->name, -1);
+    g_autofree char *label = report_function_label (function);
+    g_autofree char *name = g_utf8_make_valid (label, -1);
     Table            table;
 
     report_print_summary_line (report);
@@ -176,7 +179,9 @@ print_edges (const Report *report, gboolean callers)
       {
         const SysprofCallgraphEdge *edge = &g_array_index (edges, SysprofCallgraphEdge, i);
 
-        table_add (&table, edge->function->symbol->name);
+        g_autofree char *edge_label = report_function_label (edge->function);
+
+        table_add (&table, edge_label);
         table_add (&table, edge->function->symbol->library);
         table_add_count (&table, edge->samples);
         if (report->memory && !report->memory_bytes)

@@ -21,7 +21,9 @@ print_stack (const SysprofCallgraphFunction *const *frames, guint n_frames, guin
     {
       if (i > 0)
         fputc (';', stdout);
-      put_folded_name (frames[i]->symbol->name);
+      g_autofree char *label = report_function_label (frames[i]);
+
+      put_folded_name (label);
     }
   printf (" %" G_GUINT64_FORMAT "\n", n_samples);
   return !ferror (stdout);

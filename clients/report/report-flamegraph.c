@@ -130,6 +130,7 @@ static void
 append_box (Flame *flame, const SysprofCallgraphNode *node)
 {
   const SysprofSymbol *symbol = node->function->symbol;
+  g_autofree char     *label = report_function_label (node->function);
   guint64              x_samples = flame->next_x[node->depth];
   double               x = SIDE_MARGIN + (double) x_samples * flame->scale;
   double               width = (double) node->total * flame->scale;
@@ -143,7 +144,7 @@ append_box (Flame *flame, const SysprofCallgraphNode *node)
 
   box_colour (node->function, &r, &g, &b);
   g_string_append (flame->svg, "<g><title>");
-  append_escaped (flame->svg, symbol->name, -1);
+  append_escaped (flame->svg, label, -1);
   if (symbol->library[0] != '\0')
     {
       g_string_append (flame->svg, " (");
@@ -159,13 +160,13 @@ append_box (Flame *flame, const SysprofCallgraphNode *node)
 
   if (chars >= MIN_LABEL_CHARS)
     {
-      name_chars = g_utf8_strlen (symbol->name, -1);
+      name_chars = g_utf8_strlen (label, -1);
       g_string_append_printf (flame->svg, "<text x=\"%.2f\" y=\"%.1f\">", x + 3, y + FRAME_HEIGHT - 4.5);
       if (name_chars <= chars)
-        append_escaped (flame->svg, symbol->name, -1);
+        append_escaped (flame->svg, label, -1);
       else
         {
-          append_escaped (flame->svg, symbol->name, chars - 2);
+          append_escaped (flame->svg, label, chars - 2);
           g_string_append (flame->svg, "..");
         }
       g_string_append (flame->svg, "</text>");

@@ -41,6 +41,49 @@ compare_by_self (gconstpointer a, gconstpointer b)
   return strcmp (fa->symbol->name, fb->symbol->name);
 }
 
+/* The FUNCTION cell, then with --lines the SOURCE cell (FILE:LINE). */
+static void
+add_name_cells (const Report *report, Table *table, const SysprofCallgraphFunction *function)
+{
+  table_add (table, function->symbol->name);
+  if (report->lines)
+    {
+      /* The file's base name: the text table is for reading. */
+      g_autofree char *base = function->file != NULL ? g_path_get_basename (function->file) : NULL;
+      g_autofree char *shown = base != NULL ? g_strdup_printf ("%s:%u", base, function->line) : g_strdup ("");
+
+      table_add (table, shown);
+    }
+}
+
+static void
+put_name_fields (const Report *report, const SysprofCallgraphFunction *function)
+{
+  report_put_tsv_field (stdout, function->symbol->name);
+  if (report->lines)
+    {
+      g_autofree char *source = report_function_source (function);
+
+      fputc ('\t', stdout);
+      report_put_tsv_field (stdout, source);
+    }
+}
+
+/* With --lines, a SOURCE column after FUNCTION. */
+static const Column *
+with_source (const Report *report, const Column *columns, guint *n_columns, Column *buffer)
+{
+  static const Column source = { "SOURCE", FALSE, 40 };
+
+  if (!report->lines)
+    return columns;
+  buffer[0] = columns[0];
+  buffer[1] = source;
+  memcpy (buffer + 2, columns + 1, (*n_columns - 1) * sizeof *columns);
+  (*n_columns)++;
+  return buffer;
+}
+
 /* top --memory: allocations and bytes (bytes only when they are the
  * weight). */
 static int
@@ -54,13 +97,13 @@ top_memory (const Report *report, GPtrArray *functions, guint n_rows)
 
   if (report->format == REPORT_FORMAT_TSV)
     {
-      printf ("function\tlibrary\t%sself_bytes\ttotal_bytes\tself_percent\ttotal_percent\n",
-              counts ? "self_allocations\ttotal_allocations\t" : "");
+      printf ("function\t%slibrary\t%sself_bytes\ttotal_bytes\tself_percent\ttotal_percent\n",
+              report->lines ? "source\t" : "", counts ? "self_allocations\ttotal_allocations\t" : "");
       for (guint i = 0; i < n_rows; i++)
         {
           const SysprofCallgraphFunction *function = functions->pdata[i];
 
-          report_put_tsv_field (stdout, function->symbol->name);
+          put_name_fields (report, function);
           fputc ('\t', stdout);
           report_put_tsv_field (stdout, function->symbol->library);
           if (counts)
@@ -80,15 +123,16 @@ top_memory (const Report *report, GPtrArray *functions, guint n_rows)
       { "TOTAL_BYTES", TRUE, 0 }, { "SELF%", TRUE, 0 },     { "TOTAL%", TRUE, 0 },
     };
 
-    if (counts)
-      table_init (&table, columns, G_N_ELEMENTS (columns));
-    else
-      table_init (&table, bytes_columns, G_N_ELEMENTS (bytes_columns));
+    Column        buffer[G_N_ELEMENTS (columns) + 1];
+    guint         n_columns = counts ? G_N_ELEMENTS (columns) : G_N_ELEMENTS (bytes_columns);
+    const Column *shown = with_source (report, counts ? columns : bytes_columns, &n_columns, buffer);
+
+    table_init (&table, shown, n_columns);
     for (guint i = 0; i < n_rows; i++)
       {
         const SysprofCallgraphFunction *function = functions->pdata[i];
 
-        table_add (&table, function->symbol->name);
+        add_name_cells (report, &table, function);
         table_add (&table, function->symbol->library);
         if (counts)
           {
@@ -136,12 +180,13 @@ run (const Report *report)
 
   if (report->format == REPORT_FORMAT_TSV)
     {
-      printf ("function\tlibrary\tself_samples\ttotal_samples\tself_percent\ttotal_percent\n");
+      printf ("function\t%slibrary\tself_samples\ttotal_samples\tself_percent\ttotal_percent\n",
+              report->lines ? "source\t" : "");
       for (guint i = 0; i < n_rows; i++)
         {
           const SysprofCallgraphFunction *function = functions->pdata[i];
 
-          report_put_tsv_field (stdout, function->symbol->name);
+          put_name_fields (report, function);
           fputc ('\t', stdout);
           report_put_tsv_field (stdout, function->symbol->library);
           printf ("\t%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT "\t%.2f\t%.2f\n", function->self, function->total,
@@ -151,14 +196,17 @@ run (const Report *report)
     }
 
   {
-    Table table;
+    Table         table;
+    Column        buffer[G_N_ELEMENTS (columns) + 1];
+    guint         n_columns = G_N_ELEMENTS (columns);
+    const Column *shown = with_source (report, columns, &n_columns, buffer);
 
-    table_init (&table, columns, G_N_ELEMENTS (columns));
+    table_init (&table, shown, n_columns);
     for (guint i = 0; i < n_rows; i++)
       {
         const SysprofCallgraphFunction *function = functions->pdata[i];
 
-        table_add (&table, function->symbol->name);
+        add_name_cells (report, &table, function);
         table_add (&table, function->symbol->library);
         table_add_count (&table, function->self);
         table_add_count (&table, function->total);
@@ -184,7 +232,12 @@ const ReportVerb report_verb_top = {
                  "samples that passed the filters).  Sorted by self_samples, or total_samples\n"
                  "with --sort total.  Process nodes (\"[name]\") and the root are not listed;\n"
                  "context nodes (\"- - kernel - -\") are, and their total is the time spent in\n"
-                 "that context.  The text table shows 30 rows unless --limit says otherwise.",
+                 "that context.  The text table shows 30 rows unless --limit says otherwise.\n\n"
+                 "With --lines, each row is a source line of a function: a SOURCE column (tsv:\n"
+                 "source, FILE:LINE with the file's full path, empty without debug info) follows\n"
+                 "FUNCTION; self_samples are the samples running that line, total_samples those\n"
+                 "with the line anywhere on the stack (in a caller: the line of the call).\n"
+                 "Inlined functions are rows of their own, with or without --lines.",
   .entries = top_options,
   .text_limit = 30,
   .check = check,

@@ -74,7 +74,9 @@ run (const Report *report)
       if (report->format == REPORT_FORMAT_TSV)
         {
           printf ("%u\t", node->depth);
-          report_put_tsv_field (stdout, symbol->name);
+          g_autofree char *label = report_function_label (node->function);
+
+          report_put_tsv_field (stdout, label);
           fputc ('\t', stdout);
           report_put_tsv_field (stdout, symbol->library);
           if (report->memory && !report->memory_bytes)
@@ -85,7 +87,8 @@ run (const Report *report)
         }
       else
         {
-          g_autofree char *name = g_utf8_make_valid (symbol->name, -1);
+          g_autofree char *label = report_function_label (node->function);
+          g_autofree char *name = g_utf8_make_valid (label, -1);
 
           if (report->memory)
             printf ("%7.2f%%  %6.2f%%  %12" G_GUINT64_FORMAT "  %*s%s", report_percent (report, node->total),

@@ -108,6 +108,10 @@ report_add_options (GOptionContext *context, ReportOptions *o)
       "Also look for separate debug files in DIR, after /usr/lib/debug (repeatable)", "DIR" },
     { "no-local-files", 0, 0, G_OPTION_ARG_NONE, &o->no_local_files,
       "Only use the symbols the capture embeds, never this machine's binaries", NULL },
+    { "lines", 'L', 0, G_OPTION_ARG_NONE, &o->lines,
+      "Report source lines: each frame is FUNCTION (FILE:LINE), the line running in it or, in a caller, the line "
+      "of the call; inlined functions are frames of their own either way",
+      NULL },
     { "version", 0, 0, G_OPTION_ARG_NONE, &o->version, "Print the version and exit", NULL },
     { NULL },
   };
@@ -241,6 +245,8 @@ report_callgraph_main (const ReportVerb *verb, int argc, char **argv, gboolean h
   filter.n_focus = o.focus != NULL ? g_strv_length (o.focus) : 0;
   filter.hide = (const char *const *) o.hide;
   filter.n_hide = o.hide != NULL ? g_strv_length (o.hide) : 0;
+  filter.lines = o.lines;
+  report.lines = o.lines;
   if (!isnan (o.begin) && !report_seconds_to_ns (o.begin, "begin", &filter.begin_ns, &error))
     USAGE_ERROR ("%s", error->message);
   if (!isnan (o.end) && !report_seconds_to_ns (o.end, "end", &filter.end_ns, &error))
@@ -484,6 +490,25 @@ report_print_summary_line (const Report *report)
             read);
   print_unwind_line (sysprof_callgraph_get_unwind_summary (report->callgraph));
   putchar ('\n');
+}
+
+char *
+report_function_label (const SysprofCallgraphFunction *function)
+{
+  g_autofree char *base = NULL;
+
+  if (function->file == NULL)
+    return g_strdup (function->symbol->name);
+  base = g_path_get_basename (function->file);
+  return g_strdup_printf ("%s (%s:%u)", function->symbol->name, base, function->line);
+}
+
+char *
+report_function_source (const SysprofCallgraphFunction *function)
+{
+  if (function->file == NULL)
+    return g_strdup ("");
+  return g_strdup_printf ("%s:%u", function->file, function->line);
 }
 
 gint

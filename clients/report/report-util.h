@@ -44,6 +44,8 @@ typedef struct
   /* What the callgraph counts, for the text: "samples", "allocations",
    * "bytes". */
   const char *unit;
+  /* --lines: the functions are source lines. */
+  gboolean lines;
 } Report;
 
 /* A verb of sysprof-report.  A callgraph verb (top, callers, …) gives its
@@ -95,6 +97,7 @@ typedef struct
   gboolean no_local_files;
   gboolean version;
   char    *memory;
+  gboolean lines;
 } ReportOptions;
 
 void report_options_clear (ReportOptions *options);
@@ -134,6 +137,13 @@ void report_put_tsv_field (FILE *out, const char *text);
 double report_percent (const Report *report, guint64 samples);
 /* The first line of a text report: the capture and what it counts. */
 void report_print_summary_line (const Report *report);
+/* The name a report prints for @function: its symbol's name, followed by
+ * " (FILE:LINE)" (the file's base name) when it stands for a source line
+ * (--lines). */
+char *report_function_label (const SysprofCallgraphFunction *function);
+/* "FILE:LINE" of a source line (the full path), or "" when unknown. */
+char *report_function_source (const SysprofCallgraphFunction *function);
+
 /* Sorts SysprofCallgraphFunction pointers by total, then self, then name. */
 gint report_compare_by_total (gconstpointer a, gconstpointer b);
 

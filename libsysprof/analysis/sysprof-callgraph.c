@@ -19,10 +19,17 @@
  * sample carried no marker); context and process nodes are flagged. */
 #define TAG_CONTEXT 0x100u /* | the context; key 0 */
 #define TAG_PROCESS 0x200u /* key: the pid */
+/* | the context: a user address that is a return address (every user frame
+ * but the innermost), whose source line is that of the call before it. */
+#define TAG_CALLER 0x8u
 
 /* Perf context markers are the addresses -32 … -2560: one comparison keeps
  * the call out of the loop over ordinary addresses. */
 #define MARKER_MIN ((SysprofCaptureAddress) -4096)
+
+/* Without a context marker, addresses from here on are the kernel's
+ * (x86-64, aarch64). */
+#define USER_ADDRESS_END G_GUINT64_CONSTANT (0xffff800000000000)
 
 /* The largest stack a SAMPLE frame holds (n_addrs is 16 bits), plus the
  * context node that may close it. */
@@ -55,6 +62,7 @@ struct _SysprofCallgraph
   char                     *unwind_summary; /* METADATA sysprof.unwind, or NULL */
   guint64                   n_bytes;
   SysprofCallgraphSource    source;
+  gboolean                  lines; /* functions are (symbol, file, line) */
 
   /* While building. */
   GHashTable *symbol_functions;  /* const SysprofSymbol * → function index + 1 */
@@ -176,6 +184,25 @@ symbol_function (SysprofCallgraph *self, const SysprofSymbol *symbol)
   return index;
 }
 
+/* The function a frame stands for: its symbol's, or with lines its own
+ * (frames are interned like symbols, so the pointer is the identity). */
+static guint
+frame_function (SysprofCallgraph *self, const SysprofSymbolFrame *frame)
+{
+  gpointer found;
+  guint    index;
+
+  if (!self->lines)
+    return symbol_function (self, frame->symbol);
+  if ((found = g_hash_table_lookup (self->symbol_functions, frame)) != NULL)
+    return GPOINTER_TO_UINT (found) - 1;
+  index = add_function (self, frame->symbol, SYSPROF_CALLGRAPH_FUNCTION_CODE);
+  self->functions[index].file = frame->file;
+  self->functions[index].line = frame->line;
+  g_hash_table_insert (self->symbol_functions, (gpointer) frame, GUINT_TO_POINTER (index + 1));
+  return index;
+}
+
 static inline const SysprofCallgraphFunction *
 function_at (SysprofCallgraph *self, guint index)
 {
@@ -284,6 +311,8 @@ typedef struct
   gboolean           no_kernel;
   /* Allocation sources: bytes per raw node (those that end an allocation). */
   GArray *bytes;
+  /* Judges which user addresses can be code. */
+  SysprofSymbolizer *symbolizer;
 } RawBuilder;
 
 /* The raw nodes from @from on were made by a sample at @time. */
@@ -316,10 +345,11 @@ raw_child (RawBuilder *raw, guint32 parent, guint64 key, guint32 tag, gint64 tim
  * outermost first.  Then the path is added below @process_node; returns its
  * innermost node. */
 static guint32
-add_sample (RawBuilder *raw, guint32 process_node, const SysprofCaptureAddress *addrs, guint n, gint64 time)
+add_sample (RawBuilder *raw, guint32 process_node, gint32 pid, const SysprofCaptureAddress *addrs, guint n, gint64 time)
 {
   SysprofAddressContext context = SYSPROF_ADDRESS_CONTEXT_NONE;
   gboolean              dropping = FALSE;
+  gboolean              caller = FALSE; /* a user frame was met in this run */
   guint                 pos = MAX_KEYS;
   guint32               n_before = _sysprof_stack_stash_get_n_nodes (raw->stash);
   guint32               node;
@@ -339,15 +369,28 @@ add_sample (RawBuilder *raw, guint32 process_node, const SysprofCaptureAddress *
             }
           context = next;
           dropping = raw->no_kernel && context_is_kernel (context);
+          caller = FALSE;
           continue;
         }
       /* Address 0 is where a frame-pointer walk through code built without
        * frame pointers ends up: no frame, and no place to show it. */
       if (dropping || address == 0)
         continue;
+      /* A user address that cannot be code is data a frame-pointer walk
+       * took for a return address: the stack ends before it, since what
+       * the walk found beyond it is no better. */
+      if ((context == SYSPROF_ADDRESS_CONTEXT_USER ||
+           (context == SYSPROF_ADDRESS_CONTEXT_NONE && address < USER_ADDRESS_END)) &&
+          !sysprof_symbolizer_is_code_address (raw->symbolizer, pid, time, address))
+        break;
       pos--;
       raw->keys[pos] = address;
       raw->tags[pos] = context;
+      if (context == SYSPROF_ADDRESS_CONTEXT_USER || context == SYSPROF_ADDRESS_CONTEXT_NONE)
+        {
+          raw->tags[pos] |= caller ? TAG_CALLER : 0;
+          caller = TRUE;
+        }
     }
   if (context_has_node (context))
     {
@@ -519,7 +562,7 @@ read_samples (SysprofCallgraph             *self,
         }
       else
         {
-          node = add_sample (raw, pid_slot->node, addrs, n_addrs, time);
+          node = add_sample (raw, pid_slot->node, pid, addrs, n_addrs, time);
           /* A stack of markers only ends at the process node: the cache
            * keeps it as its own entry (node 0 is the root, never hit). */
           *entry = (SysprofStackCacheEntry){ hash_a, hash_b, node, 0,
@@ -601,8 +644,9 @@ read_samples (SysprofCallgraph             *self,
 /* From raw addresses to functions */
 
 /* One address node of the raw tree, to resolve.  @group is the process's
- * ordinal times 8 plus the context: sorted by (group, address), the
- * addresses of one process and context come together, in order. */
+ * ordinal times 16 plus the node's tag (context, TAG_CALLER): sorted by
+ * (group, address), the addresses of one process and context come
+ * together, in order. */
 typedef struct
 {
   guint64 address;
@@ -672,17 +716,39 @@ function_of_symbol (SysprofCallgraph *self, const SysprofSymbol *symbol, guint64
   return add_function (self, owned, SYSPROF_CALLGRAPH_FUNCTION_CODE);
 }
 
-/* The function of every address node, in @functions (indexed by node).
- * Each distinct (pid, context, address) is resolved once; sorted, the
- * addresses of one function come together, and the range the symbolizer
- * reports for a symbol answers its neighbours without asking again. */
+/* The functions inlined at some address nodes, inside the function of the
+ * node: for node i with chain_len[i] > 0, pool[chain_start[i] ...] holds
+ * their function indexes, outermost first.  Most nodes have none: the
+ * arrays are made when the first one is met. */
+typedef struct
+{
+  guint32 *chain_start;
+  guint8  *chain_len;
+  GArray  *pool;
+  guint32  n_nodes;
+} InlineChains;
+
+static void
+inline_chains_clear (InlineChains *chains)
+{
+  _sysprof_table_free (chains->chain_start, chains->n_nodes * sizeof *chains->chain_start);
+  _sysprof_table_free (chains->chain_len, chains->n_nodes * sizeof *chains->chain_len);
+  g_clear_pointer (&chains->pool, g_array_unref);
+}
+
+/* The function of every address node, in @functions (indexed by node), and
+ * the functions inlined there in @chains.  Each distinct (pid, context,
+ * address) is resolved once; sorted, the addresses of one function come
+ * together, and the range the symbolizer reports for its frames answers
+ * its neighbours without asking again. */
 static void
 resolve_addresses (SysprofCallgraph *self,
                    RawBuilder       *raw,
                    const guint32    *ordinals,
                    GArray           *process_pids,
                    const gboolean   *keep,
-                   guint            *functions)
+                   guint            *functions,
+                   InlineChains     *chains)
 {
   guint32                 n = _sysprof_stack_stash_get_n_nodes (raw->stash);
   const SysprofStackNode *nodes = _sysprof_stack_stash_get_nodes (raw->stash);
@@ -695,31 +761,90 @@ resolve_addresses (SysprofCallgraph *self,
   guint64                 range_begin = 0;
   guint64                 range_end = 0;
   guint                   range_function = 0;
+  guint32                 range_chain = 0;
+  guint8                  range_chain_len = 0;
 
   for (guint32 i = 1; i < n; i++)
     if ((nodes[i].tag & (TAG_CONTEXT | TAG_PROCESS)) == 0 && (keep == NULL || keep[i]))
-      p[n_pending++] = (Pending){ nodes[i].key, ordinals[i] << 3 | nodes[i].tag, i };
+      p[n_pending++] = (Pending){ nodes[i].key, ordinals[i] << 4 | nodes[i].tag, i };
   sort_pending (p, n_pending);
 
   for (guint i = 0; i < n_pending; i++)
     {
       if (!have_range || p[i].group != range_group || p[i].address < range_begin || p[i].address >= range_end)
         {
-          gint32               pid = pids[p[i].group >> 3];
-          guint32              context = p[i].group & 7;
-          const SysprofSymbol *symbol = sysprof_symbolizer_lookup_range (
-              self->symbolizer, pid, times[p[i].node], context, p[i].address, &range_begin, &range_end);
+          gint32                           pid = pids[p[i].group >> 4];
+          guint32                          context = p[i].group & 7;
+          const SysprofSymbolFrame *const *frames = NULL;
+          guint n_frames = sysprof_symbolizer_lookup_frames (self->symbolizer, pid, times[p[i].node], context,
+                                                             p[i].address, &frames, &range_begin, &range_end);
 
+          /* A return address: the inlines and the line of the call, which
+           * is the instruction before it, when that is the same function
+           * (a call that never returns can end a function). */
+          /* Only where there is debug info: without, the call before gives
+           * the same function and no line. */
+          if ((p[i].group & TAG_CALLER) != 0 && n_frames > 0 && p[i].address > 0 &&
+              (n_frames > 1 || frames[0]->file != NULL))
+            {
+              const SysprofSymbolFrame *const *call = NULL;
+              guint64                          call_begin, call_end;
+              guint n_call = sysprof_symbolizer_lookup_frames (self->symbolizer, pid, times[p[i].node], context,
+                                                               p[i].address - 1, &call, &call_begin, &call_end);
+
+              if (n_call > 0 && call[n_call - 1]->symbol == frames[n_frames - 1]->symbol)
+                {
+                  frames = call;
+                  n_frames = n_call;
+                  /* The answer holds for the return addresses just after
+                   * the range, as long as they are still in the function. */
+                  range_begin = MAX (range_begin, call_begin + 1);
+                  range_end = MIN (range_end, call_end + 1);
+                }
+              else
+                range_begin = p[i].address, range_end = p[i].address + 1;
+            }
           if (range_begin > p[i].address || range_end <= p[i].address)
             {
               range_begin = p[i].address;
               range_end = p[i].address + 1;
             }
-          range_function = function_of_symbol (self, symbol, p[i].address);
+          if (n_frames == 0 || frames == NULL)
+            {
+              range_function = function_of_symbol (self, NULL, p[i].address);
+              range_chain_len = 0;
+            }
+          else
+            {
+              /* Innermost first: the last is the function of the node. */
+              range_function = frame_function (self, frames[n_frames - 1]);
+              range_chain_len = (guint8) MIN (n_frames - 1, G_MAXUINT8);
+              if (range_chain_len > 0)
+                {
+                  if (chains->pool == NULL)
+                    {
+                      chains->n_nodes = n;
+                      chains->chain_start = _sysprof_table_alloc0 (n * sizeof *chains->chain_start);
+                      chains->chain_len = _sysprof_table_alloc0 (n * sizeof *chains->chain_len);
+                      chains->pool = g_array_new (FALSE, FALSE, sizeof (guint));
+                    }
+                  range_chain = chains->pool->len;
+                  for (guint f = range_chain_len; f > 0; f--)
+                    {
+                      guint function = frame_function (self, frames[f - 1]);
+                      g_array_append_val (chains->pool, function);
+                    }
+                }
+            }
           range_group = p[i].group;
           have_range = TRUE;
         }
       functions[p[i].node] = range_function;
+      if (range_chain_len > 0)
+        {
+          chains->chain_start[p[i].node] = range_chain;
+          chains->chain_len[p[i].node] = range_chain_len;
+        }
     }
   _sysprof_table_free (p, n * sizeof *p);
 }
@@ -798,6 +923,24 @@ mark_functions (SysprofCallgraph *self, const SysprofCallgraphFilter *filter)
   return marks;
 }
 
+/* The node of @function below @parent in the tree of functions, as focus
+ * and hide decide: UNMAPPED above every focused frame; the outermost
+ * focused frame of a path becomes a child of the root (the root itself
+ * when it is hidden too); a hidden frame is its parent's node. */
+static guint32
+map_frame (SysprofStackStash *tree, const guint8 *marks, guint32 parent, guint function)
+{
+  guint mark = marks != NULL ? marks[function] : 0;
+
+  if (parent == UNMAPPED && (mark & MARK_FOCUS) == 0)
+    return UNMAPPED;
+  if (parent == UNMAPPED)
+    parent = SYSPROF_STACK_STASH_ROOT; /* the cut */
+  if ((mark & MARK_HIDE) != 0)
+    return parent;
+  return _sysprof_stack_stash_child (tree, parent, function, 0, NULL);
+}
+
 /* Parents come before their children in the raw array, so one pass in
  * order maps every raw node to its node of functions.  @tree_bytes
  * receives the bytes per node of the tree (allocation sources; it stays
@@ -824,6 +967,7 @@ build_function_tree (SysprofCallgraph *self, RawBuilder *raw, const SysprofCallg
   g_autofree gboolean *tail = NULL;
   g_autofree guint8   *marks = NULL;
   gboolean             allocations = self->source != SYSPROF_CALLGRAPH_SOURCE_SAMPLES;
+  InlineChains         chains = { NULL, NULL, NULL, 0 };
 
   if (allocations)
     keep = weighted_nodes (raw);
@@ -849,7 +993,7 @@ build_function_tree (SysprofCallgraph *self, RawBuilder *raw, const SysprofCallg
             functions[i] = context_function (self, r->tag & ~TAG_CONTEXT);
         }
     }
-  resolve_addresses (self, raw, ordinals, process_pids, keep, functions);
+  resolve_addresses (self, raw, ordinals, process_pids, keep, functions, &chains);
   if (allocations && !filter->keep_allocator_frames)
     tail = allocator_tails (self, raw, keep, functions);
   marks = mark_functions (self, filter);
@@ -858,28 +1002,22 @@ build_function_tree (SysprofCallgraph *self, RawBuilder *raw, const SysprofCallg
   for (guint32 i = 1; i < n; i++)
     {
       guint32 parent = mapped[nodes[i].parent];
-      guint   mark;
 
       if (keep != NULL && !keep[i])
         continue;
-      mark = marks != NULL ? marks[functions[i]] : 0;
       /* Allocator frames folded into the site are not frames the
        * callgraph shows: neither focus nor hide sees them. */
       if (tail != NULL && tail[i])
         mapped[i] = parent;
-      else if (parent == UNMAPPED && (mark & MARK_FOCUS) == 0)
-        mapped[i] = UNMAPPED;
-      else if (parent == UNMAPPED)
-        {
-          /* The cut: the outermost focused frame of this path. */
-          parent = SYSPROF_STACK_STASH_ROOT;
-          mapped[i] =
-              (mark & MARK_HIDE) != 0 ? parent : _sysprof_stack_stash_child (tree, parent, functions[i], 0, NULL);
-        }
-      else if ((mark & MARK_HIDE) != 0)
-        mapped[i] = parent;
       else
-        mapped[i] = _sysprof_stack_stash_child (tree, parent, functions[i], 0, NULL);
+        {
+          /* The node's function, then those inlined in it, inward. */
+          mapped[i] = map_frame (tree, marks, parent, functions[i]);
+          if (chains.pool != NULL)
+            for (guint c = 0; c < chains.chain_len[i]; c++)
+              mapped[i] =
+                  map_frame (tree, marks, mapped[i], g_array_index (chains.pool, guint, chains.chain_start[i] + c));
+        }
       if (mapped[i] == UNMAPPED)
         continue;
       _sysprof_stack_stash_get_nodes (tree)[mapped[i]].self += nodes[i].self;
@@ -896,6 +1034,7 @@ build_function_tree (SysprofCallgraph *self, RawBuilder *raw, const SysprofCallg
   _sysprof_table_free (ordinals, n * sizeof *ordinals);
   _sysprof_table_free (functions, n * sizeof *functions);
   _sysprof_table_free (mapped, n * sizeof *mapped);
+  inline_chains_clear (&chains);
   return g_steal_pointer (&tree);
 }
 
@@ -1107,6 +1246,7 @@ sysprof_callgraph_new (SysprofCaptureReader         *reader,
 
   self = g_object_new (SYSPROF_TYPE_CALLGRAPH, NULL);
   self->symbolizer = g_object_ref (symbolizer);
+  self->lines = filter->lines;
   add_function (self, new_owned_symbol (self, "[Everything]"), SYSPROF_CALLGRAPH_FUNCTION_ROOT);
 
   keys = g_new (guint64, MAX_KEYS);
@@ -1119,7 +1259,7 @@ sysprof_callgraph_new (SysprofCaptureReader         *reader,
       sysprof_set_capture_error (error, sysprof_capture_reader_get_error (reader), "The capture cannot be rewound");
       return NULL;
     }
-  raw = (RawBuilder){ stash, NULL, 0, keys, tags, filter->no_kernel, raw_bytes };
+  raw = (RawBuilder){ stash, NULL, 0, keys, tags, filter->no_kernel, raw_bytes, symbolizer };
   /* The root's time. */
   raw_set_times (&raw, 0, 0);
   if (!read_samples (self, reader, filter, &raw, progress, user_data, error))

@@ -115,12 +115,20 @@ typedef struct
   gsize              n_focus;
   const char *const *hide;
   gsize              n_hide;
+
+  /* Added with source lines (a smaller @size: FALSE).  Each frame is a
+   * source line rather than a function: the functions of the callgraph are
+   * (function, file, line), SysprofCallgraphFunction.file and .line say
+   * which, and a function's lines are its rows (the innermost frame: the
+   * line executing; an outer frame: the line of the call).  Frames without
+   * debug info have no file and line 0. */
+  gboolean lines;
 } SysprofCallgraphFilter;
 
-#define SYSPROF_CALLGRAPH_FILTER_INIT                                                             \
-  {                                                                                               \
-    sizeof (SysprofCallgraphFilter), NULL, 0, NULL, 0, NULL, 0, G_MININT64, G_MAXINT64, FALSE,    \
-        SYSPROF_CALLGRAPH_SOURCE_SAMPLES, SYSPROF_CALLGRAPH_WEIGHT_COUNT, FALSE, NULL, 0, NULL, 0 \
+#define SYSPROF_CALLGRAPH_FILTER_INIT                                                                    \
+  {                                                                                                      \
+    sizeof (SysprofCallgraphFilter), NULL, 0, NULL, 0, NULL, 0, G_MININT64, G_MAXINT64, FALSE,           \
+        SYSPROF_CALLGRAPH_SOURCE_SAMPLES, SYSPROF_CALLGRAPH_WEIGHT_COUNT, FALSE, NULL, 0, NULL, 0, FALSE \
   }
 
 SYSPROF_AVAILABLE_IN_ALL
@@ -155,6 +163,10 @@ typedef struct
   /* Allocation sources: the bytes of the same allocations (0 for samples). */
   guint64 self_bytes;
   guint64 total_bytes;
+  /* With the filter's @lines: the source line this function stands for
+   * (NULL and 0 when unknown); otherwise always NULL and 0. */
+  const char *file;
+  guint       line;
 } SysprofCallgraphFunction;
 
 /* A node of the top-down tree: the root, then one node per process name,
@@ -202,7 +214,14 @@ typedef gboolean (*SysprofCallgraphStackFunc) (const SysprofCallgraphFunction *c
 
 /* The callgraph of the SAMPLE frames of a capture, the way Sysprof shows it:
  * per-function self and total, callers and callees, a top-down tree and the
- * distinct stacks.
+ * distinct stacks.  A frame in code that was inlined stands for several
+ * functions (the symbolizer's sysprof_symbolizer_lookup_frames()): each is
+ * a frame of its own, as perf and Hotspot show them.  A user-space address
+ * that cannot be code (sysprof_symbolizer_is_code_address(): it lies in no
+ * executable mapping of the process) ends its stack there: a frame-pointer
+ * walk through code without frame pointers reads data as return addresses,
+ * and those frames and all beyond them are dropped (the sample still
+ * counts).  Kernel frames are not concerned.
  *
  * Stacks are first collected as raw addresses in a prefix tree per process
  * (identical stacks collapse), then each distinct (pid, address, context) is

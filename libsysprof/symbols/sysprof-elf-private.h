@@ -9,6 +9,8 @@
 
 #include <gio/gio.h>
 
+#include "sysprof-dwarf-private.h"
+
 G_BEGIN_DECLS
 
 /* One ELF file, parsed once: everything the symbolizer needs (build-id,
@@ -55,6 +57,20 @@ gboolean sysprof_elf_file_offset_to_vaddr (SysprofElf *self, guint64 file_offset
  * name, valid as long as @self, and in @begin/@end (both optional) the range
  * around @vaddr over which the answer is the same; NULL if none.  O(log n). */
 const char *sysprof_elf_lookup (SysprofElf *self, guint64 vaddr, guint64 *begin, guint64 *end);
+
+/* The range of a function that has no symbol: the FDE of the unwind tables
+ * (.eh_frame, .debug_frame) holding @vaddr, cut to the gap between the
+ * named functions around it, or failing an FDE the gap itself inside the
+ * executable segment.  FALSE when @vaddr has a symbol, or nothing bounds
+ * it.  Stripped code is shown one row per function this way, named after
+ * the range's start.  O(log n). */
+gboolean sysprof_elf_lookup_unnamed (SysprofElf *self, guint64 vaddr, guint64 *begin, guint64 *end);
+
+/* The DWARF debug info for this file's addresses: the attached debug file's,
+ * else this file's own; opened on first call (from the path, when it is
+ * still the file that was loaded), NULL when there is none.  Owned by
+ * @self. */
+SysprofDwarf *sysprof_elf_get_dwarf (SysprofElf *self);
 
 /* Attaches the separate debug file (NULL detaches); lookups then use its
  * .symtab when it has one, at the same virtual addresses. */

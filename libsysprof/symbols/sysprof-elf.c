@@ -13,11 +13,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
 #include <gelf.h>
 #include <zlib.h>
 #include <libelf.h>
 
+#include "sysprof-dwarf-private.h"
 #include "sysprof-elf-private.h"
 
 /* A build-id is normally 20 bytes (SHA-1) or 16 (MD5/UUID); anything longer
@@ -59,7 +61,16 @@ struct _SysprofElf
   SysprofElfRange   *ranges;
   gsize              n_ranges;
   char              *names;
-  SysprofElf        *debug;
+  /* Function ranges of the unwind tables (FDEs of .eh_frame and
+   * .debug_frame), sorted and disjoint; name unused.  They name nothing,
+   * but say where the functions of stripped code begin and end. */
+  SysprofElfRange *fdes;
+  gsize            n_fdes;
+  /* A .debug_info with contents (not SHT_NOBITS): sysprof_elf_get_dwarf. */
+  gboolean      has_debug_info;
+  SysprofDwarf *dwarf; /* opened on first use */
+  gboolean      dwarf_tried;
+  SysprofElf   *debug;
 };
 
 /* A function symbol as read, before sorting and splitting. */
@@ -326,6 +337,259 @@ build_ranges (SysprofElf *self, GArray *raw)
   g_array_free (stack, TRUE);
 }
 
+/* ------------------------------------------------------------------ */
+/* Function ranges of the unwind tables                                 */
+
+/* DW_EH_PE_* pointer encodings (LSB, "Exception Frames"): the low nibble is
+ * the format, bits 4-6 what the value is relative to, 0x80 indirect. */
+#define EH_PE_OMIT     0xffu
+#define EH_PE_FORMAT   0x0fu
+#define EH_PE_APPLY    0x70u
+#define EH_PE_PCREL    0x10u
+#define EH_PE_INDIRECT 0x80u
+
+/* At most this many FDEs per file are kept: a few times the functions of
+ * the largest libraries (libxul has about 300,000). */
+#define MAX_FDES (4u << 20)
+
+static gboolean
+read_uleb (const guint8 **p, const guint8 *end, guint64 *value)
+{
+  guint64 v = 0;
+
+  for (guint shift = 0; *p < end; shift += 7)
+    {
+      guint8 byte = *(*p)++;
+
+      if (shift < 64)
+        v |= (guint64) (byte & 0x7f) << shift;
+      if ((byte & 0x80) == 0)
+        {
+          *value = v;
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+static gboolean
+read_sleb (const guint8 **p, const guint8 *end, gint64 *value)
+{
+  guint64 v = 0;
+  guint   shift = 0;
+
+  while (*p < end)
+    {
+      guint8 byte = *(*p)++;
+
+      if (shift < 64)
+        v |= (guint64) (byte & 0x7f) << shift;
+      shift += 7;
+      if ((byte & 0x80) == 0)
+        {
+          if (shift < 64 && (byte & 0x40))
+            v |= ~(guint64) 0 << shift;
+          *value = (gint64) v;
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* Reads an unsigned or sign-extended integer of @size bytes in the file's
+ * byte order. */
+static gboolean
+read_fixed (const guint8 **p, const guint8 *end, guint size, gboolean is_signed, gboolean msb, guint64 *value)
+{
+  guint64 v = 0;
+
+  if ((gsize) (end - *p) < size)
+    return FALSE;
+  for (guint i = 0; i < size; i++)
+    v |= (guint64) (*p)[msb ? i : size - 1 - i] << (8 * (size - 1 - i));
+  if (is_signed && size < 8 && (v >> (8 * size - 1)) & 1)
+    v |= ~(guint64) 0 << (8 * size);
+  *p += size;
+  *value = v;
+  return TRUE;
+}
+
+/* A value in pointer encoding @enc (format only: what it is relative to is
+ * the caller's business). */
+static gboolean
+read_encoded (const guint8 **p, const guint8 *end, guint enc, guint address_size, gboolean msb, guint64 *value)
+{
+  gint64 s;
+
+  switch (enc & EH_PE_FORMAT)
+    {
+    case 0x00: return read_fixed (p, end, address_size, FALSE, msb, value);
+    case 0x01: return read_uleb (p, end, value);
+    case 0x02: return read_fixed (p, end, 2, FALSE, msb, value);
+    case 0x03: return read_fixed (p, end, 4, FALSE, msb, value);
+    case 0x04: return read_fixed (p, end, 8, FALSE, msb, value);
+    case 0x09:
+      if (!read_sleb (p, end, &s))
+        return FALSE;
+      *value = (guint64) s;
+      return TRUE;
+    case 0x0a: return read_fixed (p, end, 2, TRUE, msb, value);
+    case 0x0b: return read_fixed (p, end, 4, TRUE, msb, value);
+    case 0x0c: return read_fixed (p, end, 8, TRUE, msb, value);
+    default: return FALSE;
+    }
+}
+
+/* The FDE pointer encoding of a CIE of .eh_frame: its 'R' augmentation, or
+ * absolute pointers.  G_MAXUINT when the augmentation cannot be followed
+ * (its FDEs are then skipped). */
+static guint
+cie_fde_encoding (const Dwarf_CIE *cie, guint address_size, gboolean msb)
+{
+  const char   *aug = cie->augmentation;
+  const guint8 *p = cie->augmentation_data;
+  const guint8 *end;
+
+  if (aug == NULL || aug[0] == '\0')
+    return 0;
+  if (aug[0] != 'z' || p == NULL)
+    return G_MAXUINT;
+  end = p + cie->augmentation_data_size;
+  for (aug++; *aug != '\0'; aug++)
+    {
+      switch (*aug)
+        {
+        case 'R': return p < end ? *p : G_MAXUINT;
+        case 'L':
+          if (p >= end)
+            return G_MAXUINT;
+          p++;
+          break;
+        case 'P':
+          {
+            guint   enc;
+            guint64 ignored;
+
+            if (p >= end)
+              return G_MAXUINT;
+            enc = *p++;
+            if (enc != EH_PE_OMIT && !read_encoded (&p, end, enc, address_size, msb, &ignored))
+              return G_MAXUINT;
+            break;
+          }
+        case 'S':
+        case 'B':
+        case 'G': break;
+        default:
+          /* Unknown: 'z' gave the data's size, but not where 'R' is. */
+          return G_MAXUINT;
+        }
+    }
+  return 0;
+}
+
+static int
+compare_ranges (gconstpointer a, gconstpointer b)
+{
+  const SysprofElfRange *ra = a, *rb = b;
+
+  if (ra->begin != rb->begin)
+    return ra->begin < rb->begin ? -1 : 1;
+  return ra->end < rb->end ? -1 : ra->end > rb->end;
+}
+
+/* Appends the [initial_location, + address_range) of every FDE of the CFI
+ * section @scn (.eh_frame when @eh_frame, else .debug_frame) to @fdes.
+ * Malformed entries are skipped, a malformed section ends the walk: the
+ * ranges only group addresses that have no symbol, they are never needed. */
+static void
+read_fdes (Elf *elf, Elf_Scn *scn, const GElf_Shdr *shdr, gboolean eh_frame, GArray *fdes)
+{
+  const unsigned char *ident = (const unsigned char *) elf_getident (elf, NULL);
+  g_autoptr (GHashTable) encodings = g_hash_table_new (NULL, NULL); /* CIE offset -> encoding + 1 */
+  Elf_Data *data;
+  Dwarf_Off offset = 0;
+  guint     address_size;
+  gboolean  msb;
+
+  if (ident == NULL || (data = elf_getdata (scn, NULL)) == NULL || data->d_buf == NULL || data->d_size == 0)
+    return;
+  address_size = ident[EI_CLASS] == ELFCLASS32 ? 4 : 8;
+  msb = ident[EI_DATA] == ELFDATA2MSB;
+
+  while (fdes->len < MAX_FDES)
+    {
+      Dwarf_CFI_Entry entry;
+      Dwarf_Off       next = 0;
+      int             ret = dwarf_next_cfi (ident, data, eh_frame, offset, &next, &entry);
+
+      if (ret > 0 || next <= offset || next == (Dwarf_Off) -1)
+        break;
+      if (ret == 0 && dwarf_cfi_cie_p (&entry))
+        g_hash_table_insert (encodings, GSIZE_TO_POINTER ((gsize) offset),
+                             GUINT_TO_POINTER (cie_fde_encoding (&entry.cie, address_size, msb) + 1));
+      else if (ret == 0)
+        {
+          gpointer        found;
+          guint           enc;
+          const guint8   *p = entry.fde.start;
+          const guint8   *end = entry.fde.end;
+          guint64         begin, length;
+          SysprofElfRange range;
+
+          /* A CIE comes before its FDEs in the sections GCC and LLVM
+           * write; an FDE whose CIE was not met is skipped. */
+          if (!g_hash_table_lookup_extended (encodings, GSIZE_TO_POINTER ((gsize) entry.fde.CIE_pointer), NULL, &found))
+            goto next;
+          enc = GPOINTER_TO_UINT (found) - 1;
+          if (enc == G_MAXUINT || (enc & EH_PE_INDIRECT) || p == NULL || end == NULL || p >= end)
+            goto next;
+          if ((enc & EH_PE_APPLY) != 0 && (enc & EH_PE_APPLY) != EH_PE_PCREL)
+            goto next;
+          if (!read_encoded (&p, end, enc, address_size, msb, &begin) ||
+              !read_encoded (&p, end, enc & EH_PE_FORMAT, address_size, msb, &length))
+            goto next;
+          if ((enc & EH_PE_APPLY) == EH_PE_PCREL)
+            begin += shdr->sh_addr + (guint64) (entry.fde.start - (const guint8 *) data->d_buf);
+          if (address_size == 4)
+            begin &= G_MAXUINT32;
+          /* Zero-length FDEs (padding) and wrapping ones name nothing. */
+          if (length == 0 || begin + length < begin)
+            goto next;
+          range.begin = begin;
+          range.end = begin + length;
+          range.name = 0;
+          g_array_append_val (fdes, range);
+        }
+    next:
+      offset = next;
+    }
+}
+
+/* Sorts @fdes and makes them disjoint (a range overlapping the previous one
+ * starts where that one ends). */
+static void
+finish_fdes (SysprofElf *self, GArray *fdes)
+{
+  SysprofElfRange *r;
+  gsize            n = 0;
+
+  g_array_sort (fdes, compare_ranges);
+  r = (SysprofElfRange *) (gpointer) fdes->data;
+  for (gsize i = 0; i < fdes->len; i++)
+    {
+      SysprofElfRange range = r[i];
+
+      if (n > 0 && range.begin < r[n - 1].end)
+        range.begin = r[n - 1].end;
+      if (range.begin < range.end)
+        r[n++] = range;
+    }
+  g_array_set_size (fdes, n);
+  self->n_fdes = n;
+  self->fdes = n > 0 ? g_memdup2 (r, n * sizeof *r) : NULL;
+}
+
 static gboolean
 table_fits (guint64 offset, gsize n_entries, gsize entry_size, guint64 file_size)
 {
@@ -347,6 +611,11 @@ parse_elf (SysprofElf *self, Elf *elf, guint64 file_size, const char *what, GErr
   ssize_t     build_id_len;
   gsize       symtab = 0;
   gsize       dynsym = 0;
+  gsize       eh_frame = 0;
+  gsize       debug_frame = 0;
+  size_t      shstrndx = 0;
+  gboolean    has_names;
+  const char *name;
 
   if (elf_kind (elf) != ELF_K_ELF)
     {
@@ -387,6 +656,8 @@ parse_elf (SysprofElf *self, Elf *elf, guint64 file_size, const char *what, GErr
         }
     }
 
+  has_names = elf_getshdrstrndx (elf, &shstrndx) == 0 && shstrndx != 0 && shstrndx < n_sections;
+
   /* So must every section. */
   sections = g_new0 (SectionRange, MAX (n_sections, 1));
   for (size_t i = 1; i < n_sections; i++)
@@ -408,6 +679,16 @@ parse_elf (SysprofElf *self, Elf *elf, guint64 file_size, const char *what, GErr
         symtab = i;
       else if (shdr.sh_type == SHT_DYNSYM && dynsym == 0)
         dynsym = i;
+      else if (shdr.sh_type == SHT_PROGBITS && has_names && (name = elf_strptr (elf, shstrndx, shdr.sh_name)) != NULL)
+        {
+          /* Compressed sections (SHF_COMPRESSED) are left to libdw. */
+          if (strcmp (name, ".eh_frame") == 0 && eh_frame == 0)
+            eh_frame = i;
+          else if (strcmp (name, ".debug_frame") == 0 && debug_frame == 0 && (shdr.sh_flags & SHF_COMPRESSED) == 0)
+            debug_frame = i;
+          else if (strcmp (name, ".debug_info") == 0 && shdr.sh_size > 0)
+            self->has_debug_info = TRUE;
+        }
     }
 
   build_id_len = dwelf_elf_gnu_build_id (elf, &build_id);
@@ -440,6 +721,17 @@ parse_elf (SysprofElf *self, Elf *elf, guint64 file_size, const char *what, GErr
   if (raw->len == 0 && dynsym != 0 && !read_symbol_table (elf, &ehdr, dynsym, sections, n_sections, raw, what, error))
     return FALSE;
   build_ranges (self, raw);
+
+  {
+    g_autoptr (GArray) fdes = g_array_new (FALSE, FALSE, sizeof (SysprofElfRange));
+    GElf_Shdr shdr;
+
+    if (eh_frame != 0 && gelf_getshdr (elf_getscn (elf, eh_frame), &shdr) != NULL)
+      read_fdes (elf, elf_getscn (elf, eh_frame), &shdr, TRUE, fdes);
+    if (debug_frame != 0 && gelf_getshdr (elf_getscn (elf, debug_frame), &shdr) != NULL)
+      read_fdes (elf, elf_getscn (elf, debug_frame), &shdr, FALSE, fdes);
+    finish_fdes (self, fdes);
+  }
 
   self->n_segments = segments->len;
   self->segments = (SysprofElfSegment *) (gpointer) g_array_free (g_steal_pointer (&segments), FALSE);
@@ -593,6 +885,8 @@ sysprof_elf_unref (SysprofElf *self)
   g_free (self->segments);
   g_free (self->ranges);
   g_free (self->names);
+  g_free (self->fdes);
+  g_clear_pointer (&self->dwarf, sysprof_dwarf_unref);
   g_free (self);
 }
 
@@ -701,6 +995,84 @@ sysprof_elf_lookup (SysprofElf *self, guint64 vaddr, guint64 *begin, guint64 *en
   return table->names + table->ranges[lo - 1].name;
 }
 
+/* The last range of @ranges starting at or before @vaddr: its index + 1,
+ * 0 when none does. */
+static gsize
+range_before (const SysprofElfRange *ranges, gsize n, guint64 vaddr)
+{
+  gsize lo = 0, hi = n;
+
+  while (lo < hi)
+    {
+      gsize mid = lo + (hi - lo) / 2;
+
+      if (ranges[mid].begin <= vaddr)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+gboolean
+sysprof_elf_lookup_unnamed (SysprofElf *self, guint64 vaddr, guint64 *begin, guint64 *end)
+{
+  const SysprofElf *table;
+  guint64           gap_begin = 0, gap_end = G_MAXUINT64;
+  guint64           b, e;
+  gsize             i;
+
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  table = self->debug != NULL && self->debug->n_ranges > 0 ? self->debug : self;
+
+  /* The gap between the named functions around @vaddr. */
+  i = range_before (table->ranges, table->n_ranges, vaddr);
+  if (i > 0)
+    {
+      if (vaddr < table->ranges[i - 1].end)
+        return FALSE; /* named */
+      gap_begin = table->ranges[i - 1].end;
+    }
+  if (i < table->n_ranges)
+    gap_end = table->ranges[i].begin;
+
+  /* The FDE holding it, cut to the gap; else the gap itself, cut to the
+   * executable segment, when there is a function on either side. */
+  i = range_before (self->fdes, self->n_fdes, vaddr);
+  if (i > 0 && vaddr < self->fdes[i - 1].end)
+    {
+      b = MAX (self->fdes[i - 1].begin, gap_begin);
+      e = MIN (self->fdes[i - 1].end, gap_end);
+    }
+  else
+    {
+      const SysprofElfSegment *seg = NULL;
+
+      if (table->n_ranges == 0)
+        return FALSE;
+      for (guint s = 0; s < self->n_segments && seg == NULL; s++)
+        if (vaddr >= self->segments[s].vaddr && vaddr - self->segments[s].vaddr < self->segments[s].filesz)
+          seg = &self->segments[s];
+      if (seg == NULL)
+        return FALSE;
+      b = MAX (gap_begin, seg->vaddr);
+      e = MIN (gap_end, seg->vaddr + seg->filesz);
+      /* Between the FDEs that surround it, when there are any. */
+      if (i > 0)
+        b = MAX (b, self->fdes[i - 1].end);
+      if (i < self->n_fdes)
+        e = MIN (e, self->fdes[i].begin);
+    }
+  if (b > vaddr || e <= vaddr)
+    return FALSE;
+  if (begin != NULL)
+    *begin = b;
+  if (end != NULL)
+    *end = e;
+  return TRUE;
+}
+
 void
 sysprof_elf_set_debug_file (SysprofElf *self, SysprofElf *debug)
 {
@@ -719,6 +1091,41 @@ sysprof_elf_get_debug_file (SysprofElf *self)
   g_return_val_if_fail (self != NULL, NULL);
 
   return self->debug;
+}
+
+static SysprofDwarf *
+open_dwarf (SysprofElf *self)
+{
+  SysprofDwarf *dwarf = NULL;
+  struct stat   st;
+  int           fd;
+
+  if (!self->has_debug_info || !self->from_file || self->path == NULL)
+    return NULL;
+  if ((fd = open (self->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)) < 0)
+    return NULL;
+  /* Only the file whose symbols were read: its addresses are the ones the
+   * debug info must describe. */
+  if (fstat (fd, &st) == 0 && sysprof_elf_is_same_file (self, &st))
+    dwarf = sysprof_dwarf_new_from_fd (fd, self->path, NULL);
+  close (fd);
+  return dwarf;
+}
+
+SysprofDwarf *
+sysprof_elf_get_dwarf (SysprofElf *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  if (!self->dwarf_tried)
+    {
+      self->dwarf_tried = TRUE;
+      if (self->debug != NULL)
+        self->dwarf = open_dwarf (self->debug);
+      if (self->dwarf == NULL)
+        self->dwarf = open_dwarf (self);
+    }
+  return self->dwarf;
 }
 
 const char *

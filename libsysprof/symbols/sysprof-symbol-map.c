@@ -9,6 +9,7 @@
 #include <glib/gstdio.h>
 
 #include "sysprof-capture-error.h"
+#include "sysprof-frame-table-private.h"
 #include "sysprof-symbol-map.h"
 #include "sysprof-symbolizer-private.h"
 
@@ -19,7 +20,8 @@ typedef struct
   gint32                pid;
   SysprofAddressContext context;
   guint64               address;
-  gint64                time; /* of the first frame holding it */
+  gint64                time;        /* of the first frame holding it */
+  gboolean              frames_only; /* the call before a return address: only in the frame table */
 } Site;
 
 typedef struct
@@ -60,6 +62,7 @@ static void
 add_sites (GHashTable *sites, gint32 pid, gint64 time, const guint8 *addrs, guint n_addrs)
 {
   SysprofAddressContext context = SYSPROF_ADDRESS_CONTEXT_NONE;
+  gboolean              caller = FALSE;
 
   for (guint i = 0; i < n_addrs; i++)
     {
@@ -68,10 +71,11 @@ add_sites (GHashTable *sites, gint32 pid, gint64 time, const guint8 *addrs, guin
       Site                  key;
 
       memcpy (&addr, addrs + i * sizeof addr, sizeof addr);
-      key = (Site){ pid, context, addr, time };
+      key = (Site){ pid, context, addr, time, FALSE };
       if (sysprof_address_is_context_switch (addr, &marker))
         {
           context = marker;
+          caller = FALSE;
           continue;
         }
       /* Address 0 (a broken unwind) names nothing, and a record starting and
@@ -80,6 +84,19 @@ add_sites (GHashTable *sites, gint32 pid, gint64 time, const guint8 *addrs, guin
         continue;
       if (!g_hash_table_contains (sites, &key))
         g_hash_table_add (sites, g_memdup2 (&key, sizeof key));
+      /* The callgraph reads the inlines and line of a return address at
+       * the call before it (sysprof-callgraph.c): that one too. */
+      if (context == SYSPROF_ADDRESS_CONTEXT_USER || context == SYSPROF_ADDRESS_CONTEXT_NONE)
+        {
+          if (caller && addr > 1)
+            {
+              key.address = addr - 1;
+              key.frames_only = TRUE;
+              if (!g_hash_table_contains (sites, &key))
+                g_hash_table_add (sites, g_memdup2 (&key, sizeof key));
+            }
+          caller = TRUE;
+        }
     }
 }
 
@@ -230,23 +247,29 @@ string_offset (GHashTable *offsets, GByteArray *table, gsize base, const char *s
  * overlaps an earlier one of the same pid starts where that one ends (only
  * mappings replaced during the recording do this). */
 static GArray *
-build_ranges (SysprofSymbolizer       *symbolizer,
-              GHashTable              *sites,
-              SysprofSymbolMapProgress progress,
-              gpointer                 user_data,
-              GCancellable            *cancellable,
-              GError                 **error)
+sort_sites (GHashTable *sites)
 {
-  g_autoptr (GArray) sorted = g_array_sized_new (FALSE, FALSE, sizeof (Site), g_hash_table_size (sites));
-  g_autoptr (GArray) ranges = g_array_new (FALSE, FALSE, sizeof (Range));
+  GArray        *sorted = g_array_sized_new (FALSE, FALSE, sizeof (Site), g_hash_table_size (sites));
   GHashTableIter iter;
   gpointer       key;
-  guint64        total = g_hash_table_size (sites);
 
   g_hash_table_iter_init (&iter, sites);
   while (g_hash_table_iter_next (&iter, &key, NULL))
     g_array_append_vals (sorted, key, 1);
   g_array_sort (sorted, compare_site);
+  return sorted;
+}
+
+static GArray *
+build_ranges (SysprofSymbolizer       *symbolizer,
+              GArray                  *sorted,
+              SysprofSymbolMapProgress progress,
+              gpointer                 user_data,
+              GCancellable            *cancellable,
+              GError                 **error)
+{
+  g_autoptr (GArray) ranges = g_array_new (FALSE, FALSE, sizeof (Range));
+  guint64 total = sorted->len;
 
   /* What only the live host can tell (processes in other mount namespaces)
    * is asked in one go, once per namespace and file, rather than at each
@@ -271,6 +294,8 @@ build_ranges (SysprofSymbolizer       *symbolizer,
           if (progress != NULL)
             progress (i, total, user_data);
         }
+      if (site->frames_only)
+        continue;
       /* Addresses are sorted: one inside the previous range resolves to it. */
       if (last != NULL && last->pid == site->pid && last->begin <= site->address && site->address < last->end)
         continue;
@@ -291,6 +316,64 @@ build_ranges (SysprofSymbolizer       *symbolizer,
   if (progress != NULL)
     progress (total, total, user_data);
   return g_steal_pointer (&ranges);
+}
+
+/* Kernel addresses from here on (x86-64, aarch64) when no marker says. */
+#define USER_ADDRESS_END G_GUINT64_CONSTANT (0xffff800000000000)
+
+/* The `__symbol_frames__` table: for the user addresses, their inline
+ * frames and lines (where the debug info gives more than `__symbols__`
+ * says), and the addresses that are no code.  NULL when there is nothing
+ * to say.  @sites is sorted by (pid, address). */
+static GBytes *
+build_frame_table (SysprofSymbolizer *symbolizer, GArray *sorted, GCancellable *cancellable, GError **error)
+{
+  g_autoptr (SysprofFrameTableBuilder) builder = _sysprof_frame_table_builder_new ();
+  gint32  last_pid = 0;
+  guint64 last_end = 0;
+
+  for (guint i = 0; i < sorted->len; i++)
+    {
+      const Site                      *site = &g_array_index (sorted, Site, i);
+      const SysprofSymbolFrame *const *frames = NULL;
+      guint64                          begin, end;
+      guint                            n;
+
+      if ((i % 4096) == 0 && g_cancellable_set_error_if_cancelled (cancellable, error))
+        return NULL;
+      if (site->context != SYSPROF_ADDRESS_CONTEXT_USER &&
+          (site->context != SYSPROF_ADDRESS_CONTEXT_NONE || site->address >= USER_ADDRESS_END))
+        continue;
+      if (site->pid == last_pid && site->address < last_end)
+        continue;
+      if (!sysprof_symbolizer_is_code_address (symbolizer, site->pid, site->time, site->address))
+        {
+          n = 0;
+          begin = site->address;
+          end = site->address + 1;
+        }
+      else
+        {
+          n = sysprof_symbolizer_lookup_frames (symbolizer, site->pid, site->time, SYSPROF_ADDRESS_CONTEXT_USER,
+                                                site->address, &frames, &begin, &end);
+          /* What `__symbols__` says already is not repeated. */
+          if (n == 0 || (n == 1 && frames[0]->file == NULL))
+            continue;
+        }
+      if (site->pid == last_pid && begin < last_end)
+        begin = last_end;
+      if (begin > site->address || end <= site->address)
+        {
+          begin = site->address;
+          end = site->address + 1;
+        }
+      _sysprof_frame_table_builder_add (builder, site->pid, begin, end, frames, n);
+      last_pid = site->pid;
+      last_end = end;
+    }
+  if (_sysprof_frame_table_builder_get_n_records (builder) == 0)
+    return NULL;
+  return _sysprof_frame_table_builder_finish (builder);
 }
 
 static GBytes *
@@ -361,25 +444,29 @@ add_file_bytes (SysprofCaptureWriter *writer, gint64 time, const char *path, GBy
   return ok;
 }
 
-/* FILE_CHUNK frames of @table, after the files @symbolizer read to embed
- * (perf maps), as raw bytes: a writer on a memfd makes them, the file header
- * it starts with is dropped. */
+/* FILE_CHUNK frames of @table (and @frame_table after it), after the files
+ * @symbolizer read to embed (perf maps), as raw bytes: a writer on a memfd
+ * makes them, the file header it starts with is dropped. */
 static GBytes *
-frames_for_table (GBytes *table, SysprofSymbolizer *symbolizer, gint64 time, GError **error)
+frames_for_table (GBytes *table, GBytes *frame_table, SysprofSymbolizer *symbolizer, gint64 time, GError **error)
 {
   const char *const    *extra_paths = NULL;
   GBytes *const        *extra_contents = NULL;
   guint                 n_extra = _sysprof_symbolizer_get_files_to_embed (symbolizer, &extra_paths, &extra_contents);
   int                   table_fd = memfd_create ("sysprof-symbols", MFD_CLOEXEC);
   int                   frames_fd = memfd_create ("sysprof-frames", MFD_CLOEXEC);
+  int                   frame_table_fd = frame_table != NULL ? memfd_create ("sysprof-frame-table", MFD_CLOEXEC) : -1;
   int                   writer_fd = -1;
   SysprofCaptureWriter *writer = NULL;
   g_autoptr (GBytes) result = NULL;
-  gsize         len;
+  gsize         len, frame_table_len = 0;
   const guint8 *data = g_bytes_get_data (table, &len);
+  const guint8 *frame_table_data = frame_table != NULL ? g_bytes_get_data (frame_table, &frame_table_len) : NULL;
   struct stat   st;
 
-  if (table_fd < 0 || frames_fd < 0 || !write_all (table_fd, data, len, 0, error))
+  if (table_fd < 0 || frames_fd < 0 || !write_all (table_fd, data, len, 0, error) ||
+      (frame_table != NULL &&
+       (frame_table_fd < 0 || !write_all (frame_table_fd, frame_table_data, frame_table_len, 0, error))))
     {
       if (error != NULL && *error == NULL)
         g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno), "Cannot create a memory file: %s",
@@ -408,6 +495,10 @@ frames_for_table (GBytes *table, SysprofSymbolizer *symbolizer, gint64 time, GEr
         goto out;
       }
   if (!sysprof_capture_writer_add_file_fd (writer, time, -1, -1, SYMBOLS_PATH, table_fd) ||
+      /* The same step for readers looking for a file after ours. */
+      (frame_table_fd >= 0 &&
+       (!sysprof_capture_writer_add_timestamp (writer, time, -1, -1) ||
+        !sysprof_capture_writer_add_file_fd (writer, time, -1, -1, SYSPROF_FRAME_TABLE_PATH, frame_table_fd))) ||
       !sysprof_capture_writer_flush (writer) || fstat (frames_fd, &st) != 0)
     {
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno), "Cannot encode the symbol table: %s",
@@ -441,6 +532,8 @@ out:
   sysprof_capture_writer_unref (writer);
   if (table_fd >= 0)
     close (table_fd);
+  if (frame_table_fd >= 0)
+    close (frame_table_fd);
   if (frames_fd >= 0)
     close (frames_fd);
   return g_steal_pointer (&result);
@@ -457,7 +550,10 @@ sysprof_symbol_map_build (int                      fd,
   g_autoptr (SysprofSymbolizer) owned = NULL;
   g_autoptr (GHashTable) sites = NULL;
   g_autoptr (GArray) ranges = NULL;
+  g_autoptr (GArray) sorted = NULL;
   g_autoptr (GBytes) table = NULL;
+  g_autoptr (GBytes) frame_table = NULL;
+  g_autoptr (GError) local_error = NULL;
   GBytes               *frames = NULL;
   SysprofCaptureReader *reader;
   SysprofCaptureError   cerr = { 0 };
@@ -487,11 +583,19 @@ sysprof_symbol_map_build (int                      fd,
       goto out;
     }
 
-  if (g_cancellable_set_error_if_cancelled (cancellable, error) || (sites = collect_sites (reader, error)) == NULL ||
-      (ranges = build_ranges (symbolizer, sites, progress, user_data, cancellable, error)) == NULL)
+  if (g_cancellable_set_error_if_cancelled (cancellable, error) || (sites = collect_sites (reader, error)) == NULL)
     goto out;
+  sorted = sort_sites (sites);
+  if ((ranges = build_ranges (symbolizer, sorted, progress, user_data, cancellable, error)) == NULL)
+    goto out;
+  frame_table = build_frame_table (symbolizer, sorted, cancellable, &local_error);
+  if (local_error != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      goto out;
+    }
   table = serialize (ranges);
-  frames = frames_for_table (table, symbolizer, sysprof_capture_reader_get_end_time (reader), error);
+  frames = frames_for_table (table, frame_table, symbolizer, sysprof_capture_reader_get_end_time (reader), error);
 
 out:
   sysprof_capture_reader_unref (reader);

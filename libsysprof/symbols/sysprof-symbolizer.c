@@ -6,9 +6,11 @@
 #include "sysprof-capture-error.h"
 #include "sysprof-debuginfod-private.h"
 #include "sysprof-demangle-private.h"
+#include "sysprof-dwarf-private.h"
 #include "sysprof-elf-loader-private.h"
 #include "sysprof-elf-private.h"
 #include "sysprof-embedded-file.h"
+#include "sysprof-frame-table-private.h"
 #include "sysprof-mount-namespace.h"
 #include "sysprof-perf-map-private.h"
 #include "sysprof-mount-view-private.h"
@@ -33,6 +35,7 @@ typedef struct
   gint32            parent; /* from FORK frames; 0 = none */
   const char       *name;   /* interned */
   GArray           *maps;   /* Map, in capture order */
+  GArray           *spans;  /* the union of the maps, sorted (is_code_address), built on first use */
   GByteArray       *mountinfo;
   gboolean          exited; /* an EXIT frame: the host cannot tell about it any more */
   SysprofMountView *view;   /* the namespace it ran in, once needed (owned by views) */
@@ -60,6 +63,21 @@ typedef struct
   guint64              end;
 } ElfHit;
 
+/* An interned chain of frames (the array lookup_frames hands out). */
+typedef struct
+{
+  guint                     hash;
+  guint                     n;
+  const SysprofSymbolFrame *frames[];
+} Chain;
+
+typedef struct
+{
+  const Chain *chain;
+  guint64      begin; /* file-offset range with the same chain */
+  guint64      end;
+} FramesHit;
+
 struct _SysprofSymbolizer
 {
   GObject parent_instance;
@@ -69,6 +87,9 @@ struct _SysprofSymbolizer
   GHashTable   *symbols;  /* SysprofSymbol* set, hashed by content */
 
   GHashTable *processes; /* pid -> Process* */
+
+  SysprofFrameTable *frame_table;  /* `__symbol_frames__`, or NULL */
+  const Chain      **frame_chains; /* per record of frame_table, made on first use */
 
   GBytes                       *embedded; /* `__symbols__`, converted to host order */
   const SysprofSymbolMapRecord *records;
@@ -95,8 +116,13 @@ struct _SysprofSymbolizer
   GHashTable *elf_cache; /* ElfKey -> ElfHit */
   GHashTable *pinned;    /* SysprofElf* kept alive for elf_cache keys */
 
-  GPtrArray *perf_map_paths;    /* perf maps read from this machine, to embed: path */
-  GPtrArray *perf_map_contents; /* and contents (GBytes) */
+  GPtrArray  *perf_map_paths;    /* perf maps read from this machine, to embed: path */
+  GPtrArray  *perf_map_contents; /* and contents (GBytes) */
+  GHashTable *frame_set;         /* SysprofSymbolFrame* set, hashed by content */
+  GHashTable *chain_set;         /* Chain* set, hashed by content */
+  GHashTable *frames_cache;      /* ElfKey -> FramesHit */
+  GHashTable *single_chains;     /* SysprofSymbol* -> its chain of one frame */
+  GArray     *dwarf_frames;      /* SysprofDwarfFrame, scratch */
 };
 
 G_DEFINE_FINAL_TYPE (SysprofSymbolizer, sysprof_symbolizer, G_TYPE_OBJECT)
@@ -107,6 +133,7 @@ process_free (gpointer data)
   Process *process = data;
 
   g_clear_pointer (&process->maps, g_array_unref);
+  g_clear_pointer (&process->spans, g_array_unref);
   if (process->mountinfo != NULL)
     g_byte_array_unref (process->mountinfo);
   g_clear_pointer (&process->perf_map, sysprof_perf_map_free);
@@ -145,10 +172,48 @@ elf_key_equal (gconstpointer a, gconstpointer b)
   return ka->elf == kb->elf && ka->offset == kb->offset;
 }
 
+static guint
+frame_hash (gconstpointer data)
+{
+  const SysprofSymbolFrame *frame = data;
+
+  return g_direct_hash (frame->symbol) ^ (g_direct_hash (frame->file) * 31) ^ (frame->line * 2654435761u);
+}
+
+static gboolean
+frame_equal (gconstpointer a, gconstpointer b)
+{
+  const SysprofSymbolFrame *fa = a, *fb = b;
+
+  return fa->symbol == fb->symbol && fa->file == fb->file && fa->line == fb->line;
+}
+
+static guint
+chain_hash (gconstpointer data)
+{
+  return ((const Chain *) data)->hash;
+}
+
+static gboolean
+chain_equal (gconstpointer a, gconstpointer b)
+{
+  const Chain *ca = a, *cb = b;
+
+  return ca->n == cb->n && memcmp (ca->frames, cb->frames, ca->n * sizeof ca->frames[0]) == 0;
+}
+
 static void
 sysprof_symbolizer_finalize (GObject *object)
 {
   SysprofSymbolizer *self = SYSPROF_SYMBOLIZER (object);
+
+  g_clear_pointer (&self->frame_table, _sysprof_frame_table_free);
+  g_clear_pointer (&self->frame_chains, g_free);
+  g_clear_pointer (&self->frames_cache, g_hash_table_unref);
+  g_clear_pointer (&self->single_chains, g_hash_table_unref);
+  g_clear_pointer (&self->chain_set, g_hash_table_unref);
+  g_clear_pointer (&self->frame_set, g_hash_table_unref);
+  g_clear_pointer (&self->dwarf_frames, g_array_unref);
 
   g_clear_pointer (&self->elf_cache, g_hash_table_unref);
   g_clear_pointer (&self->pinned, g_hash_table_unref);
@@ -196,6 +261,11 @@ sysprof_symbolizer_init (SysprofSymbolizer *self)
   self->pinned = g_hash_table_new_full (NULL, NULL, (GDestroyNotify) sysprof_elf_unref, NULL);
   self->perf_map_paths = g_ptr_array_new_with_free_func (g_free);
   self->perf_map_contents = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  self->frame_set = g_hash_table_new_full (frame_hash, frame_equal, g_free, NULL);
+  self->chain_set = g_hash_table_new_full (chain_hash, chain_equal, g_free, NULL);
+  self->frames_cache = g_hash_table_new_full (elf_key_hash, elf_key_equal, g_free, g_free);
+  self->single_chains = g_hash_table_new (NULL, NULL);
+  self->dwarf_frames = g_array_new (FALSE, FALSE, sizeof (SysprofDwarfFrame));
 }
 
 SysprofSymbolizer *
@@ -246,6 +316,59 @@ make_symbol (SysprofSymbolizer *self, const char *name, const char *library, Sys
       g_hash_table_add (self->symbols, found);
     }
   return found;
+}
+
+static const SysprofSymbolFrame *
+make_frame (SysprofSymbolizer *self, const SysprofSymbol *symbol, const char *file, guint line)
+{
+  SysprofSymbolFrame  key = { symbol, file != NULL && line > 0 ? intern (self, file) : NULL, file != NULL ? line : 0 };
+  SysprofSymbolFrame *found = g_hash_table_lookup (self->frame_set, &key);
+
+  if (found == NULL)
+    {
+      found = g_memdup2 (&key, sizeof key);
+      g_hash_table_add (self->frame_set, found);
+    }
+  return found;
+}
+
+/* The interned chain of the @n frames of @frames. */
+static const Chain *
+make_chain (SysprofSymbolizer *self, const SysprofSymbolFrame *const *frames, guint n)
+{
+  Chain *key = g_malloc (sizeof *key + n * sizeof key->frames[0]);
+  Chain *found;
+  guint  hash = n;
+
+  for (guint i = 0; i < n; i++)
+    hash = hash * 31 + g_direct_hash (frames[i]);
+  key->hash = hash;
+  key->n = n;
+  memcpy (key->frames, frames, n * sizeof key->frames[0]);
+  if ((found = g_hash_table_lookup (self->chain_set, key)) != NULL)
+    {
+      g_free (key);
+      return found;
+    }
+  g_hash_table_add (self->chain_set, key);
+  return key;
+}
+
+/* The chain of @symbol alone: what most addresses (code without debug
+ * info) give, so it is found with one probe. */
+static const Chain *
+single_chain (SysprofSymbolizer *self, const SysprofSymbol *symbol)
+{
+  const Chain *chain = g_hash_table_lookup (self->single_chains, symbol);
+
+  if (chain == NULL)
+    {
+      const SysprofSymbolFrame *frame = make_frame (self, symbol, NULL, 0);
+
+      chain = make_chain (self, &frame, 1);
+      g_hash_table_insert (self->single_chains, (gpointer) symbol, (gpointer) chain);
+    }
+  return chain;
 }
 
 static Process *
@@ -472,7 +595,7 @@ static gboolean
 wanted_file (const char *path)
 {
   return strcmp (path, "__symbols__") == 0 || strcmp (path, "__symbols__.gz") == 0 || perf_map_pid (path) != 0 ||
-         has_prefix_and_suffix (path, "/proc/", "/mountinfo") ||
+         strcmp (path, SYSPROF_FRAME_TABLE_PATH) == 0 || has_prefix_and_suffix (path, "/proc/", "/mountinfo") ||
          has_prefix_and_suffix (path, "/proc/", "/mountinfo.gz");
 }
 
@@ -638,6 +761,18 @@ sysprof_symbolizer_load (SysprofSymbolizer *self, SysprofCaptureReader *reader, 
       g_free (key);
       load_embedded_symbols (self, value, swap);
     }
+  g_clear_pointer (&self->frame_table, _sysprof_frame_table_free);
+  g_clear_pointer (&self->frame_chains, g_free);
+  if ((value = g_hash_table_lookup (files, SYSPROF_FRAME_TABLE_PATH)) != NULL)
+    {
+      g_autoptr (GBytes) bytes = g_bytes_new (((GByteArray *) value)->data, ((GByteArray *) value)->len);
+
+      /* A damaged or newer table is left out: the names of `__symbols__`
+       * remain, without inlines and lines. */
+      self->frame_table = _sysprof_frame_table_new (bytes, swap, NULL);
+      if (self->frame_table != NULL)
+        self->frame_chains = g_new0 (const Chain *, _sysprof_frame_table_get_n_records (self->frame_table) + 1);
+    }
   g_clear_pointer (&self->kallsyms_reader, sysprof_capture_reader_unref);
   g_array_set_size (self->kernel, 0);
   if (has_kallsyms)
@@ -708,6 +843,69 @@ failed:
 
 /* ------------------------------------------------------------------ */
 /* Lookups                                                              */
+
+typedef struct
+{
+  guint64 start;
+  guint64 end;
+} Span;
+
+static int
+compare_span (gconstpointer a, gconstpointer b)
+{
+  const Span *sa = a, *sb = b;
+
+  return sa->start < sb->start ? -1 : sa->start > sb->start;
+}
+
+/* The union of the process's maps, sorted and merged. */
+static GArray *
+process_spans (Process *process)
+{
+  if (process->spans == NULL)
+    {
+      GArray *spans = g_array_sized_new (FALSE, FALSE, sizeof (Span), process->maps->len);
+      guint   n = 0;
+      Span   *v;
+
+      for (guint i = 0; i < process->maps->len; i++)
+        {
+          const Map *m = &g_array_index (process->maps, Map, i);
+          Span       span = { m->start, m->end };
+          g_array_append_val (spans, span);
+        }
+      g_array_sort (spans, compare_span);
+      v = (Span *) (gpointer) spans->data;
+      for (guint i = 0; i < spans->len; i++)
+        {
+          if (n > 0 && v[i].start <= v[n - 1].end)
+            v[n - 1].end = MAX (v[n - 1].end, v[i].end);
+          else
+            v[n++] = v[i];
+        }
+      g_array_set_size (spans, n);
+      process->spans = spans;
+    }
+  return process->spans;
+}
+
+static gboolean
+in_spans (GArray *spans, guint64 address)
+{
+  const Span *v = (const Span *) (gpointer) spans->data;
+  guint       lo = 0, hi = spans->len;
+
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if (v[mid].start <= address)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo > 0 && address < v[lo - 1].end;
+}
 
 static const Map *
 find_map_in (Process *process, guint64 address, gint64 time)
@@ -981,6 +1179,18 @@ lookup_user (SysprofSymbolizer *self, gint32 pid, gint64 time, guint64 address, 
               hit->begin = offset - (vaddr - sbegin);
               hit->end = offset + (send - vaddr);
             }
+          else if (raw == NULL && sysprof_elf_file_offset_to_vaddr (elf, offset, &vaddr) &&
+                   sysprof_elf_lookup_unnamed (elf, vaddr, &sbegin, &send))
+            {
+              /* Stripped code: one row per function, named after where the
+               * function starts in the file, whichever address was hit. */
+              g_autofree char *name = NULL;
+
+              hit->begin = offset - (vaddr - sbegin);
+              hit->end = offset + (send - vaddr);
+              name = g_strdup_printf ("%s+0x%" G_GINT64_MODIFIER "x", basename_of (map->filename), hit->begin);
+              hit->symbol = make_symbol (self, name, basename_of (map->filename), SYSPROF_SYMBOL_UNRESOLVED);
+            }
           g_hash_table_insert (self->elf_cache, g_memdup2 (&key, sizeof key), hit);
         }
       if (hit->symbol != NULL)
@@ -1058,6 +1268,207 @@ sysprof_symbolizer_lookup_range (SysprofSymbolizer    *self,
     g_autofree char *name = g_strdup_printf ("0x%" G_GINT64_MODIFIER "x", address);
     return make_symbol (self, name, "", SYSPROF_SYMBOL_UNRESOLVED);
   }
+}
+
+/* The frames the capture's `__symbol_frames__` gives @address, or NULL
+ * (none, or a range of no code). */
+static const Chain *
+lookup_frame_table (SysprofSymbolizer *self, gint32 pid, guint64 address, guint64 *begin, guint64 *end)
+{
+  guint record, n;
+
+  if (!_sysprof_frame_table_lookup (self->frame_table, pid, address, &record, begin, end, &n) || n == 0)
+    return NULL;
+  if (self->frame_chains[record] == NULL)
+    {
+      const SysprofSymbolFrame *frames[SYSPROF_FRAME_TABLE_MAX_FRAMES];
+
+      for (guint i = 0; i < n; i++)
+        {
+          const char       *name, *library, *file;
+          guint             line;
+          SysprofSymbolKind kind;
+
+          _sysprof_frame_table_get_frame (self->frame_table, record, i, &name, &library, &file, &line, &kind);
+          frames[i] = make_frame (self, make_symbol (self, name, library, kind), file, line);
+        }
+      self->frame_chains[record] = make_chain (self, frames, n);
+    }
+  return self->frame_chains[record];
+}
+
+/* Whether the capture's `__symbol_frames__` says @address is no code. */
+static gboolean
+frame_table_not_code (SysprofSymbolizer *self, gint32 pid, guint64 address)
+{
+  guint64 begin, end;
+  guint   record, n;
+
+  return _sysprof_frame_table_lookup (self->frame_table, pid, address, &record, &begin, &end, &n) && n == 0;
+}
+
+/* The frames of a user address from the DWARF of its binary, or NULL when
+ * there is no such binary here.  The chain ends with the symbol
+ * lookup_user gives, over at most its range. */
+static const Chain *
+lookup_user_frames (SysprofSymbolizer *self, gint32 pid, gint64 time, guint64 address, guint64 *begin, guint64 *end)
+{
+  Process             *process = NULL;
+  const Map           *map = find_map (self, pid, address, time, &process);
+  const SysprofSymbol *symbol;
+  SysprofElf          *elf;
+  FramesHit           *hit;
+  ElfKey               key;
+  guint64              sbegin, send, rb, re;
+
+  if (map == NULL || (elf = get_elf (self, process, map)) == NULL)
+    return NULL;
+  if ((symbol = lookup_user (self, pid, time, address, &sbegin, &send)) == NULL)
+    return NULL;
+  /* No debug info: the symbol alone, over its range. */
+  if (sysprof_elf_get_dwarf (elf) == NULL)
+    {
+      *begin = sbegin;
+      *end = send;
+      return single_chain (self, symbol);
+    }
+
+  key.elf = elf;
+  key.offset = address - map->start + map->offset;
+  if ((hit = g_hash_table_lookup (self->frames_cache, &key)) == NULL)
+    {
+      SysprofDwarf *dwarf = sysprof_elf_get_dwarf (elf);
+      guint64       vaddr = 0, db = 0, de = 0;
+      guint         n = 0;
+
+      hit = g_new0 (FramesHit, 1);
+      g_array_set_size (self->dwarf_frames, 0);
+      if (dwarf != NULL && sysprof_elf_file_offset_to_vaddr (elf, key.offset, &vaddr))
+        n = sysprof_dwarf_lookup (dwarf, vaddr, self->dwarf_frames, &db, &de);
+      if (n == 0)
+        {
+          hit->chain = single_chain (self, symbol);
+          hit->begin = 0;
+          hit->end = G_MAXUINT64;
+        }
+      else
+        {
+          const SysprofSymbolFrame *frames[64];
+          const char               *library = symbol->library;
+
+          n = MIN (n, G_N_ELEMENTS (frames));
+          for (guint i = 0; i < n; i++)
+            {
+              const SysprofDwarfFrame *df = &g_array_index (self->dwarf_frames, SysprofDwarfFrame, i);
+              const SysprofSymbol     *fs = symbol;
+
+              /* The outermost is the function of the symbol table, as
+               * without debug info; the inlined ones are named by it. */
+              if (i + 1 < n)
+                {
+                  g_autofree char *demangled = df->name ? sysprof_demangle (df->name) : NULL;
+                  const char      *name = demangled ? demangled : df->name ? df->name : "[inlined function]";
+                  fs = make_symbol (self, name, library, SYSPROF_SYMBOL_USER);
+                }
+              frames[i] = make_frame (self, fs, df->file, df->line);
+            }
+          hit->chain = make_chain (self, frames, n);
+          hit->begin = key.offset - (vaddr - db);
+          hit->end = key.offset + (de - vaddr);
+        }
+      g_hash_table_insert (self->frames_cache, g_memdup2 (&key, sizeof key), hit);
+    }
+
+  /* In run-time addresses, within the symbol's range. */
+  rb = hit->begin <= map->offset ? map->start : map->start + (hit->begin - map->offset);
+  re = hit->end - map->offset >= map->end - map->start ? map->end : map->start + (hit->end - map->offset);
+  *begin = MAX (rb, sbegin);
+  *end = MIN (re, send);
+  if (*begin > address || *end <= address)
+    {
+      *begin = address;
+      *end = address + 1;
+    }
+  return hit->chain;
+}
+
+guint
+sysprof_symbolizer_lookup_frames (SysprofSymbolizer                *self,
+                                  gint32                            pid,
+                                  gint64                            time,
+                                  SysprofAddressContext             context,
+                                  SysprofCaptureAddress             address,
+                                  const SysprofSymbolFrame *const **frames,
+                                  guint64                          *begin,
+                                  guint64                          *end)
+{
+  const SysprofSymbol  *symbol;
+  const Chain          *chain = NULL;
+  SysprofAddressContext marker;
+  gboolean              user;
+
+  g_return_val_if_fail (SYSPROF_IS_SYMBOLIZER (self), 0);
+  g_return_val_if_fail (frames != NULL, 0);
+  g_return_val_if_fail (begin != NULL && end != NULL, 0);
+
+  if (context == SYSPROF_ADDRESS_CONTEXT_NONE && !sysprof_address_is_context_switch (address, &marker))
+    context = address >= KERNEL_ADDRESS_MIN ? SYSPROF_ADDRESS_CONTEXT_KERNEL : SYSPROF_ADDRESS_CONTEXT_USER;
+  user = context == SYSPROF_ADDRESS_CONTEXT_USER && !sysprof_address_is_context_switch (address, &marker);
+
+  if (user && self->frame_table != NULL)
+    chain = lookup_frame_table (self, pid, address, begin, end);
+  /* A capture's own table of names wins over the files of this machine,
+   * as in lookup_range; it knows no inlines nor lines. */
+  if (chain == NULL && user && !(self->n_records > 0 && lookup_embedded (self, pid, context, address, begin, end)))
+    chain = lookup_user_frames (self, pid, time, address, begin, end);
+  if (chain == NULL)
+    {
+      symbol = sysprof_symbolizer_lookup_range (self, pid, time, context, address, begin, end);
+      chain = single_chain (self, symbol);
+    }
+  *frames = chain->frames;
+  return chain->n;
+}
+
+gboolean
+sysprof_symbolizer_is_code_address (SysprofSymbolizer *self, gint32 pid, gint64 time, SysprofCaptureAddress address)
+{
+  Process    *process = get_process (self, pid, FALSE);
+  Process    *owner = NULL;
+  const Map  *map;
+  SysprofElf *elf;
+  gboolean    any_maps = FALSE;
+  gboolean    inside = FALSE;
+
+  g_return_val_if_fail (SYSPROF_IS_SYMBOLIZER (self), TRUE);
+
+  if (g_hash_table_contains (self->jitmap, &address))
+    return TRUE;
+
+  /* The union of the maps first: most garbage lies in none. */
+  for (guint depth = 0; process != NULL && depth < 64 && !inside; depth++)
+    {
+      if (process->maps->len > 0)
+        {
+          any_maps = TRUE;
+          inside = in_spans (process_spans (process), address);
+        }
+      process = process->parent ? get_process (self, process->parent, FALSE) : NULL;
+    }
+  if (!any_maps)
+    return TRUE;
+  if (!inside || (map = find_map (self, pid, address, time, &owner)) == NULL)
+    return FALSE;
+  /* Sysprof 3.46 recorded every mapping: these never hold code. */
+  if (strcmp (map->filename, "[heap]") == 0 || g_str_has_prefix (map->filename, "[stack") ||
+      strcmp (map->filename, "[vvar]") == 0)
+    return FALSE;
+  if (self->frame_table != NULL)
+    return !frame_table_not_code (self, pid, address);
+  /* A mapping of a file that is here: its executable segments. */
+  if ((elf = get_elf (self, owner, map)) == NULL)
+    return TRUE;
+  return sysprof_elf_file_offset_to_vaddr (elf, address - map->start + map->offset, NULL);
 }
 
 const SysprofSymbol *

@@ -117,6 +117,48 @@ typedef struct
                           * symbolizer may ask about another of the same namespace */
 } SysprofSymbolizerHostQuery;
 
+/* One frame an address stands for: a function, and the source line
+ * executing in it.  Interned by the symbolizer like symbols: equal frames
+ * give the same pointer, valid as long as the symbolizer. */
+typedef struct
+{
+  const SysprofSymbol *symbol;
+  /* The source file as the debug info names it (mostly an absolute path),
+   * or NULL when unknown; @line is 0 then too. */
+  const char *file;
+  guint       line;
+} SysprofSymbolFrame;
+
+/* The frames @address stands for, innermost first: the functions inlined
+ * at it (from the DWARF debug info of its binary or debug file, or from the
+ * capture's embedded frame table), then the function
+ * sysprof_symbolizer_lookup_range() returns, which is always the last.
+ * Each frame carries its source line when the debug info gives one: the
+ * line executing in the innermost frame, and in each outer frame the line
+ * of the call that was inlined.  Returns the number of frames (at least 1)
+ * and in *@frames the array, valid as long as @self; in @begin/@end the
+ * range of run-time addresses of @pid with the same frames.  Answers are
+ * cached per address. */
+SYSPROF_AVAILABLE_IN_ALL
+guint sysprof_symbolizer_lookup_frames (SysprofSymbolizer                *self,
+                                        gint32                            pid,
+                                        gint64                            time,
+                                        SysprofAddressContext             context,
+                                        SysprofCaptureAddress             address,
+                                        const SysprofSymbolFrame *const **frames,
+                                        guint64                          *begin,
+                                        guint64                          *end);
+
+/* Whether a user-space @address of @pid can be code: it lies in a mapping
+ * of the process that the capture shows (MAP frames) and, when the mapped
+ * file can be read, in an executable segment of it; or in a JIT map.  TRUE
+ * when the capture shows no mapping of @pid at all (nothing to judge by).
+ * A frame-pointer walk through code built without frame pointers reads
+ * data as return addresses: those addresses are what this rejects. */
+SYSPROF_AVAILABLE_IN_ALL
+gboolean
+sysprof_symbolizer_is_code_address (SysprofSymbolizer *self, gint32 pid, gint64 time, SysprofCaptureAddress address);
+
 /* What only the live host can tell about a process (sysprofd's Host
  * interface, libsysprof/recording's host resolver).  Any may be NULL; each
  * question is asked at most once per mount namespace the capture shows, and
