@@ -128,13 +128,14 @@ ppid=$(awk '/^PPid:/ { print $2 }' "$status")
 [ "$(cat "/proc/$ppid/comm")" = sysprofd ] || fail "the helper's parent is $(cat "/proc/$ppid/comm"), not sysprofd"
 for fd in /proc/"$helper"/fd/*; do
   num=${fd##*/}
-  target=$(readlink "$fd" || true)
+  # Closed meanwhile (the helper drops the states of old processes).
+  target=$(readlink "$fd" 2>/dev/null) || continue
+  flags=$(awk '/^flags:/ { print $2 }' "/proc/$helper/fdinfo/$num" 2>/dev/null) || continue
   case $num in
     0 | 1 | 2) continue ;;
     3) [[ $target == socket:* ]] || fail "descriptor 3 of the helper is $target, not its socket" ;;
     *)
       [[ $target == /* || $target == /memfd:* ]] || fail "the helper holds $target (descriptor $num)"
-      flags=$(awk '/^flags:/ { print $2 }' "/proc/$helper/fdinfo/$num")
       [ $((8#$flags & 3)) = 0 ] || fail "the helper holds $target open for writing (flags $flags)"
       ;;
   esac
