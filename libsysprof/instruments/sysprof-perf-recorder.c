@@ -628,7 +628,7 @@ handle_comm (SysprofPerfRecorder *self, const struct perf_event_header *record)
     {
       g_hash_table_remove (self->mount_ns, GUINT_TO_POINTER (pid));
       if (self->unwinder != NULL)
-        _sysprof_unwind_client_forget (self->unwinder, (gint32) pid);
+        _sysprof_unwind_client_forget (self->unwinder, (gint32) pid, id.time);
     }
   count_frame (self, sysprof_capture_writer_add_process (self->writer, id.time, id.cpu, (gint32) pid, comm));
 }
@@ -655,9 +655,9 @@ handle_task (SysprofPerfRecorder *self, const struct perf_event_header *record)
 
   flush_pending (self);
   if (record->type == PERF_RECORD_EXIT && self->unwinder != NULL)
-    _sysprof_unwind_client_forget (self->unwinder, (gint32) pid);
+    _sysprof_unwind_client_forget (self->unwinder, (gint32) pid, (gint64) time);
   else if (record->type == PERF_RECORD_FORK && self->unwinder != NULL)
-    _sysprof_unwind_client_fork (self->unwinder, (gint32) ppid, (gint32) pid);
+    _sysprof_unwind_client_fork (self->unwinder, (gint32) ppid, (gint32) pid, (gint64) time);
   if (record->type == PERF_RECORD_FORK)
     count_frame (self,
                  sysprof_capture_writer_add_fork (self->writer, (gint64) time, id.cpu, (gint32) ppid, (gint32) pid));

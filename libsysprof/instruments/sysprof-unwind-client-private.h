@@ -49,12 +49,15 @@ void _sysprof_unwind_client_add_map (SysprofUnwindClient *self,
                                      guint32              min,
                                      guint64              ino,
                                      const char          *filename);
-/* @child was forked by @parent: until it execs it runs with its parent's
- * mappings (and, when the parent is not known yet, they are read from
- * /proc/PARENT/maps first). */
-void _sysprof_unwind_client_fork (SysprofUnwindClient *self, gint32 parent, gint32 child);
-/* @pid exec'd or exited: its mappings are read again when next needed. */
-void _sysprof_unwind_client_forget (SysprofUnwindClient *self, gint32 pid);
+/* @child was forked by @parent at @time: until it execs it runs with its
+ * parent's mappings (and, when the parent is not known yet, they are read
+ * from /proc/PARENT/maps first).  Ignored when records of the child were
+ * handled already, or its exec or exit at a later time (records of other
+ * CPUs come in other batches). */
+void _sysprof_unwind_client_fork (SysprofUnwindClient *self, gint32 parent, gint32 child, gint64 time);
+/* @pid exec'd or exited at @time: its mappings are read again when next
+ * needed. */
+void _sysprof_unwind_client_forget (SysprofUnwindClient *self, gint32 pid, gint64 time);
 /* Queues a sample; answers may be delivered during the call (for earlier
  * samples) or later.  @regs in the wire's DWARF order. */
 void _sysprof_unwind_client_submit (SysprofUnwindClient *self,

@@ -40,6 +40,10 @@ struct _SysprofUnwindClient
   guint32     next_file_id;
   /* pid -> TRUE: processes whose mappings were sent since their exec. */
   GHashTable *processes;
+  /* pid -> time (gint64, in a pointer) of its latest exec or exit: the
+   * rings of different CPUs are drained one after another, so the FORK of
+   * a child can come after records of the program it exec'd since. */
+  GHashTable *changed;
   /* seq of each sample sent, oldest first. */
   GQueue pending;
 
@@ -165,6 +169,7 @@ _sysprof_unwind_client_new (const char *helper_path, SysprofUnwindFramesFunc fun
   self->user_data = user_data;
   self->files = g_hash_table_new_full (file_key_hash, file_key_equal, file_key_free, NULL);
   self->processes = g_hash_table_new (NULL, NULL);
+  self->changed = g_hash_table_new (NULL, NULL);
   self->next_file_id = 1;
   self->buf = g_malloc (SYSPROF_UNWIND_MAX_MESSAGE);
   g_queue_init (&self->pending);
@@ -209,6 +214,7 @@ _sysprof_unwind_client_free (SysprofUnwindClient *self)
     }
   g_hash_table_unref (self->files);
   g_hash_table_unref (self->processes);
+  g_hash_table_unref (self->changed);
   g_free (self->failure);
   g_free (self->buf);
   g_free (self);
@@ -602,13 +608,20 @@ _sysprof_unwind_client_add_map (SysprofUnwindClient *self,
 }
 
 void
-_sysprof_unwind_client_fork (SysprofUnwindClient *self, gint32 parent, gint32 child)
+_sysprof_unwind_client_fork (SysprofUnwindClient *self, gint32 parent, gint32 child, gint64 time)
 {
   SysprofUnwindFork msg = { SYSPROF_UNWIND_MSG_FORK, parent, child };
+  gpointer          changed;
 
   g_return_if_fail (self != NULL);
 
   if (self->failure != NULL || parent <= 0 || parent == child)
+    return;
+  /* Late: the child's own records came first (it is known), or it has
+   * exec'd or exited since (its parent's image is not what it runs). */
+  if (g_hash_table_contains (self->processes, GINT_TO_POINTER (child)) ||
+      (g_hash_table_lookup_extended (self->changed, GINT_TO_POINTER (child), NULL, &changed) &&
+       (gint64) GPOINTER_TO_SIZE (changed) >= time))
     return;
   ensure_process (self, parent);
   /* The child is known from now on: reading its /proc maps after an exec
@@ -618,12 +631,13 @@ _sysprof_unwind_client_fork (SysprofUnwindClient *self, gint32 parent, gint32 ch
 }
 
 void
-_sysprof_unwind_client_forget (SysprofUnwindClient *self, gint32 pid)
+_sysprof_unwind_client_forget (SysprofUnwindClient *self, gint32 pid, gint64 time)
 {
   SysprofUnwindForget msg = { SYSPROF_UNWIND_MSG_FORGET, pid };
 
   g_return_if_fail (self != NULL);
 
+  g_hash_table_insert (self->changed, GINT_TO_POINTER (pid), GSIZE_TO_POINTER ((gsize) time));
   if (!g_hash_table_remove (self->processes, GINT_TO_POINTER (pid)) || self->failure != NULL)
     return;
   send_message (self, &msg, sizeof msg, -1);

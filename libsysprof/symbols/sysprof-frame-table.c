@@ -361,8 +361,10 @@ _sysprof_frame_table_builder_add (SysprofFrameTableBuilder        *self,
       return;
   for (guint i = 0; i < n_frames; i++)
     links[i] = add_frame (self, frames[i]);
+  /* memcmp of 0 bytes still wants valid pointers, which an empty array has not. */
   if (last != NULL && last->pid == pid && last->end == begin && last->n == n_frames &&
-      memcmp (&g_array_index (self->links, guint32, last->first), links, n_frames * sizeof links[0]) == 0)
+      (n_frames == 0 ||
+       memcmp (&g_array_index (self->links, guint32, last->first), links, n_frames * sizeof links[0]) == 0))
     {
       last->end = end;
       return;
