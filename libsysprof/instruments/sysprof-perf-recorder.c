@@ -130,11 +130,14 @@ struct _SysprofPerfRecorder
   char                *unwinder_path;
   /* Helpers that stopped (a crash on a hostile file, a hang) and were
    * replaced, and why the first one stopped. */
-  guint   n_restarts;
-  char   *first_failure;
-  guint   stack_size;
-  GQueue  pending;
-  guint64 next_seq;
+  guint n_restarts;
+  char *first_failure;
+  /* The last drain: the helper gets a bounded time. */
+  gboolean stopping;
+  guint    n_left_at_stop;
+  guint    stack_size;
+  GQueue   pending;
+  guint64  next_seq;
   /* Per SysprofUnwindStatus. */
   guint64 n_unwound[SYSPROF_UNWIND_STATUS_FAILED + 1];
   char   *unwind_summary;
@@ -361,10 +364,15 @@ unwound_cb (guint64 seq, SysprofUnwindStatus status, const guint64 *addrs, guint
   write_done_samples (self);
 }
 
+/* How long the end of a recording waits for the helper's last answers. */
+#define FINAL_UNWIND_BUDGET_MS 2000
+
 static void
 flush_pending (SysprofPerfRecorder *self)
 {
-  if (self->unwinder != NULL)
+  if (self->unwinder != NULL && self->stopping)
+    self->n_left_at_stop += _sysprof_unwind_client_finish (self->unwinder, FINAL_UNWIND_BUDGET_MS);
+  else if (self->unwinder != NULL)
     _sysprof_unwind_client_flush (self->unwinder);
   write_done_samples (self);
 }
@@ -380,7 +388,7 @@ maybe_restart_unwinder (SysprofPerfRecorder *self)
   const char          *failure = _sysprof_unwind_client_get_failure (self->unwinder);
   SysprofUnwindClient *fresh;
 
-  if (failure == NULL || self->n_restarts >= MAX_UNWINDER_RESTARTS)
+  if (failure == NULL || self->n_restarts >= MAX_UNWINDER_RESTARTS || self->stopping)
     return;
   /* Samples still waiting were answered as failed when it stopped. */
   if (self->first_failure == NULL)
@@ -1104,7 +1112,11 @@ finish_unwinding (SysprofPerfRecorder *self)
           self->stack_size, n, self->n_unwound[SYSPROF_UNWIND_STATUS_COMPLETE],
           self->n_unwound[SYSPROF_UNWIND_STATUS_TRUNCATED], self->n_unwound[SYSPROF_UNWIND_STATUS_OUTSIDE_MAPPINGS],
           self->n_unwound[SYSPROF_UNWIND_STATUS_FAILED]);
-      if (failure != NULL && self->unwind_warning == NULL)
+      if (self->n_left_at_stop > 0 && self->unwind_warning == NULL && self->first_failure == NULL)
+        self->unwind_warning = g_strdup_printf ("%u samples at the end of the recording were not unwound within %u ms "
+                                                "(the unwinding helper was behind): counted as failed",
+                                                self->n_left_at_stop, FINAL_UNWIND_BUDGET_MS);
+      else if (failure != NULL && self->unwind_warning == NULL)
         self->unwind_warning = g_strdup_printf ("DWARF unwinding stopped: %s; the samples after that have only their "
                                                 "instruction pointer in user space",
                                                 self->first_failure ? self->first_failure : failure);
@@ -1289,6 +1301,7 @@ sysprof_perf_recorder_stop (SysprofPerfRecorder *self)
    * now and nothing more arrives. */
   for (guint i = 0; i < self->fds->len; i++)
     ioctl (g_array_index (self->fds, int, i), PERF_EVENT_IOC_DISABLE, 0);
+  self->stopping = TRUE;
   drain_all (self);
   teardown (self);
   finish_unwinding (self);

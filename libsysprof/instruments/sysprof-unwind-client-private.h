@@ -70,6 +70,10 @@ void _sysprof_unwind_client_submit (SysprofUnwindClient *self,
 /* Delivers the answer of every queued sample before returning. */
 void  _sysprof_unwind_client_flush (SysprofUnwindClient *self);
 guint _sysprof_unwind_client_get_n_pending (SysprofUnwindClient *self);
+/* At the end of a recording: waits at most @budget_ms for the answers still
+ * due, then stops the helper (the rest are answered as failed); returns how
+ * many were left.  A recording's end must not wait for a slow helper. */
+guint _sysprof_unwind_client_finish (SysprofUnwindClient *self, guint budget_ms);
 /* NULL while the helper works; else why it stopped. */
 const char *_sysprof_unwind_client_get_failure (SysprofUnwindClient *self);
 /* The helper's pid, 0 once it is gone (tests). */

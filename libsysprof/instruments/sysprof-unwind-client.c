@@ -294,7 +294,7 @@ read_answers (SysprofUnwindClient *self)
 /* Waits until the socket is ready for @events, reading answers meanwhile;
  * FALSE once the helper failed (timed out included). */
 static gboolean
-wait_for (SysprofUnwindClient *self, short events)
+wait_for (SysprofUnwindClient *self, short events, gint64 hard_deadline)
 {
   gint64 deadline = g_get_monotonic_time () + SYSPROF_UNWIND_CLIENT_TIMEOUT_MS * G_TIME_SPAN_MILLISECOND;
 
@@ -305,6 +305,10 @@ wait_for (SysprofUnwindClient *self, short events)
       guint         before = self->pending.length;
       int           ret;
 
+      if (hard_deadline != 0 && g_get_monotonic_time () >= hard_deadline)
+        return FALSE;
+      if (hard_deadline != 0)
+        left = MIN (left, (hard_deadline - g_get_monotonic_time ()) / G_TIME_SPAN_MILLISECOND + 1);
       if (left <= 0)
         {
           fail (self, "the unwinding helper did not answer within %d ms and was stopped",
@@ -371,7 +375,7 @@ send_message (SysprofUnwindClient *self, const void *data, gsize len, int fd_to_
         continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS)
         {
-          if (!wait_for (self, POLLOUT))
+          if (!wait_for (self, POLLOUT, 0))
             return FALSE;
           continue;
         }
@@ -697,5 +701,20 @@ _sysprof_unwind_client_flush (SysprofUnwindClient *self)
   g_return_if_fail (self != NULL);
 
   if (self->pending.length > 0)
-    wait_for (self, 0);
+    wait_for (self, 0, 0);
+}
+
+guint
+_sysprof_unwind_client_finish (SysprofUnwindClient *self, guint budget_ms)
+{
+  guint left;
+
+  g_return_val_if_fail (self != NULL, 0);
+
+  if (self->pending.length > 0)
+    wait_for (self, 0, g_get_monotonic_time () + (gint64) budget_ms * G_TIME_SPAN_MILLISECOND);
+  if ((left = self->pending.length) > 0)
+    fail (self, "the unwinding helper still had %u samples to unwind %u ms after the end of the recording", left,
+          budget_ms);
+  return left;
 }
