@@ -21,6 +21,8 @@ struct _SysprofRecorderPage
   GtkWidget *env_entry;
   GtkWidget *cpu_switch;
   GtkWidget *frequency_spin;
+  GtkWidget *unwind_switch; /* on: DWARF unwinding; off: frame pointers */
+  GtkWidget *stack_size_spin;
   GtkWidget *memory_switch;
   GtkWidget *children_switch;
   GtkWidget *duration_spin;
@@ -90,6 +92,9 @@ update_sensitivity (SysprofRecorderPage *self)
   gtk_widget_set_sensitive (self->memory_switch, command);
   gtk_widget_set_sensitive (self->children_switch, command && gtk_switch_get_active (GTK_SWITCH (self->memory_switch)));
   gtk_widget_set_sensitive (self->frequency_spin, gtk_switch_get_active (GTK_SWITCH (self->cpu_switch)));
+  gtk_widget_set_sensitive (self->unwind_switch, gtk_switch_get_active (GTK_SWITCH (self->cpu_switch)));
+  gtk_widget_set_sensitive (self->stack_size_spin, gtk_switch_get_active (GTK_SWITCH (self->cpu_switch)) &&
+                                                       gtk_switch_get_active (GTK_SWITCH (self->unwind_switch)));
 }
 
 static char *
@@ -279,6 +284,16 @@ configure (SysprofRecorderPage *self, SysprofRecording *recording, GError **erro
   sysprof_recording_set_cpu_sampling (recording, gtk_switch_get_active (GTK_SWITCH (self->cpu_switch)));
   sysprof_recording_set_frequency (recording,
                                    (guint) gtk_spin_button_get_value_as_int (GTK_SPIN_BUTTON (self->frequency_spin)));
+  if (gtk_switch_get_active (GTK_SWITCH (self->unwind_switch)))
+    {
+      /* perf wants a multiple of 8. */
+      guint stack_size = (guint) gtk_spin_button_get_value_as_int (GTK_SPIN_BUTTON (self->stack_size_spin)) & ~7u;
+
+      sysprof_recording_set_unwind (recording, SYSPROF_PERF_UNWIND_DWARF);
+      sysprof_recording_set_stack_size (recording, MAX (stack_size, 8u));
+    }
+  else
+    sysprof_recording_set_unwind (recording, SYSPROF_PERF_UNWIND_FRAME_POINTERS);
   for (guint i = 0; i < G_N_ELEMENTS (counter_names); i++)
     if (gtk_switch_get_active (GTK_SWITCH (self->counter_switches[i])))
       g_ptr_array_add (counters, (gpointer) counter_names[i]);
@@ -450,6 +465,15 @@ build_setup (SysprofRecorderPage *self)
       switch_row ("CPU samples", "Stacks sampled with perf (cpu-clock)", "cpu-switch", TRUE, &self->cpu_switch));
   adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), spin_row ("Frequency", "Samples per second and CPU", 1,
                                                                       10000, 997, &self->frequency_spin));
+  adw_preferences_group_add (
+      ADW_PREFERENCES_GROUP (group),
+      switch_row ("Unwind stacks with DWARF",
+                  "Follows code built without frame pointers (most of a distribution); off: frame pointers, cheaper",
+                  "unwind-switch", TRUE, &self->unwind_switch));
+  adw_preferences_group_add (ADW_PREFERENCES_GROUP (group),
+                             spin_row ("Stack copied per sample", "Bytes; a deeper stack is cut there", 8, 65528, 8192,
+                                       &self->stack_size_spin));
+  gtk_spin_button_set_increments (GTK_SPIN_BUTTON (self->stack_size_spin), 1024, 8192);
   adw_preferences_group_add (ADW_PREFERENCES_GROUP (group),
                              switch_row ("Memory allocations",
                                          "Every malloc and free of the command, with its stack (needs a command)",
@@ -472,6 +496,7 @@ build_setup (SysprofRecorderPage *self)
 
   g_signal_connect_swapped (self->mode_command, "toggled", G_CALLBACK (update_sensitivity), self);
   g_signal_connect_swapped (self->cpu_switch, "notify::active", G_CALLBACK (update_sensitivity), self);
+  g_signal_connect_swapped (self->unwind_switch, "notify::active", G_CALLBACK (update_sensitivity), self);
   g_signal_connect_swapped (self->memory_switch, "notify::active", G_CALLBACK (update_sensitivity), self);
   update_sensitivity (self);
   return page;

@@ -56,8 +56,9 @@ else
     ok "record: the capture opened with a callgraph of $samples samples ($capture)"
     # Two seconds at 997 Hz of a CPU-bound program: well over a thousand
     # samples of it, with its hot functions.
-    if [ "$samples" -ge 1000 ] && grep -q $'^hot_compute_a\t' <<<"$out" && grep -q $'^hot_compute_b\t' <<<"$out"; then
-        ok "record: $samples samples, hot_compute_a and hot_compute_b in the callgraph"
+    if [ "$samples" -ge 1000 ] && grep -q $'^hot_compute_a\t' <<<"$out" && grep -q $'^hot_compute_b\t' <<<"$out" &&
+        grep -q '^unwind method=dwarf stack-size=8192 samples=[1-9]' <<<"$out"; then
+        ok "record: $samples samples, hot_compute_a and hot_compute_b in the callgraph, stacks unwound with DWARF"
     else
         not_ok "record: $samples samples; functions:"
         head -n 20 <<<"$out" | sed 's/^/# /'

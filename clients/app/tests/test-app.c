@@ -263,6 +263,12 @@ cmd_record (const char *shot_dir, char **argv)
     }
   /* Fill the form as a user would, through its widgets. */
   gtk_check_button_set_active (GTK_CHECK_BUTTON (app_test_find_named (root, "mode-command")), TRUE);
+  /* DWARF unwinding is offered, and on by default. */
+  if (!gtk_switch_get_active (GTK_SWITCH (app_test_find_named (root, "unwind-switch"))))
+    {
+      fprintf (stderr, "test-app: the unwind switch is off by default\n");
+      return 1;
+    }
   gtk_editable_set_text (GTK_EDITABLE (app_test_find_named (root, "command-entry")), quoted->str);
   app_test_settle ();
   shot (root, shot_dir, "recorder");
@@ -301,6 +307,9 @@ cmd_record (const char *shot_dir, char **argv)
   line = g_file_get_path (sysprof_document_get_file (sysprof_window_get_document (window)));
   printf ("capture %s\n", line);
   printf ("samples %" G_GUINT64_FORMAT "\n", sysprof_callgraph_view_get_total (SYSPROF_CALLGRAPH_VIEW (view)));
+  /* How the page had the stacks unwound (its default). */
+  printf ("unwind %s\n",
+          sysprof_callgraph_get_unwind_summary (sysprof_callgraph_view_get_callgraph (SYSPROF_CALLGRAPH_VIEW (view))));
   print_callgraph (sysprof_callgraph_view_get_callgraph (SYSPROF_CALLGRAPH_VIEW (view)));
   fflush (stdout);
   gtk_window_destroy (GTK_WINDOW (window));
