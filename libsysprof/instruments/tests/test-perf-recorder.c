@@ -288,6 +288,16 @@ scan_capture (const char *path, Scan *scan)
               scan->n_child_exit++;
             break;
           }
+        case SYSPROF_CAPTURE_FRAME_FILE_CHUNK:
+          {
+            const SysprofCaptureFileChunk *f = sysprof_capture_reader_read_file (reader);
+
+            /* The mountinfo of a process of another mount namespace that
+             * mapped a file meanwhile (whatever else runs on the machine). */
+            g_assert_nonnull (f);
+            g_assert_true (g_str_has_suffix (f->path, "/mountinfo"));
+            break;
+          }
         case SYSPROF_CAPTURE_FRAME_METADATA:
           {
             const SysprofCaptureMetadata *m = sysprof_capture_reader_read_metadata (reader);
