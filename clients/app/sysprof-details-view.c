@@ -348,6 +348,20 @@ add_capture (AdwPreferencesPage *page, SysprofDocument *document)
   row = add_row (group, "End", end_text, NULL);
   adw_action_row_set_subtitle (ADW_ACTION_ROW (row), "In the recording machine's clock");
   add_row (group, "Host", sysprof_document_get_host (document), "not recorded");
+  /* How the recorder unwound the user stacks (the last such frame counts). */
+  {
+    GArray          *metadata = sysprof_document_get_metadata (document);
+    g_autofree char *stacks = NULL;
+
+    for (guint i = metadata->len; i > 0 && stacks == NULL; i--)
+      {
+        const SysprofSummaryMetadata *m = &g_array_index (metadata, SysprofSummaryMetadata, i - 1);
+
+        if (strcmp (m->id, SYSPROF_UNWIND_METADATA_ID) == 0)
+          stacks = sysprof_unwind_summary_describe (m->text);
+      }
+    add_row (group, "User stacks", stacks, "not recorded");
+  }
 }
 
 static void

@@ -418,49 +418,15 @@ report_percent (const Report *report, guint64 samples)
   return n > 0 ? 100.0 * (double) samples / (double) n : 0.0;
 }
 
-/* The value of KEY=VALUE in the recorder's "sysprof.unwind" text, or 0. */
-static guint64
-unwind_count (const char *summary, const char *key)
-{
-  g_autofree char *needle = g_strdup_printf ("%s=", key);
-  const char      *at = summary;
-
-  while ((at = strstr (at, needle)) != NULL)
-    {
-      if (at == summary || at[-1] == ' ')
-        return g_ascii_strtoull (at + strlen (needle), NULL, 10);
-      at++;
-    }
-  return 0;
-}
-
 /* How the stacks were unwound, when the recorder said (all processes of
  * the recording: the filters do not apply to it). */
 static void
 print_unwind_line (const char *summary)
 {
-  guint64 samples, complete, truncated, outside, failed;
+  g_autofree char *text = summary ? sysprof_unwind_summary_describe (summary) : NULL;
 
-  if (summary == NULL)
-    return;
-  if (strstr (summary, "method=frame-pointers") != NULL)
-    {
-      printf ("User stacks: frame pointers (they end early in code built without them; --unwind dwarf follows it)\n");
-      return;
-    }
-  samples = unwind_count (summary, "samples");
-  if (strstr (summary, "method=dwarf") == NULL || samples == 0)
-    return;
-  complete = unwind_count (summary, "complete");
-  truncated = unwind_count (summary, "truncated");
-  outside = unwind_count (summary, "outside-mappings");
-  failed = unwind_count (summary, "failed");
-  printf ("User stacks: DWARF, %" G_GUINT64_FORMAT " bytes copied per sample; of %" G_GUINT64_FORMAT
-          " unwound, %.1f%% reached their outermost frame, %.1f%% were cut short (a deeper stack than the copy, or "
-          "code without unwind tables), %.1f%% ended at an address outside the process's code, %.1f%% failed\n",
-          unwind_count (summary, "stack-size"), samples, 100.0 * (double) complete / (double) samples,
-          100.0 * (double) truncated / (double) samples, 100.0 * (double) outside / (double) samples,
-          100.0 * (double) failed / (double) samples);
+  if (text != NULL)
+    printf ("User stacks: %s\n", text);
 }
 
 void

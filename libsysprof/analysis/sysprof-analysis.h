@@ -15,6 +15,7 @@
 #include "sysprof-callgraph.h"
 #include "sysprof-capture-summary.h"
 #include "sysprof-memory-analysis.h"
+#include "sysprof-unwind-summary.h"
 
 #ifdef SYSPROF_INSIDE_ANALYSIS
 #undef SYSPROF_INSIDE
