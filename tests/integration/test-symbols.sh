@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Symbols through libdw, recorded for real: the unprivileged user records
-# the inline workload (libsysprof/symbols/tests/elf: -O2 -g, frame pointers,
+# the inline workload (libsysprof/symbols/tests/elf: -O2 -g, no frame pointers:
+# its stacks are unwound with DWARF while recording,
 # an always_inline function, lines marked LINE:… in its source) through
 # sysprofd, with its library of static functions stripped to .dynsym; and
 # Debian's xz, whose liblzma is stripped and has no frame pointers.
