@@ -668,6 +668,9 @@ do_start (SysprofdSession *self, GDBusMethodInvocation *invocation)
     options.unwind = (SysprofPerfUnwind) self->unwind;
     options.stack_size = self->stack_size;
     options.unwinder_path = sysprofd_unwinder_path ();
+    /* Other users' JIT maps are only readable here; a session of the
+     * caller's own processes sees only theirs anyway. */
+    options.embed_perf_maps = TRUE;
     /* max-bytes from the first frame: the /proc snapshot of processes an
      * attacker controls could be large too. */
     sysprof_capture_writer_set_max_size (self->writer, self->max_bytes);

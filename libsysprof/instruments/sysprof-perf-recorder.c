@@ -9,6 +9,7 @@
 
 #include <glib-unix.h>
 
+#include "sysprof-perf-map-file.h"
 #include "sysprof-perf-recorder-private.h"
 #include "sysprof-perf-ring-private.h"
 #include "sysprof-unwind-client-private.h"
@@ -134,10 +135,14 @@ struct _SysprofPerfRecorder
   char *first_failure;
   /* The last drain: the helper gets a bounded time. */
   gboolean stopping;
-  guint    n_left_at_stop;
-  guint    stack_size;
-  GQueue   pending;
-  guint64  next_seq;
+  /* pid -> TRUE: processes with samples, whose perf maps are embedded at
+   * stop (when @embed_perf_maps). */
+  GHashTable *sampled;
+  gboolean    embed_perf_maps;
+  guint       n_left_at_stop;
+  guint       stack_size;
+  GQueue      pending;
+  guint64     next_seq;
   /* Per SysprofUnwindStatus. */
   guint64 n_unwound[SYSPROF_UNWIND_STATUS_FAILED + 1];
   char   *unwind_summary;
@@ -177,6 +182,7 @@ sysprof_perf_recorder_finalize (GObject *object)
   g_clear_pointer (&self->rings, g_ptr_array_unref);
   g_clear_pointer (&self->fds, g_array_unref);
   g_clear_pointer (&self->mount_ns, g_hash_table_unref);
+  g_clear_pointer (&self->sampled, g_hash_table_unref);
   g_clear_pointer (&self->unwinder, _sysprof_unwind_client_free);
   g_free (self->unwinder_path);
   g_free (self->first_failure);
@@ -202,6 +208,7 @@ sysprof_perf_recorder_init (SysprofPerfRecorder *self)
   self->fds = g_array_new (FALSE, FALSE, sizeof (int));
   self->rings = g_ptr_array_new_with_free_func (ring_entry_free);
   self->mount_ns = g_hash_table_new (NULL, NULL);
+  self->sampled = g_hash_table_new (NULL, NULL);
   g_queue_init (&self->pending);
 }
 
@@ -377,6 +384,49 @@ flush_pending (SysprofPerfRecorder *self)
   write_done_samples (self);
 }
 
+/* Perf maps embedded at stop: processes looked at, and bytes in all. */
+#define MAX_PERF_MAPS       16384
+#define MAX_PERF_MAPS_BYTES ((gsize) 256 << 20)
+
+/* The perf maps of the sampled processes that still run, as files of the
+ * capture: a JIT compiler's names (node, the JVM, LuaJIT) for code in
+ * anonymous memory.  Read here because only here may another user's
+ * process's /tmp be looked into; the symbolizer reads the recording user's
+ * own later, including those of processes that exited. */
+static void
+embed_perf_maps (SysprofPerfRecorder *self)
+{
+  GHashTableIter iter;
+  gpointer       key;
+  gsize          total = 0;
+  gint64         time = SYSPROF_CAPTURE_CURRENT_TIME;
+
+  g_hash_table_iter_init (&iter, self->sampled);
+  while (g_hash_table_iter_next (&iter, &key, NULL) && total < MAX_PERF_MAPS_BYTES)
+    {
+      gint32           pid = (gint32) GPOINTER_TO_UINT (key);
+      g_autofree char *proc = g_strdup_printf ("/proc/%d", pid);
+      g_autofree char *name = NULL;
+      g_autoptr (GBytes) bytes = NULL;
+      gsize         len;
+      gconstpointer data;
+      int           fd;
+
+      if (access (proc, F_OK) != 0 || (bytes = sysprof_perf_map_file_read (pid, FALSE, 0, NULL)) == NULL)
+        continue;
+      data = g_bytes_get_data (bytes, &len);
+      if (len == 0 || len > MAX_PERF_MAPS_BYTES - total || (fd = memfd_create ("perf-map", MFD_CLOEXEC)) < 0)
+        continue;
+      if (write (fd, data, len) == (gssize) len && lseek (fd, 0, SEEK_SET) == 0)
+        {
+          name = g_strdup_printf ("/tmp/perf-%d.map", pid);
+          count_frame (self, sysprof_capture_writer_add_file_fd (self->writer, time, -1, pid, name, fd));
+          total += len;
+        }
+      close (fd);
+    }
+}
+
 /* A helper that stopped is replaced, a few times per recording: one
  * program's hostile file must not cost the rest of the recording its
  * stacks.  The new one learns the processes again from /proc. */
@@ -486,6 +536,9 @@ handle_sample (SysprofPerfRecorder *self, const struct perf_event_header *record
     return;
   if (nr > (c.len - c.pos) / sizeof (guint64))
     return;
+
+  if (self->embed_perf_maps && pid != 0 && pid != (guint32) -1 && g_hash_table_size (self->sampled) < MAX_PERF_MAPS)
+    g_hash_table_add (self->sampled, GUINT_TO_POINTER (pid));
 
   if (self->unwinder != NULL)
     {
@@ -1267,6 +1320,7 @@ sysprof_perf_recorder_start (SysprofPerfRecorder *self, const SysprofPerfRecorde
 
 opened:
   self->stack_size = config.stack_size;
+  self->embed_perf_maps = options->embed_perf_maps;
 
   attach_sources (self);
 
@@ -1305,6 +1359,8 @@ sysprof_perf_recorder_stop (SysprofPerfRecorder *self)
   drain_all (self);
   teardown (self);
   finish_unwinding (self);
+  if (self->embed_perf_maps)
+    embed_perf_maps (self);
   self->state = STATE_STOPPED;
 }
 

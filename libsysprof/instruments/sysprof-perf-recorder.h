@@ -71,11 +71,15 @@ typedef struct
   guint stack_size;
   /* The unwinding helper to start; NULL for the installed one. */
   const char *unwinder_path;
+  /* At stop, embed the perf maps (/tmp/perf-PID.map: names of JIT code) of
+   * the sampled processes that still run, read with this process's rights
+   * (see sysprof_perf_map_file_read()), as files "/tmp/perf-PID.map". */
+  gboolean embed_perf_maps;
 } SysprofPerfRecorderOptions;
 
-#define SYSPROF_PERF_RECORDER_OPTIONS_INIT                                                         \
-  {                                                                                                \
-    sizeof (SysprofPerfRecorderOptions), 0, NULL, 0, 0, 0, 0, SYSPROF_PERF_UNWIND_DEFAULT, 0, NULL \
+#define SYSPROF_PERF_RECORDER_OPTIONS_INIT                                                            \
+  {                                                                                                   \
+    sizeof (SysprofPerfRecorderOptions), 0, NULL, 0, 0, 0, 0, SYSPROF_PERF_UNWIND_DEFAULT, 0, NULL, 0 \
   }
 
 SYSPROF_AVAILABLE_IN_ALL

@@ -138,6 +138,7 @@ sysprof_session_recorder_start (SysprofSessionRecorder              *self,
       perf_options.unwind = options->unwind;
       perf_options.stack_size = options->stack_size;
       perf_options.unwinder_path = options->unwinder_path;
+      perf_options.embed_perf_maps = options->embed_perf_maps;
       self->perf = sysprof_perf_recorder_new (self->writer);
       if (!sysprof_perf_recorder_start (self->perf, &perf_options, &local_error))
         {

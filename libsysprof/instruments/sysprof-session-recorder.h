@@ -40,11 +40,13 @@ typedef struct
   SysprofPerfUnwind unwind;
   guint             stack_size;
   const char       *unwinder_path;
+  /* See SysprofPerfRecorderOptions.embed_perf_maps. */
+  gboolean embed_perf_maps;
 } SysprofSessionRecorderOptions;
 
-#define SYSPROF_SESSION_RECORDER_OPTIONS_INIT                                                                  \
-  {                                                                                                            \
-    sizeof (SysprofSessionRecorderOptions), TRUE, 0, NULL, 0, NULL, 0, 0, SYSPROF_PERF_UNWIND_DEFAULT, 0, NULL \
+#define SYSPROF_SESSION_RECORDER_OPTIONS_INIT                                                                     \
+  {                                                                                                               \
+    sizeof (SysprofSessionRecorderOptions), TRUE, 0, NULL, 0, NULL, 0, 0, SYSPROF_PERF_UNWIND_DEFAULT, 0, NULL, 0 \
   }
 
 #define SYSPROF_TYPE_SESSION_RECORDER (sysprof_session_recorder_get_type ())

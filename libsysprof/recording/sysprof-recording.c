@@ -1083,6 +1083,7 @@ start_in_process (SysprofRecording *self)
       options.unwind = (SysprofPerfUnwind) self->unwind;
       options.stack_size = self->stack_size;
       options.unwinder_path = _sysprof_recording_find_unwinder ();
+      options.embed_perf_maps = TRUE;
       self->local = sysprof_session_recorder_new (self->writer);
       g_signal_connect (self->local, "warning", G_CALLBACK (local_warning_cb), self);
       if (!sysprof_session_recorder_start (self->local, &options, &error))

@@ -9,9 +9,7 @@
 
 G_BEGIN_DECLS
 
-/* The largest perf map read or parsed: a JVM with a million compiled methods
- * writes about 100 MB; what is beyond is left out. */
-#define SYSPROF_PERF_MAP_MAX_SIZE ((gsize) 128 << 20)
+#include "sysprof-perf-map-file.h"
 
 /* A perf map: the names a JIT compiler gives the code it generated, as
  * /tmp/perf-PID.map holds them (Linux perf's jit-interface.txt), one line
@@ -28,16 +26,6 @@ void            sysprof_perf_map_free (SysprofPerfMap *self);
 guint           sysprof_perf_map_get_n_entries (SysprofPerfMap *self);
 /* The name of the code at @address and its range [*begin, *end), or NULL. */
 const char *sysprof_perf_map_lookup (SysprofPerfMap *self, guint64 address, guint64 *begin, guint64 *end);
-
-/* The perf map of process @pid of this machine, read with this process's
- * own rights: from /proc/PID/root/tmp/perf-NSPID.map while the process runs
- * (NSPID its pid in its own pid namespace), resolved inside that root
- * without following symlinks out of it, owned by the process's real uid;
- * once it exited, /tmp/perf-PID.map owned by this process's uid (when
- * @exited_in_our_tmp: the caller knows the process saw our /tmp).  Regular
- * files only, opened without blocking, at most SYSPROF_PERF_MAP_MAX_SIZE.
- * NULL with @error (G_IO_ERROR_NOT_FOUND when there is none). */
-GBytes *sysprof_perf_map_read_for_process (gint32 pid, gboolean exited_in_our_tmp, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SysprofPerfMap, sysprof_perf_map_free)
 

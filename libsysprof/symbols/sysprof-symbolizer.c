@@ -1581,7 +1581,7 @@ sysprof_symbolizer_read_perf_maps (SysprofSymbolizer *self)
           g_auto (GStrv) candidates = sysprof_mount_namespace_translate (ns, path);
           our_tmp = candidates != NULL && candidates[0] != NULL && strcmp (candidates[0], path) == 0;
         }
-      if ((contents = sysprof_perf_map_read_for_process (process->pid, our_tmp, NULL)) == NULL)
+      if ((contents = sysprof_perf_map_file_read (process->pid, our_tmp, getuid (), NULL)) == NULL)
         continue;
       process->perf_map = sysprof_perf_map_new (g_bytes_get_data (contents, NULL), g_bytes_get_size (contents));
       g_ptr_array_add (self->perf_map_paths, g_steal_pointer (&path));

@@ -4,7 +4,8 @@
 # tests/workloads/jit-workload (machine code in an anonymous mapping, named in
 # /tmp/perf-PID.map) through sysprofd with sysprof-cli, once as the command
 # (the map read after it exited) and once by --pid while it runs (read
-# through its /proc/PID/root); sysprof-report names the JIT functions with
+# through its /proc/PID/root), and another user's process in a whole-system
+# recording (its map embedded by sysprofd); sysprof-report names the JIT functions with
 # their shares, from the map embedded in the capture.  Run under
 # tools/with-sysprofd.sh:
 #   test-jit.sh SYSPROF_CLI SYSPROF_REPORT SYSPROF_DUMP JIT_WORKLOAD
@@ -58,11 +59,12 @@ ok "the command's JIT functions: $(awk -F'\t' '$1 ~ /^jit_/ { printf "%s %s%% ",
 # Starts the workload as the user for $1 seconds: $runner (runuser) and
 # $wpid (the workload, once its map is written).
 start_workload () {
-  as "$W/bin/jit-workload" "$1" &
+  local user=${2:-$U}
+  runuser -u "$user" -- env -i PATH="$W/bin:/usr/bin:/bin" "$W/bin/jit-workload" "$1" &
   runner=$!
   wpid=
   for _ in $(seq 50); do
-    wpid=$(pgrep -u "$U" -x jit-workload | head -1 || true)
+    wpid=$(pgrep -u "$user" -x jit-workload | head -1 || true)
     [ -n "$wpid" ] && [ -s "/tmp/perf-$wpid.map" ] && break
     sleep 0.1
   done
@@ -91,5 +93,15 @@ wait "$runner" || fail "the workload failed"
 as "$W/bin/sysprof-report" top --comm jit-workload --format tsv "$W/u/jit-root.syscap" | grep -q '^jit_hot_loop' \
   && fail "a perf map owned by root named the user's code"
 ok "a perf map owned by another user than the process's is ignored"
+
+# 4. Another user's running process, in a whole-system recording (polkit's
+# profile action): only sysprofd may look into its /tmp, and embeds its map.
+start_workload 5 sysprof-test-other
+as "$W/bin/sysprof-cli" --force --duration 2 "$W/u/jit-other.syscap" > "$W/cli4.out" 2>&1 \
+  || fail "sysprof-cli failed: $(cat "$W/cli4.out")"
+kill -0 "$wpid" 2> /dev/null || fail "the other user's workload ended before the recording did"
+check other "$W/u/jit-other.syscap"
+wait "$runner" || fail "the workload failed"
+ok "another user's running process's JIT functions, from the map sysprofd embedded: $(awk -F'\t' '$1 ~ /^jit_/ { printf "%s %s%% ", $1, $5 }' "$W/other.tsv")"
 
 echo "1..$n"
