@@ -10,6 +10,8 @@
 # Run under tools/with-sysprofd.sh:
 #   test-debuginfod.sh SYSPROF_CLI SYSPROF_REPORT HOT_FUNCTIONS LIBHOTLIB
 set -euo pipefail
+# shellcheck source=tests/integration/debuginfod-server.sh
+source "$(dirname "$0")/debuginfod-server.sh"
 cli=$(realpath "$1") report=$(realpath "$2") workload=$(realpath "$3") hotlib=$(realpath "$4")
 W=$SYSPROFD_TEST_WORKDIR
 A=$DBUS_SYSTEM_BUS_ADDRESS
@@ -34,36 +36,12 @@ chown -R "$U" "$W/u"
 
 # Field $2 (1-based) of the tsv row whose first column is $1.
 field () { awk -F'\t' -v f="$1" -v c="$2" '$1 == f { print $c; exit }'; }
-# A port nobody listens on right now.
-free_port () { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-# GET http://127.0.0.1:$1$2, the body on stdout; fails on errors.
-http_get () { python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode("latin-1"))' "http://127.0.0.1:$1$2"; }
-
 pids=()
 cleanup () { for p in "${pids[@]}"; do kill "$p" 2> /dev/null || true; done; wait 2> /dev/null || true; }
 trap cleanup EXIT
 
-# The server, scanning $W/server once (no rescans), on a free port: retried
-# should another process take the port first.
-started=0
-for attempt in 1 2 3; do
-  port=$(free_port)
-  debuginfod -p "$port" -F -t 0 -g 0 -d "$W/debuginfod.sqlite" "$W/server" > "$W/debuginfod.log" 2>&1 &
-  server=$!
-  for _ in $(seq 100); do
-    kill -0 "$server" 2> /dev/null || break
-    # Ready once its scan found the debug file.
-    if http_get "$port" /metrics 2> /dev/null | grep -qE '^scanned_files_total\{source="file"\} [1-9]'; then
-      started=1
-      break
-    fi
-    sleep 0.1
-  done
-  [ $started = 1 ] && break
-  kill "$server" 2> /dev/null || true
-  wait "$server" 2> /dev/null || true
-done
-[ $started = 1 ] || fail "debuginfod did not start or scan: $(tail -5 "$W/debuginfod.log")"
+# The server, scanning $W/server once (no rescans), on a free port.
+start_debuginfod "$W/server"
 pids+=("$server")
 http_get "$port" "/buildid/$build_id/debuginfo" > /dev/null || fail "debuginfod does not serve $build_id"
 
