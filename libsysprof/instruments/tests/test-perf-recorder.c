@@ -41,44 +41,8 @@ spin (int ms)
   return v == 0 ? 1 : 0;
 }
 
-/* The same work in a chain built without frame pointers (the rest of this
- * file has them), as most of a distribution is: only DWARF leads through it
- * back to main. */
-#define NO_FP __attribute__ ((noinline, optimize ("omit-frame-pointer")))
-NO_FP static guint64 nofp_leaf (guint64 v);
-NO_FP static guint64 nofp_middle (guint64 v, int depth);
-NO_FP static int     nofp_spin (int ms);
-
-NO_FP static guint64
-nofp_leaf (guint64 v)
-{
-  volatile guint64 scratch[4];
-
-  for (guint i = 0; i < 1000; i++)
-    v = v * 6364136223846793005u + 1442695040888963407u;
-  scratch[0] = v;
-  return scratch[0];
-}
-
-NO_FP static guint64
-nofp_middle (guint64 v, int depth)
-{
-  volatile guint64 pad[8];
-
-  pad[0] = depth > 0 ? nofp_middle (v, depth - 1) : nofp_leaf (v);
-  return pad[0] + 1;
-}
-
-NO_FP static int
-nofp_spin (int ms)
-{
-  gint64  end = g_get_monotonic_time () + (gint64) ms * 1000;
-  guint64 v = 1;
-
-  while (g_get_monotonic_time () < end)
-    v = nofp_middle (v, 3);
-  return v == 0 ? 1 : 0;
-}
+/* The same work in a chain built without frame pointers (nofp-spin.c). */
+int test_perf_recorder_nofp_spin (int ms);
 
 static gboolean
 can_record (void)
@@ -892,7 +856,7 @@ main (int argc, char *argv[])
   if (argc == 3 && strcmp (argv[1], "--spin") == 0)
     return spin (atoi (argv[2]));
   if (argc == 3 && strcmp (argv[1], "--spin-nofp") == 0)
-    return nofp_spin (atoi (argv[2]));
+    return test_perf_recorder_nofp_spin (atoi (argv[2]));
 
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/Sysprof/PerfRecorder/whole-system", test_whole_system);
