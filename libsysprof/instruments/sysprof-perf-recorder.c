@@ -764,20 +764,81 @@ _sysprof_perf_recorder_handle_record (SysprofPerfRecorder *self, const struct pe
 
 /* Draining ------------------------------------------------------------------- */
 
-static void
-handle_record_cb (const struct perf_event_header *record, gpointer user_data)
+/* A record copied out of its ring, to be handled in time order. */
+typedef struct
 {
-  _sysprof_perf_recorder_handle_record (user_data, record);
+  gint64                    time;
+  guint                     order; /* within the drain: ring by ring, as read */
+  struct perf_event_header *record;
+} Collected;
+
+/* When the record happened: the sample's time, or the sample_id_all
+ * trailer's; a record too short for either sorts first. */
+static gint64
+record_time (const struct perf_event_header *record)
+{
+  const guint8 *data = (const guint8 *) record;
+  guint64       time;
+
+  if (record->type == PERF_RECORD_SAMPLE)
+    {
+      /* { u64 ip; u32 pid, tid; u64 time; ... } */
+      if (record->size < sizeof *record + 24)
+        return G_MININT64;
+      memcpy (&time, data + sizeof *record + 16, sizeof time);
+    }
+  else
+    {
+      /* { u32 pid, tid; u64 time; u32 cpu, res; } at the end. */
+      if (record->size < sizeof *record + _SYSPROF_PERF_SAMPLE_ID_SIZE)
+        return G_MININT64;
+      memcpy (&time, data + record->size - _SYSPROF_PERF_SAMPLE_ID_SIZE + 8, sizeof time);
+    }
+  return (gint64) MIN (time, (guint64) G_MAXINT64);
 }
 
 static void
+collect_cb (const struct perf_event_header *record, gpointer user_data)
+{
+  GArray   *batch = user_data;
+  Collected c = { record_time (record), batch->len, g_memdup2 (record, record->size) };
+
+  g_array_append_val (batch, c);
+}
+
+static gint
+compare_collected (gconstpointer a, gconstpointer b)
+{
+  const Collected *ca = a;
+  const Collected *cb = b;
+
+  if (ca->time != cb->time)
+    return ca->time < cb->time ? -1 : 1;
+  return ca->order < cb->order ? -1 : ca->order > cb->order;
+}
+
+/* Every ring, merged by time: the records of one process come from the
+ * rings of every CPU it ran on, and its FORK, exec (COMM), MMAPs and samples
+ * must be seen in the order they happened for the unwinder to know, at each
+ * sample, what the process maps. */
+static void
 drain_all (SysprofPerfRecorder *self)
 {
+  g_autoptr (GArray) batch = g_array_new (FALSE, FALSE, sizeof (Collected));
+
   for (guint i = 0; i < self->rings->len; i++)
     {
       RingEntry *entry = g_ptr_array_index (self->rings, i);
 
-      _sysprof_perf_ring_drain (entry->ring, handle_record_cb, self);
+      _sysprof_perf_ring_drain (entry->ring, collect_cb, batch);
+    }
+  g_array_sort (batch, compare_collected);
+  for (guint i = 0; i < batch->len; i++)
+    {
+      Collected *c = &g_array_index (batch, Collected, i);
+
+      _sysprof_perf_recorder_handle_record (self, c->record);
+      g_free (c->record);
     }
   /* The capture trails the kernel by one drain, unwinding included. */
   flush_pending (self);
@@ -797,8 +858,8 @@ ring_ready_cb (int fd, GIOCondition condition, gpointer user_data)
 
   (void) fd;
 
-  _sysprof_perf_ring_drain (entry->ring, handle_record_cb, entry->self);
-  flush_pending (entry->self);
+  /* All of them, so that records stay in time order across rings. */
+  drain_all (entry->self);
 
   if (condition & (G_IO_HUP | G_IO_ERR | G_IO_NVAL))
     {
