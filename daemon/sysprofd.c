@@ -20,6 +20,11 @@ main (int argc, char **argv)
    * of them an arena of their own, which stays mapped (and partly resident)
    * after the thread is gone. */
   mallopt (M_ARENA_MAX, 2);
+  /* Blocks from 256 KiB up are mapped on their own and unmapped when freed.
+   * Set explicitly, glibc no longer raises this threshold each time such a
+   * block is freed, after which a session's big temporaries (the kernel
+   * symbols it filters, stack copies) would stay in the heap for good. */
+  mallopt (M_MMAP_THRESHOLD, 256 * 1024);
 
   if (!sysprofd_options_parse (&options, &argc, &argv, &error))
     {

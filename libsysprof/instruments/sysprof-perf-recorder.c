@@ -139,6 +139,9 @@ struct _SysprofPerfRecorder
    * stop (when @embed_perf_maps). */
   GHashTable *sampled;
   gboolean    embed_perf_maps;
+  /* Kernel addresses of the samples (guint64 in pointers), for the kernel
+   * symbols embedded at stop; NULL once there were too many to keep. */
+  GHashTable *kernel_addresses;
   guint       n_left_at_stop;
   guint       stack_size;
   GQueue      pending;
@@ -183,6 +186,7 @@ sysprof_perf_recorder_finalize (GObject *object)
   g_clear_pointer (&self->fds, g_array_unref);
   g_clear_pointer (&self->mount_ns, g_hash_table_unref);
   g_clear_pointer (&self->sampled, g_hash_table_unref);
+  g_clear_pointer (&self->kernel_addresses, g_hash_table_unref);
   g_clear_pointer (&self->unwinder, _sysprof_unwind_client_free);
   g_free (self->unwinder_path);
   g_free (self->first_failure);
@@ -209,6 +213,7 @@ sysprof_perf_recorder_init (SysprofPerfRecorder *self)
   self->rings = g_ptr_array_new_with_free_func (ring_entry_free);
   self->mount_ns = g_hash_table_new (NULL, NULL);
   self->sampled = g_hash_table_new (NULL, NULL);
+  self->kernel_addresses = g_hash_table_new (NULL, NULL);
   g_queue_init (&self->pending);
 }
 
@@ -384,6 +389,37 @@ flush_pending (SysprofPerfRecorder *self)
   write_done_samples (self);
 }
 
+/* Distinct kernel addresses kept for the embedded kernel symbols; beyond,
+ * all of them are embedded. */
+#define MAX_KERNEL_ADDRESSES (1u << 20)
+
+/* The kernel part of a callchain: after PERF_CONTEXT_KERNEL, up to the next
+ * context marker (markers are the top 4095 values). */
+static void
+note_kernel_addresses (SysprofPerfRecorder *self, const guint64 *ips, guint n)
+{
+  gboolean kernel = FALSE;
+
+  if (self->kernel_addresses == NULL)
+    return;
+  for (guint i = 0; i < n; i++)
+    {
+      if (ips[i] >= (guint64) PERF_CONTEXT_MAX)
+        {
+          kernel = ips[i] == (guint64) PERF_CONTEXT_KERNEL;
+          continue;
+        }
+      if (!kernel)
+        continue;
+      g_hash_table_add (self->kernel_addresses, GSIZE_TO_POINTER ((gsize) ips[i]));
+      if (g_hash_table_size (self->kernel_addresses) > MAX_KERNEL_ADDRESSES)
+        {
+          g_clear_pointer (&self->kernel_addresses, g_hash_table_unref);
+          return;
+        }
+    }
+}
+
 /* Perf maps embedded at stop: processes looked at, and bytes in all. */
 #define MAX_PERF_MAPS       16384
 #define MAX_PERF_MAPS_BYTES ((gsize) 256 << 20)
@@ -545,6 +581,7 @@ handle_sample (SysprofPerfRecorder *self, const struct perf_event_header *record
       const guint64 *ips = (const guint64 *) (gconstpointer) (c.data + c.pos);
 
       c.pos += nr * sizeof (guint64);
+      note_kernel_addresses (self, ips, (guint) MIN (nr, 128));
       /* Kernel frames only (exclude_callchain_user): at most 127 of them. */
       handle_dwarf_sample (self, &c, ip, pid, tid, time, cpu, ips, (guint) MIN (nr, 128));
       return;
@@ -564,6 +601,7 @@ handle_sample (SysprofPerfRecorder *self, const struct perf_event_header *record
        * to tell kernel from user addresses. */
       addrs = (const SysprofCaptureAddress *) (gconstpointer) (c.data + c.pos);
       n_addrs = (guint) MIN (nr, (guint64) SYSPROF_CAPTURE_MAX_ADDRS);
+      note_kernel_addresses (self, addrs, n_addrs);
     }
 
   written = sysprof_capture_writer_add_sample (self->writer, (gint64) time, (int) cpu, (gint32) pid, (gint32) tid,
@@ -1458,6 +1496,13 @@ sysprof_perf_recorder_get_n_lost (SysprofPerfRecorder *self)
 {
   g_return_val_if_fail (SYSPROF_IS_PERF_RECORDER (self), 0);
   return self->n_lost;
+}
+
+GHashTable *
+sysprof_perf_recorder_get_kernel_addresses (SysprofPerfRecorder *self)
+{
+  g_return_val_if_fail (SYSPROF_IS_PERF_RECORDER (self), NULL);
+  return self->kernel_addresses;
 }
 
 const char *

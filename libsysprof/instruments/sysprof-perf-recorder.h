@@ -132,6 +132,11 @@ guint64 sysprof_perf_recorder_get_n_samples (SysprofPerfRecorder *self);
  * and PERF_RECORD_LOST_SAMPLES). */
 SYSPROF_AVAILABLE_IN_ALL
 guint64 sysprof_perf_recorder_get_n_lost (SysprofPerfRecorder *self);
+/* The kernel addresses of the samples written so far (a set of guint64 in
+ * pointers, GSIZE_TO_POINTER), for sysprof_kallsyms_write_for(); NULL when
+ * there were more than a million (then embed all of kallsyms). */
+SYSPROF_AVAILABLE_IN_ALL
+GHashTable *sysprof_perf_recorder_get_kernel_addresses (SysprofPerfRecorder *self);
 /* How the stacks were unwound, as written into the capture's METADATA
  * "sysprof.unwind": "method=dwarf stack-size=8192 samples=N complete=N
  * truncated=N outside-mappings=N failed=N" (complete: down to the outermost

@@ -206,7 +206,13 @@ sysprof_session_recorder_stop (SysprofSessionRecorder *self, GError **error)
     }
 
   /* Kernel addresses resolve anywhere only with the symbols of this kernel. */
-  if (!self->own_processes_only && !sysprof_kallsyms_write (self->writer, &local_error))
+  /* Only what the samples need: less of the kernel's layout, and not 5 MB
+   * for every capture; everything when there is no sampling to tell. */
+  if (!self->own_processes_only &&
+      !(self->perf != NULL && sysprof_perf_recorder_get_kernel_addresses (self->perf) != NULL
+            ? sysprof_kallsyms_write_for (self->writer, sysprof_perf_recorder_get_kernel_addresses (self->perf),
+                                          &local_error)
+            : sysprof_kallsyms_write (self->writer, &local_error)))
     warn (self, "cannot embed kernel symbols: %s", local_error->message);
 
   if (!sysprof_capture_writer_flush (self->writer))

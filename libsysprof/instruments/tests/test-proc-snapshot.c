@@ -158,6 +158,99 @@ test_snapshot_self (void)
   g_unlink (path);
 }
 
+/* Only the symbols that hold the given addresses, and the ones after them
+ * (where they end), in a capture: the same names for those addresses. */
+static void
+test_kallsyms_for (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GHashTable) addresses = g_hash_table_new (NULL, NULL);
+  g_autofree char *all = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr (GBytes) embedded = NULL;
+  g_autofree char      *text = NULL;
+  SysprofCaptureWriter *writer;
+  SysprofCaptureReader *reader;
+  guint64               schedule = 0, next = G_MAXUINT64;
+  guint                 n_lines = 0;
+
+  if (!g_file_get_contents ("/proc/kallsyms", &all, NULL, NULL))
+    {
+      g_test_skip ("No /proc/kallsyms");
+      return;
+    }
+  /* schedule's address, and the lowest text symbol above it. */
+  for (const char *line = all; *line != 0;)
+    {
+      const char *nl = strchrnul (line, '\n');
+      char       *end;
+      guint64     addr = g_ascii_strtoull (line, &end, 16);
+
+      if (end + 3 < nl && end[0] == ' ' && strchr ("tT", end[1]) != NULL && end[2] == ' ')
+        {
+          if (strncmp (end + 3, "schedule", 8) == 0 && (end[11] == '\n' || end[11] == '\0'))
+            schedule = addr;
+        }
+      line = *nl != 0 ? nl + 1 : nl;
+    }
+  if (schedule == 0)
+    {
+      g_test_skip ("No readable address for schedule (kptr_restrict, or not root)");
+      return;
+    }
+  for (const char *line = all; *line != 0;)
+    {
+      const char *nl = strchrnul (line, '\n');
+      char       *end;
+      guint64     addr = g_ascii_strtoull (line, &end, 16);
+
+      if (end + 3 < nl && end[0] == ' ' && strchr ("tTwW", end[1]) != NULL && addr > schedule && addr < next)
+        next = addr;
+      line = *nl != 0 ? nl + 1 : nl;
+    }
+  g_hash_table_add (addresses, GSIZE_TO_POINTER ((gsize) (schedule + 4)));
+
+  writer = new_temp_writer (&path);
+  g_assert_true (sysprof_kallsyms_write_for (writer, addresses, &error));
+  g_assert_no_error (error);
+  g_assert_true (sysprof_capture_writer_flush (writer));
+  sysprof_capture_writer_unref (writer);
+  reader = sysprof_capture_reader_new (path);
+  g_assert_nonnull (reader);
+  embedded = read_embedded_file (reader, "/proc/kallsyms");
+  sysprof_capture_reader_unref (reader);
+  g_unlink (path);
+  text = g_strndup (g_bytes_get_data (embedded, NULL), g_bytes_get_size (embedded));
+  g_test_message ("%s", text);
+  g_assert_nonnull (strstr (text, " schedule\n"));
+  for (const char *line = text; *line != 0;)
+    {
+      const char *nl = strchrnul (line, '\n');
+      guint64     addr = g_ascii_strtoull (line, NULL, 16);
+
+      /* schedule (and its aliases), and what follows it. */
+      g_assert_true (addr == schedule || addr == next);
+      n_lines++;
+      line = *nl != 0 ? nl + 1 : nl;
+    }
+  g_assert_cmpuint (n_lines, >=, 2);
+  g_assert_cmpuint (n_lines, <=, 8);
+
+  /* No address: an empty table, still there (readers look for it). */
+  g_hash_table_remove_all (addresses);
+  writer = new_temp_writer (&path);
+  g_assert_true (sysprof_kallsyms_write_for (writer, addresses, &error));
+  g_assert_true (sysprof_capture_writer_flush (writer));
+  sysprof_capture_writer_unref (writer);
+  reader = sysprof_capture_reader_new (path);
+  g_clear_pointer (&embedded, g_bytes_unref);
+  embedded = read_embedded_file (reader, "/proc/kallsyms");
+  g_assert_nonnull (embedded);
+  g_assert_cmpuint (g_bytes_get_size (embedded), ==, 0);
+  sysprof_capture_reader_unref (reader);
+  g_unlink (path);
+}
+
 static void
 test_kallsyms (void)
 {
@@ -225,5 +318,6 @@ main (int argc, char *argv[])
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/Sysprof/ProcSnapshot/self", test_snapshot_self);
   g_test_add_func ("/Sysprof/Kallsyms/write", test_kallsyms);
+  g_test_add_func ("/Sysprof/Kallsyms/write-for", test_kallsyms_for);
   return g_test_run ();
 }
