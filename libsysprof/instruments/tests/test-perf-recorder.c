@@ -360,6 +360,26 @@ test_whole_system (void)
  * the child started during the recording (from its MMAP records). */
 int main (int argc, char *argv[]);
 
+/* Recording as root, with the helper of the build tree: @options set for
+ * DWARF unwinding through it, or FALSE (and the test skipped). */
+static gboolean
+can_unwind (SysprofPerfRecorderOptions *options)
+{
+  const char *unwinder = g_getenv ("SYSPROF_TEST_UNWINDER");
+
+  if (!can_record ())
+    return FALSE;
+  /* meson test sets it; run by hand, say where the helper is. */
+  if (unwinder == NULL)
+    {
+      g_test_skip ("SYSPROF_TEST_UNWINDER (the built sysprof-unwinder) is not set");
+      return FALSE;
+    }
+  options->unwind = SYSPROF_PERF_UNWIND_DWARF;
+  options->unwinder_path = unwinder;
+  return TRUE;
+}
+
 typedef struct
 {
   GPid    child;
@@ -490,22 +510,12 @@ test_dwarf (gconstpointer data)
   g_autofree char *path = NULL;
   g_autoptr (SysprofPerfRecorder) recorder = NULL;
   SysprofPerfRecorderOptions options = SYSPROF_PERF_RECORDER_OPTIONS_INIT;
-  const char                *unwinder = g_getenv ("SYSPROF_TEST_UNWINDER");
   SysprofCaptureWriter      *writer;
   DwarfScan                  scan = { 0 };
   int                        pid;
 
-  if (!can_record ())
+  if (!can_unwind (&options))
     return;
-  /* meson test sets it; run by hand, say where the helper is. */
-  if (unwinder == NULL)
-    {
-      g_test_skip ("SYSPROF_TEST_UNWINDER (the built sysprof-unwinder) is not set");
-      return;
-    }
-
-  options.unwind = SYSPROF_PERF_UNWIND_DWARF;
-  options.unwinder_path = unwinder;
   if (by_pid)
     {
       scan.child = spawn_process ("--spin-nofp", 1500);
@@ -599,20 +609,12 @@ test_dwarf_helper_killed (gconstpointer data)
   g_autoptr (GArray) helpers = NULL;
   g_autoptr (GArray) after = NULL;
   SysprofPerfRecorderOptions options = SYSPROF_PERF_RECORDER_OPTIONS_INIT;
-  const char                *unwinder = g_getenv ("SYSPROF_TEST_UNWINDER");
   SysprofCaptureWriter      *writer;
   DwarfScan                  scan = { 0 };
   int                        pid;
 
-  if (!can_record ())
+  if (!can_unwind (&options))
     return;
-  if (unwinder == NULL)
-    {
-      g_test_skip ("SYSPROF_TEST_UNWINDER (the built sysprof-unwinder) is not set");
-      return;
-    }
-  options.unwind = SYSPROF_PERF_UNWIND_DWARF;
-  options.unwinder_path = unwinder;
   scan.child = spawn_process ("--spin-nofp", sig == SIGSTOP ? 9000 : 2000);
   pid = scan.child;
   options.pids = &pid;
