@@ -238,8 +238,10 @@ test_kallsyms_for (void)
 
   /* No address: an empty table, still there (readers look for it). */
   g_hash_table_remove_all (addresses);
+  g_clear_pointer (&path, g_free);
   writer = new_temp_writer (&path);
   g_assert_true (sysprof_kallsyms_write_for (writer, addresses, &error));
+  g_assert_no_error (error);
   g_assert_true (sysprof_capture_writer_flush (writer));
   sysprof_capture_writer_unref (writer);
   reader = sysprof_capture_reader_new (path);
