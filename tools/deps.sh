@@ -10,12 +10,11 @@ SYSPROF_BUILD_PACKAGES=(
 )
 # Debian's Sysprof 3.46: its static capture library is the oracle of the
 # compatibility tests and its client/daemon are the peers of later tests.
-# debuginfod: the server test-debuginfod.sh fetches debug files from.
 # systemd: systemd-analyze expands the unit's SystemCallFilter= groups for
 # tools/with-sysprofd.sh (libseccomp-dev above builds its filter tool).
 # binutils (nm, addr2line, objdump, objcopy): the symbol tests' oracle and
 # their stripped copies; xz-utils: Debian's xz, recorded by test-symbols and test-unwind;
-# debuginfod: the server test-debuginfod runs.
+# debuginfod: the server test-debuginfod and test-symbols fetch debug files from.
 SYSPROF_TEST_PACKAGES=(libsysprof-4-dev sysprof dbus polkitd bubblewrap libxml2-utils systemd binutils xz-utils python3 debuginfod)
 # The app's tests run under Xvfb (x11-utils: xwininfo).
 SYSPROF_APP_TEST_PACKAGES=(xvfb xauth x11-utils libgl1-mesa-dri fonts-cantarell desktop-file-utils shared-mime-info libglib2.0-bin)

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "sysprof-perf-map-file.h"
+#include "sysprof-proc-open-private.h"
 
 /* @value of the "KEY:\t..." line of /proc/PID/status, field @last ? last : first. */
 static gboolean
@@ -30,19 +29,6 @@ status_field (const char *status, const char *key, gboolean last, gint64 *value)
     else if (!last || i == n - 1)
       return g_ascii_string_to_signed (fields[i], 10, 0, G_MAXINT32, value, NULL);
   return FALSE;
-}
-
-/* @path beneath @root_fd taken as the root, or as it is with -1. */
-static int
-open_beneath (int root_fd, const char *path)
-{
-  struct open_how how = { 0 };
-
-  /* The file itself must not be a symlink (O_NOFOLLOW); on the way, no magic
-   * link, and only symlinks that stay in the process's root. */
-  how.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW;
-  how.resolve = RESOLVE_NO_MAGICLINKS | (root_fd >= 0 ? RESOLVE_IN_ROOT : 0);
-  return (int) syscall (SYS_openat2, root_fd >= 0 ? root_fd : AT_FDCWD, path, &how, sizeof how);
 }
 
 static GBytes *
@@ -98,7 +84,7 @@ sysprof_perf_map_file_read (gint32 pid, gboolean exited_in_our_tmp, uid_t exited
   g_autofree char *what = NULL;
   GBytes          *bytes;
   gint64           ns_pid = 0, uid = 0;
-  int              root_fd, fd;
+  int              fd;
 
   g_return_val_if_fail (pid > 0, NULL);
 
@@ -112,7 +98,8 @@ sysprof_perf_map_file_read (gint32 pid, gboolean exited_in_our_tmp, uid_t exited
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "Process %d exited and its /tmp is not ours", pid);
           return NULL;
         }
-      if ((fd = open_beneath (-1, path)) < 0)
+      /* The file itself must not be a symbolic link. */
+      if ((fd = _sysprof_open_in_process_root (0, path, TRUE)) < 0)
         {
           int errsv = errno;
           g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv), "%s: %s", path, g_strerror (errsv));
@@ -134,19 +121,11 @@ sysprof_perf_map_file_read (gint32 pid, gboolean exited_in_our_tmp, uid_t exited
     }
 
   {
-    g_autofree char *root = g_strdup_printf ("/proc/%d/root", pid);
-    g_autofree char *path = g_strdup_printf ("tmp/perf-%" G_GINT64_FORMAT ".map", ns_pid);
+    g_autofree char *path = g_strdup_printf ("/tmp/perf-%" G_GINT64_FORMAT ".map", ns_pid);
 
     /* Only for a process this one may look into (the kernel's ptrace check). */
-    if ((root_fd = open (root, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
-      {
-        int errsv = errno;
-        g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv), "%s: %s", root, g_strerror (errsv));
-        return NULL;
-      }
     what = g_strdup_printf ("/tmp/perf-%" G_GINT64_FORMAT ".map of process %d", ns_pid, pid);
-    fd = open_beneath (root_fd, path);
-    close (root_fd);
+    fd = _sysprof_open_in_process_root (pid, path, TRUE);
   }
   if (fd < 0)
     {

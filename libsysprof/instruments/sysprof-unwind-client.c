@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -9,10 +8,10 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "sysprof-proc-open-private.h"
 #include "sysprof-unwind-client-private.h"
 
 /* Distinct files handed to one helper at most (it holds a descriptor each). */
@@ -396,24 +395,11 @@ send_message (SysprofUnwindClient *self, const void *data, gsize len, int fd_to_
 static int
 open_mapped_file (gint32 pid, const char *path, guint64 ino)
 {
-  g_autofree char *root = g_strdup_printf ("/proc/%d/root", pid);
-  struct open_how  how = { 0 };
-  struct stat      st;
-  int              dirfd;
-  int              fd = -1;
+  struct stat st;
+  int         fd = _sysprof_open_in_process_root (pid, path, FALSE);
 
-  how.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
-  how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
-  if ((dirfd = open (root, O_PATH | O_DIRECTORY | O_CLOEXEC)) >= 0)
-    {
-      fd = (int) syscall (SYS_openat2, dirfd, path, &how, sizeof how);
-      close (dirfd);
-    }
   if (fd < 0)
-    {
-      how.resolve = RESOLVE_NO_MAGICLINKS;
-      fd = (int) syscall (SYS_openat2, AT_FDCWD, path, &how, sizeof how);
-    }
+    fd = _sysprof_open_in_process_root (0, path, FALSE);
   if (fd < 0)
     return -1;
   if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || (ino != 0 && (guint64) st.st_ino != ino))
