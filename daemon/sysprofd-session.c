@@ -87,7 +87,7 @@ struct _SysprofdSession
   guint                   progress_ticks;
   SysprofRingDrainer     *rings; /* handed to profiled programs: untrusted */
   guint64                 perf_lost;
-  char                   *first_warning; /* the recorder's, for Finished */
+  GPtrArray              *warnings; /* the recorder's, distinct, NULL-terminated */
   guint                   n_warnings;
   guint64                 charged_rings;
   guint64                 charged_ring_bytes;
@@ -211,7 +211,7 @@ sysprofd_session_finalize (GObject *object)
   g_clear_object (&self->connection);
   g_clear_pointer (&self->object_path, g_free);
   g_clear_pointer (&self->owner_name, g_free);
-  g_clear_pointer (&self->first_warning, g_free);
+  g_clear_pointer (&self->warnings, g_ptr_array_unref);
   g_clear_pointer (&self->close_calls, g_ptr_array_unref);
   g_clear_pointer (&self->pids, g_array_unref);
   g_clear_pointer (&self->counters, g_strfreev);
@@ -242,6 +242,8 @@ sysprofd_session_init (SysprofdSession *self)
   self->context = g_main_context_new ();
   self->loop = g_main_loop_new (self->context, FALSE);
   self->action = SYSPROF_DBUS_ACTION_PROFILE;
+  self->warnings = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (self->warnings, NULL);
   g_mutex_init (&self->lock);
 }
 
@@ -377,7 +379,7 @@ finish (SysprofdSession *self, gboolean success, const char *message)
   update_progress (self);
   set_state (self, sysprofd_session_state_after_recording (success));
   if (self->n_warnings > 0)
-    message = told = g_strdup_printf ("%s; %s%s", message, self->first_warning,
+    message = told = g_strdup_printf ("%s; %s%s", message, (const char *) self->warnings->pdata[0],
                                       self->n_warnings > 1 ? " (and more warnings, see sysprofd's log)" : "");
   /* Unicast to the creator: a broadcast would tell every user about it. */
   if (!self->detached)
@@ -541,9 +543,20 @@ recorder_warning (SysprofSessionRecorder *recorder, const char *message, gpointe
   (void) recorder;
   /* About the client's capture (partial, over its max-bytes, a process
    * gone), not about the daemon's health: the client is told at Finished. */
+  g_autofree char *valid = NULL;
+
   g_message ("Session %s: %s", self->object_path, message);
-  if (self->n_warnings++ == 0)
-    self->first_warning = g_strdup (message);
+  self->n_warnings++;
+  /* The Warnings property: each once, a bounded number of them, valid
+   * UTF-8 (they may quote a process's name) of bounded length. */
+  valid = g_utf8_make_valid (message, MIN (strlen (message), SYSPROF_DBUS_MAX_WARNING_LENGTH));
+  for (guint i = 0; i + 1 < self->warnings->len; i++)
+    if (g_str_equal (self->warnings->pdata[i], valid))
+      return;
+  if (self->warnings->len > SYSPROF_DBUS_MAX_SESSION_WARNINGS)
+    return;
+  g_ptr_array_insert (self->warnings, (int) self->warnings->len - 1, g_steal_pointer (&valid));
+  ipc_session_set_warnings (self->skeleton, (const char *const *) self->warnings->pdata);
 }
 
 static guint

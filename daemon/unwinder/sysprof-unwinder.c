@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -36,8 +37,26 @@
 /* FILE carries one descriptor; room for a few so that extra ones are
  * received (and closed) rather than left in the kernel's queue. */
 #define MAX_FDS 8
+/* Heap (and any writable private memory) the helper may use: the states of
+ * at most 64 processes with their modules, CFI and inflated sections.  A
+ * hostile file that makes libdw allocate more gets ENOMEM, or the helper
+ * dies and the recorder restarts it: never the machine's memory. */
+#define MAX_DATA_BYTES ((rlim_t) 1 << 30)
 
 static void die (const char *format, ...) G_GNUC_PRINTF (1, 2) G_GNUC_NORETURN;
+
+#if defined(__SANITIZE_ADDRESS__)
+/* Built with AddressSanitizer (tools/test.sh's build-asan): its leak check
+ * at exit stops the world with prctl and ptrace, which the filter forbids
+ * (the helper would die of SIGSYS at its end).  The unwinder's leaks are
+ * checked in-process, by its unit tests. */
+const char *__asan_default_options (void);
+const char *
+__asan_default_options (void)
+{
+  return "leak_check_at_exit=0";
+}
+#endif
 
 static void
 die (const char *format, ...)
@@ -110,14 +129,26 @@ install_filter (void)
       (ret =
            seccomp_rule_add (ctx, SCMP_ACT_ALLOW, SCMP_SYS (mprotect), 1, SCMP_A2 (SCMP_CMP_MASKED_EQ, PROT_EXEC, 0))))
     die ("seccomp rule for mmap: %s", g_strerror (-ret));
-  /* libdw may look for files by name (debug files, never found here): it
-   * gets an error, not a kill. */
+  /* libdw may look for files by name (debug files, never found here), and
+   * opening a file's DWARF (dwarf_begin_elf, for .debug_frame) takes the
+   * realpath of /proc/self/fd/N for its directory: an error, not a kill. */
   if ((ret = seccomp_rule_add (ctx, SCMP_ACT_ERRNO (EACCES), SCMP_SYS (openat), 0)) ||
-      (ret = seccomp_rule_add (ctx, SCMP_ACT_ERRNO (EACCES), SCMP_SYS (open), 0)))
+      (ret = seccomp_rule_add (ctx, SCMP_ACT_ERRNO (EACCES), SCMP_SYS (open), 0)) ||
+      (ret = seccomp_rule_add (ctx, SCMP_ACT_ERRNO (EACCES), SCMP_SYS (readlink), 0)) ||
+      (ret = seccomp_rule_add (ctx, SCMP_ACT_ERRNO (EACCES), SCMP_SYS (readlinkat), 0)))
     die ("seccomp rule for open: %s", g_strerror (-ret));
   if ((ret = seccomp_load (ctx)) != 0)
     die ("cannot load the seccomp filter: %s", g_strerror (-ret));
   seccomp_release (ctx);
+}
+
+static void
+set_limit (int resource, const char *what, rlim_t value)
+{
+  struct rlimit limit = { value, value };
+
+  if (setrlimit (resource, &limit) != 0)
+    die ("cannot limit %s: %s", what, g_strerror (errno));
 }
 
 static void
@@ -130,6 +161,14 @@ confine (void)
   if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
     die ("cannot make the process non-dumpable: %s", g_strerror (errno));
   drop_capabilities ();
+  /* Without CAP_SYS_RESOURCE (just dropped) these only ever go down. */
+#if !defined(__SANITIZE_ADDRESS__)
+  /* (AddressSanitizer's shadow, writable private memory of terabytes, is
+   * over any such limit already.) */
+  set_limit (RLIMIT_DATA, "its memory", MAX_DATA_BYTES);
+#endif
+  set_limit (RLIMIT_FSIZE, "the files it writes", 0);
+  set_limit (RLIMIT_CORE, "its core dumps", 0);
   if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
     die ("cannot set no_new_privs: %s", g_strerror (errno));
   install_filter ();

@@ -54,6 +54,11 @@
  * "pids", CPUs for the whole system. */
 #define SYSPROF_DBUS_MAX_PERF_EVENTS_PER_SESSION 1024
 
+/* The Warnings property of a session: at most this many, each at most this
+ * long (bytes of the message; a character cut there becomes U+FFFD). */
+#define SYSPROF_DBUS_MAX_SESSION_WARNINGS 16
+#define SYSPROF_DBUS_MAX_WARNING_LENGTH   1024
+
 /* Ring buffers (CreateRingBuffer): open at once, and the memory they pin. */
 #define SYSPROF_DBUS_MAX_RINGS_PER_SESSION  256
 #define SYSPROF_DBUS_MAX_RINGS_PER_UID      512

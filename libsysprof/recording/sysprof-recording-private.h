@@ -81,7 +81,8 @@ struct _SysprofRecording
   gboolean              ending; /* only the command and decoding may be left */
   gboolean              skip_decode;
   char                 *stop_reason;
-  GPtrArray            *warnings; /* NULL-terminated */
+  GPtrArray            *warnings;          /* NULL-terminated */
+  guint                 n_remote_warnings; /* of sysprofd's Warnings, those added */
   gint64                start_time;
   gint64                end_time;
   guint64               n_samples;

@@ -832,11 +832,17 @@ static void
 update_from_properties (SysprofRecording *self, GVariant *reply, char **state)
 {
   g_autoptr (GVariant) props = g_variant_get_child_value (reply, 0);
+  g_autofree const char **warnings = NULL;
 
   g_variant_lookup (props, "BytesWritten", "t", &self->n_bytes);
   g_variant_lookup (props, "Samples", "t", &self->n_samples);
   g_variant_lookup (props, "AllocationRecords", "t", &self->n_allocation_records);
   g_variant_lookup (props, "LostFrames", "t", &self->n_lost);
+  /* The session's warnings (what its capture lacks), each once: the list
+   * only grows. */
+  if (g_variant_lookup (props, "Warnings", "^a&s", &warnings))
+    for (guint n = g_strv_length ((char **) warnings); self->n_remote_warnings < n; self->n_remote_warnings++)
+      _sysprof_recording_add_warning (self, "%s", warnings[self->n_remote_warnings]);
   if (state != NULL && !g_variant_lookup (props, "State", "s", state))
     *state = NULL;
 }

@@ -27,8 +27,9 @@
  *       polkit refuses: anything but an error is a breach.
  *   probe               once a second: ListProcesses, then CreateSession,
  *       Start, ReadCapture, Stop, Close, each timed; prints
- *       "probe I at T list-ms L session-ms S" (T: wall clock, ms since the
- *       epoch) and at the end "max-list-ms", "max-session-ms", "probes".
+ *       "probe I at T list-ms L session-ms S create-start-read-stop-close-ms
+ *       A/B/C/D/E" (T: wall clock, ms since the epoch; S the sum of the
+ *       five calls) and at the end "max-list-ms", "max-session-ms", "probes".
  *   close PATH...       Close each session (as its owner).
  *
  * Every answer is checked against what the call may answer (LimitsExceeded
@@ -1200,6 +1201,7 @@ probe (void)
       gint64           start = g_get_monotonic_time ();
       gint64           start_real = g_get_real_time ();
       gint64           list_us, session_us;
+      gint64           step[6] = { 0 };
       g_autofree char *path = NULL;
       GVariantBuilder  options;
 
@@ -1208,18 +1210,29 @@ probe (void)
       /* What sysprof-cli asks for, at a low rate. */
       g_variant_builder_init (&options, G_VARIANT_TYPE_VARDICT);
       g_variant_builder_add (&options, "{sv}", "frequency", g_variant_new_uint32 (99));
+      step[0] = g_get_monotonic_time ();
       if ((path = create_session (bus, g_variant_builder_end (&options), FALSE)) != NULL)
         {
+          step[1] = g_get_monotonic_time ();
           session_method (bus, path, "Start", OK);
+          step[2] = g_get_monotonic_time ();
           call (bus, path, SESSION, "ReadCapture", read_args (0, 4096), NULL, OK, NULL, NULL);
+          step[3] = g_get_monotonic_time ();
           session_method (bus, path, "Stop", OK);
+          step[4] = g_get_monotonic_time ();
           close_session (bus, path, OK);
         }
-      session_us = g_get_monotonic_time () - start - list_us;
+      step[5] = g_get_monotonic_time ();
+      session_us = step[5] - start - list_us;
       max_list = MAX (max_list, list_us);
       max_session = MAX (max_session, session_us);
-      printf ("probe %u at %" G_GINT64_FORMAT " list-ms %" G_GINT64_FORMAT " session-ms %" G_GINT64_FORMAT "\n", ++n,
-              start_real / 1000, list_us / 1000, session_us / 1000);
+      /* The steps, so that a slow probe says where it waited. */
+      printf ("probe %u at %" G_GINT64_FORMAT " list-ms %" G_GINT64_FORMAT " session-ms %" G_GINT64_FORMAT
+              " create-start-read-stop-close-ms %" G_GINT64_FORMAT "/%" G_GINT64_FORMAT "/%" G_GINT64_FORMAT
+              "/%" G_GINT64_FORMAT "/%" G_GINT64_FORMAT "\n",
+              ++n, start_real / 1000, list_us / 1000, session_us / 1000, (step[1] - step[0]) / 1000,
+              (step[2] - step[1]) / 1000, (step[3] - step[2]) / 1000, (step[4] - step[3]) / 1000,
+              (step[5] - step[4]) / 1000);
       if (g_get_monotonic_time () < start + G_USEC_PER_SEC)
         g_usleep ((gulong) (start + G_USEC_PER_SEC - g_get_monotonic_time ()));
     }

@@ -22,7 +22,11 @@ W=$SYSPROFD_TEST_WORKDIR
 A=$DBUS_SYSTEM_BUS_ADDRESS
 # The storm, in seconds, and the bounds checked after it.
 STORM=20
+# Each call of the other user's probe is answered within this (a starved
+# user would wait for the storm's end); the sanitized daemon is about 3
+# times slower (its Stop of a whole-system session: up to 3 s here, idle).
 LATENCY_BOUND_MS=5000
+[ "${SYSPROFD_TEST_SANITIZED:-0}" = 1 ] && LATENCY_BOUND_MS=10000
 FD_TOLERANCE=2
 # See the memory check below for where this comes from.
 RSS_BOUND_KB=$((48 * 1024))
@@ -266,15 +270,17 @@ ok "a ${storm_ms} ms storm, seed $seed: $runs client runs ($killed SIGKILLed by 
 # that overlap such a stall are left out of the bound, and counted.
 stalls=$(sed -n 's/^\([0-9:.]*\): Terminating runaway script after \([0-9]*\) seconds$/\1 \2/p' "$W/logs/polkitd.log" |
   while read -r t secs; do echo "$(date -d "$(date +%F) $t" +%s%3N):$((secs * 1000))"; done | tr '\n' ' ')
-read -r probes excused max_list max_session < <(awk -v stalls="$stalls" '
+read -r probes excused max_list max_call slowest < <(awk -v stalls="$stalls" '
   BEGIN { k = split(stalls, s, " "); for (i = 1; i <= k; i++) { split(s[i], p, ":"); e[i] = p[1]; d[i] = p[2] } }
   $1 == "probe" {
     at = $4; fin = at + $6 + $8; x = 0
     for (i = 1; i <= k; i++) if (at < e[i] + 500 && fin > e[i] - d[i] - 500) x = 1
     if (x) { excused++; next }
-    n++; if ($6 > ml) ml = $6; if ($8 > ms) ms = $8
+    n++; if ($6 > ml) ml = $6
+    k = split($10, step, "/"); for (i = 1; i <= k; i++) if (step[i] > ms) { ms = step[i]; slow = i }
   }
-  END { print n + 0, excused + 0, ml + 0, ms + 0 }' "$W/out/probe")
+  END { split("CreateSession Start ReadCapture Stop Close", name, " ");
+        print n + 0, excused + 0, ml + 0, ms + 0, (slow ? name[slow] : "-") }' "$W/out/probe")
 n_stalls=$(echo "$stalls" | wc -w)
 [ "$n_stalls" -eq 0 ] || echo "# polkitd stalled $n_stalls times for 15 s (its runaway-script timeout): $excused probes left out"
 [ "$(awk '$1 == "unexpected" { print $2 }' "$W/out/probe")" = 0 ] || fail "the probe was refused: $(grep '^error' "$W/out/probe" | head -3)"
@@ -282,8 +288,8 @@ n_stalls=$(echo "$stalls" | wc -w)
 min_probes=$(( (STORM - 16 * n_stalls) * 1000 / LATENCY_BOUND_MS ))
 [ "$probes" -ge "$min_probes" ] || fail "only $probes probes (of at least $min_probes) in $STORM s: $(tail -5 "$W/out/probe")"
 [ "$max_list" -lt "$LATENCY_BOUND_MS" ] || fail "ListProcesses of another user took $max_list ms during the storm"
-[ "$max_session" -lt "$LATENCY_BOUND_MS" ] || fail "CreateSession..Close of another user took $max_session ms during the storm"
-ok "another user served throughout: $probes probes, ListProcesses at most $max_list ms, CreateSession+Start+ReadCapture+Stop+Close at most $max_session ms (bound $LATENCY_BOUND_MS); $n_stalls polkitd stalls ($excused probes during them left out)"
+[ "$max_call" -lt "$LATENCY_BOUND_MS" ] || fail "$slowest of another user took $max_call ms during the storm: $(awk '$1 == "probe"' "$W/out/probe" | sort -k8 -n | tail -3 | tr '\n' ';')"
+ok "another user served throughout: $probes probes, ListProcesses at most $max_list ms, each call of CreateSession+Start+ReadCapture+Stop+Close at most $max_call ms ($slowest; bound $LATENCY_BOUND_MS); $n_stalls polkitd stalls ($excused probes during them left out)"
 
 # --- Detached sessions: those whose closing client was killed too are
 # closed now.
@@ -347,9 +353,11 @@ out=$(timeout 20 runuser -u sysprof-test-denied -- env -i PATH=/usr/bin:/bin DBU
   "$W/bin/stress-client" denied $((s + 41)) 0.1 20) || fail "the refused user is not answered after the storm: $out"
 [ "$(echo "$out" | awk '$1 == "unexpected" { print $2 }')" = 0 ] || fail "the refused user after the storm: $out"
 refused_after=$(echo "$out" | awk '$1 == "calls" { print $2 }')
-if grep -E 'CRITICAL|WARNING|ERROR: (Address|Leak)Sanitizer|runtime error:|SUMMARY: ' "$log" > "$W/log-problems"; then
+# Whole-system sessions amid process churn: the unwinding helpers meet every
+# kind of program; none may die of its own seccomp filter.
+if grep -E 'CRITICAL|WARNING|ERROR: (Address|Leak)Sanitizer|runtime error:|SUMMARY: |outside its seccomp filter' "$log" > "$W/log-problems"; then
   fail "the daemon's log: $(head -5 "$W/log-problems")"
 fi
-ok "the same sysprofd (pid $pid) records and lists processes for both authorized users and refuses the third ($refused_after calls, none served) after the storm; its log ($(wc -l < "$log") lines) has no warning, critical or sanitizer report"
+ok "the same sysprofd (pid $pid) records and lists processes for both authorized users and refuses the third ($refused_after calls, none served) after the storm; its log ($(wc -l < "$log") lines) has no warning, critical, sanitizer report or helper killed by its filter"
 
 echo "1..$n"

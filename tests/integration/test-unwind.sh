@@ -6,12 +6,17 @@
 #   - tests/workloads/nofp-chain (-O2 -fomit-frame-pointer, one chain
 #     through libc's qsort) runs: its samples reach main with the exact
 #     chains; with --unwind fp they do not (the test can tell);
+#   - tests/workloads/debug-frames (no unwind tables: .debug_frame
+#     only) runs: its samples reach main too, and the helper, which reads
+#     the file's DWARF for it, is not killed by its seccomp filter;
 #   - Debian's own xz (no frame pointers, stripped liblzma) compresses: its
 #     samples reach the start of the program;
-# and the helper is confined as it says.  Run under tools/with-sysprofd.sh:
-#   test-unwind.sh SYSPROF_CLI SYSPROF_REPORT SYSPROF_DUMP NOFP_CHAIN
+# and the helper is confined as it says; killed, it is restarted and the
+# client is told.  Run under tools/with-sysprofd.sh:
+#   test-unwind.sh SYSPROF_CLI SYSPROF_REPORT SYSPROF_DUMP NOFP_CHAIN DEBUG_FRAMES
 set -euo pipefail
 cli=$(realpath "$1") report=$(realpath "$2") dump=$(realpath "$3") workload=$(realpath "$4")
+debug_frame_workload=$(realpath "$5")
 W=$SYSPROFD_TEST_WORKDIR
 A=$DBUS_SYSTEM_BUS_ADDRESS
 U=sysprof-test-allowed
@@ -21,7 +26,7 @@ fail () { echo "not ok - $*" >&2; exit 1; }
 
 mkdir -p "$W/bin" "$W/u/work"
 install -m 755 "$cli" "$report" "$dump" "$W/bin/"
-install -m 755 "$workload" "$W/u/work/"
+install -m 755 "$workload" "$debug_frame_workload" "$W/u/work/"
 chown -R "$U" "$W/u"
 as () { runuser -u "$U" -- env -i PATH="$W/bin:/usr/bin:/bin" HOME="$W/u" DBUS_SYSTEM_BUS_ADDRESS="$A" "$@"; }
 # Field $2 (1-based) of the tsv row whose first column is $1.
@@ -71,7 +76,27 @@ as "$W/bin/sysprof-report" top "$W/u/fp.syscap" | grep -q '^User stacks: frame p
   || fail "the report does not say the stacks followed frame pointers"
 ok "frame pointers: main holds ${fp_main:-0} % of the samples (DWARF: ${main_total} %)"
 
-# 3. A larger stack copy works; bad values are usage errors.
+# 3. Call frame information in .debug_frame only (no .eh_frame for the
+# program's own code): libdw opens the file's DWARF for it, which inside the
+# helper's seccomp filter must fail softly (it asks for the file's directory
+# by name), not kill the helper.
+readelf -S "$W/u/work/debug-frames" | grep -q '\.debug_frame' || fail "debug-frames has no .debug_frame"
+leaf_addr=$(nm "$W/u/work/debug-frames" | awk '$3 == "frame_leaf" { sub(/^0+/, "", $1); print $1 }')
+readelf --debug-dump=frames "$W/u/work/debug-frames" 2>/dev/null \
+  | awk '/^Contents of the / { in_eh = ($4 == ".eh_frame") } in_eh' | grep -q "pc=0*$leaf_addr" \
+  && fail "debug-frames's frame_leaf has an .eh_frame entry: the workload does not test .debug_frame"
+as "$W/bin/sysprof-cli" --force "$W/u/df.syscap" -- "$W/u/work/debug-frames" 2 > "$W/cli-df.out" 2>&1 \
+  || fail "sysprof-cli failed: $(cat "$W/cli-df.out")"
+# sysprofd's warnings reach the client: a helper killed would be one.
+grep -q 'helper' "$W/cli-df.out" && fail "the unwinding helper failed: $(cat "$W/cli-df.out")"
+as "$W/bin/sysprof-report" top --comm debug-frames --format tsv "$W/u/df.syscap" > "$W/df.tsv" || fail "report failed"
+df_main=$(field main 6 < "$W/df.tsv") df_leaf=$(field frame_leaf 5 < "$W/df.tsv") df_outer=$(field frame_outer 6 < "$W/df.tsv")
+at_least "${df_main:-0}" 99 || fail "only ${df_main:-0} % of debug-frames's samples reach main: $(head -6 "$W/df.tsv" | tr '\n' '|')"
+at_least "${df_leaf:-0}" 90 || fail "frame_leaf has ${df_leaf:-0} % of the samples, expected >= 90"
+at_least "${df_outer:-0}" "$(awk -v a="$df_leaf" 'BEGIN { print a - 0.5 }')" || fail "frame_outer does not hold frame_leaf's time"
+ok ".debug_frame only: main holds ${df_main} % of debug-frames's samples, frame_leaf ${df_leaf} %; the helper survived"
+
+# 4. A larger stack copy works; bad values are usage errors.
 as "$W/bin/sysprof-cli" --force --stack-size 65528 "$W/u/big.syscap" -- "$W/u/work/nofp-chain" 1 > "$W/cli3.out" 2>&1 \
   || fail "--stack-size 65528 failed: $(cat "$W/cli3.out")"
 "$dump" "$W/u/big.syscap" | grep -A2 'id: sysprof.unwind' | grep -q 'stack-size=65528' \
@@ -86,7 +111,7 @@ for bad in "--stack-size 12" "--stack-size 70000" "--unwind frames" "--unwind fp
 done
 ok "--stack-size 65528 copies that much; bad --stack-size and --unwind values are usage errors"
 
-# 4. Debian's xz, recorded whole-system while it runs on its own: stripped,
+# 5. Debian's xz, recorded whole-system while it runs on its own: stripped,
 # without frame pointers, most of its time in liblzma.  Its stacks reach the
 # start of the program (libc's __libc_start_main, which calls main).
 head -c 8000000 /dev/urandom | od -An -tx1 > "$W/u/input.txt"
@@ -106,7 +131,7 @@ lzma_self=$(awk -F'\t' 'NR > 1 && $2 ~ /^liblzma/ { s += $5 } END { print s + 0 
 at_least "$lzma_self" 50 || fail "liblzma has only $lzma_self % of xz's samples"
 ok "Debian's xz: ${start_total} % of its samples reach __libc_start_main, ${lzma_self} % in liblzma"
 
-# 5. The helper of a running session: no capability, no_new_privs, a seccomp
+# 6. The helper of a running session: no capability, no_new_privs, a seccomp
 # filter, not dumpable, its parent sysprofd, and no descriptor but its
 # socket, the standard ones and the files it was handed (read-only).
 as "$W/bin/sysprof-cli" --force --duration 3 "$W/u/conf.syscap" > "$W/cli5.out" 2>&1 &
@@ -124,6 +149,11 @@ for cap in CapInh CapPrm CapEff CapAmb; do
 done
 grep -q '^NoNewPrivs:[[:space:]]*1$' "$status" || fail "the helper has no no_new_privs"
 grep -q '^Seccomp:[[:space:]]*2$' "$status" || fail "the helper has no seccomp filter: $(grep ^Seccomp "$status")"
+limits=/proc/$helper/limits
+if [ "${SYSPROFD_TEST_SANITIZED:-0}" != 1 ]; then
+  grep -Eq '^Max data size +1073741824 +1073741824 ' "$limits" || fail "the helper's memory is not bounded: $(grep '^Max data' "$limits")"
+fi
+grep -Eq '^Max file size +0 +0 ' "$limits" || fail "the helper may write files: $(grep '^Max file size' "$limits")"
 ppid=$(awk '/^PPid:/ { print $2 }' "$status")
 [ "$(cat "/proc/$ppid/comm")" = sysprofd ] || fail "the helper's parent is $(cat "/proc/$ppid/comm"), not sysprofd"
 for fd in /proc/"$helper"/fd/*; do
@@ -143,6 +173,26 @@ done
 wait "$cli_pid" || fail "sysprof-cli failed: $(cat "$W/cli5.out")"
 for _ in $(seq 50); do kill -0 "$helper" 2>/dev/null || break; sleep 0.1; done
 kill -0 "$helper" 2>/dev/null && fail "the helper outlived its session"
-ok "the helper (pid $helper) runs without capabilities, with no_new_privs, seccomp, its socket and read-only files, and ends with the session"
+ok "the helper (pid $helper) runs without capabilities, with no_new_privs, seccomp, 1 GiB of data at most, no file writes, its socket and read-only files, and ends with the session"
+
+# 7. A helper killed while recording is restarted, and the client is told
+# (sysprofd's session Warnings reach sysprof-cli).
+as "$W/bin/sysprof-cli" --force --duration 3 "$W/u/killed.syscap" > "$W/cli7.out" 2>&1 &
+cli_pid=$!
+helper=
+for _ in $(seq 100); do
+  helper=$(pgrep -x sysprof-unwinde | head -1 || true)
+  [ -n "$helper" ] && break
+  sleep 0.1
+done
+[ -n "$helper" ] || fail "no sysprof-unwinder while a session records"
+sleep 0.5
+kill -KILL "$helper"
+wait "$cli_pid" || fail "sysprof-cli failed after its helper was killed: $(cat "$W/cli7.out")"
+grep -q 'warning: the unwinding helper was restarted 1 time (first: .*killed by signal 9' "$W/cli7.out" \
+  || fail "sysprof-cli does not say its helper was restarted: $(cat "$W/cli7.out")"
+"$dump" "$W/u/killed.syscap" | grep -A2 'id: sysprof.unwind' | grep -q 'method=dwarf stack-size=8192 samples=[1-9]' \
+  || fail "no sysprof.unwind METADATA frame after the restart"
+ok "a helper killed mid-recording is restarted and sysprof-cli says so: $(grep -o 'the unwinding helper was restarted[^;]*' "$W/cli7.out")"
 
 echo "1..$n"
