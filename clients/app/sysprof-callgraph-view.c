@@ -908,6 +908,7 @@ build_functions_page (SysprofCallgraphView *self)
   self->sort_handler = g_signal_connect (self->sorter, "changed", G_CALLBACK (on_sort_changed), self);
   gtk_column_view_sort_by_column (GTK_COLUMN_VIEW (self->functions_view), total_column, GTK_SORT_DESCENDING);
   set_accessible_label (self->functions_view, "Functions");
+  gtk_widget_set_name (self->functions_view, "functions-view");
 
   self->callers = g_list_store_new (SYSPROF_TYPE_CALLGRAPH_VIEW_ROW);
   self->callers_view = gtk_column_view_new (
@@ -937,6 +938,7 @@ build_functions_page (SysprofCallgraphView *self)
   gtk_widget_set_margin_start (self->lines_label, 6);
   gtk_widget_set_margin_top (self->lines_label, 6);
   set_accessible_label (self->lines_label, "Source lines");
+  gtk_widget_set_name (self->lines_label, "lines-label");
 
   edges_paned = gtk_paned_new (GTK_ORIENTATION_HORIZONTAL);
   {

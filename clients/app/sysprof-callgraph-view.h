@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* SysprofCallgraphView: the functions of the samples with their self and
  * total, their callers and callees, and the top-down call tree, under the
- * document's filter.  What it shows is exposed for tests. */
+ * document's filter.  What it shows is exposed for tests.
+ *
+ * Widgets the tests drive have names (gtk_widget_set_name):
+ * "functions-view" (the GtkColumnView of the functions, whose rows are
+ * SysprofCallgraphViewRow) and "lines-label" (the selected function's
+ * source lines, filled by the worker after each selection). */
 #pragma once
 
 #include "sysprof-callgraph-backed-view.h"

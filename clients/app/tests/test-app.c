@@ -13,6 +13,11 @@
  *       "selection BEGIN END" (seconds from the capture's start, 9 decimals),
  *       "samples N" (the view's total) and then the view's functions as
  *       "function<TAB>library<TAB>self<TAB>total" lines.
+ *   test-app lines CAPTURE FUNCTION [LIBRARY]
+ *       Shows the callgraph view, selects the row of FUNCTION (of LIBRARY,
+ *       when given) in its functions table as a click does (the list's
+ *       "list.select-item" action), waits until the source lines label is
+ *       filled for it and prints the label's text.
  *   test-app record SHOTDIR COMMAND...
  *       On the recorder page, launches COMMAND through the form, presses
  *       Record, Stop after two seconds, and waits for the capture to open
@@ -34,6 +39,7 @@
 #include <string.h>
 
 #include "app-test-util.h"
+#include "sysprof-callgraph-view-row.h"
 #include "sysprof-callgraph-view.h"
 #include "sysprof-chart.h"
 #include "sysprof-view.h"
@@ -45,7 +51,7 @@
 static int
 usage (void)
 {
-  fprintf (stderr, "usage: test-app views|shot|selection|record|refused ARGS (see the source)\n");
+  fprintf (stderr, "usage: test-app views|shot|selection|lines|record|drop|time|refused ARGS (see the source)\n");
   return 2;
 }
 
@@ -178,6 +184,97 @@ cmd_selection (const char *capture, double from, double to)
   printf ("selection %.9f %.9f\n", begin / 1e9, end / 1e9);
   printf ("samples %" G_GUINT64_FORMAT "\n", sysprof_callgraph_view_get_total (SYSPROF_CALLGRAPH_VIEW (view)));
   print_callgraph (sysprof_callgraph_view_get_callgraph (SYSPROF_CALLGRAPH_VIEW (view)));
+  gtk_window_destroy (GTK_WINDOW (window));
+  return 0;
+}
+
+/* The position of @name (of @library, unless NULL) among the functions of
+ * @model, or G_MAXUINT. */
+static guint
+find_function_row (GListModel *model, const char *name, const char *library)
+{
+  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+    {
+      g_autoptr (SysprofCallgraphViewRow) row = g_list_model_get_item (model, i);
+
+      if (g_strcmp0 (row->function->symbol->name, name) == 0 &&
+          (library == NULL || g_strcmp0 (row->function->symbol->library, library) == 0))
+        return i;
+    }
+  return G_MAXUINT;
+}
+
+typedef struct
+{
+  GtkSelectionModel *model;
+  guint              position;
+  GtkLabel          *label;
+} LinesWait;
+
+/* Selecting a function empties the label at once; the worker's answer for
+ * that function fills it (an answer for a function selected before is
+ * dropped). */
+static gboolean
+lines_filled (gpointer data)
+{
+  LinesWait *wait = data;
+
+  return gtk_selection_model_is_selected (wait->model, wait->position) && gtk_label_get_text (wait->label)[0] != '\0';
+}
+
+static int
+cmd_lines (const char *capture, const char *name, const char *library)
+{
+  g_autofree char *error = NULL;
+  SysprofWindow   *window = app_test_open (capture, 120, &error);
+  GtkWidget       *view, *functions, *list = NULL;
+  LinesWait        wait = { NULL, G_MAXUINT, NULL };
+
+  if (window == NULL)
+    {
+      fprintf (stderr, "%s\n", error);
+      return 1;
+    }
+  view = gtk_stack_get_child_by_name (sysprof_window_get_views (window), "callgraph");
+  if (view == NULL || !app_test_show_view (window, "callgraph", 60) || !app_test_wait_for (callgraph_ready, view, 60))
+    {
+      fprintf (stderr, "%s: no callgraph view within 60 s\n", capture);
+      return 1;
+    }
+  functions = app_test_find_named (view, "functions-view");
+  wait.label = GTK_LABEL (app_test_find_named (view, "lines-label"));
+  if (functions == NULL || wait.label == NULL)
+    {
+      fprintf (stderr, "the callgraph view has no functions-view or no lines-label\n");
+      return 1;
+    }
+  wait.model = gtk_column_view_get_model (GTK_COLUMN_VIEW (functions));
+  wait.position = find_function_row (G_LIST_MODEL (wait.model), name, library);
+  if (wait.position == G_MAXUINT)
+    {
+      fprintf (stderr, "%s%s%s is not in the functions table\n", name, library ? " of " : "", library ? library : "");
+      return 1;
+    }
+  /* A click on a row: the column view's list scrolls to it and its row
+   * activates "list.select-item" (position, no Ctrl, no Shift). */
+  for (GtkWidget *child = gtk_widget_get_first_child (functions); child != NULL && list == NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (GTK_IS_LIST_VIEW (child))
+      list = child;
+  if (list == NULL || !gtk_widget_activate_action (list, "list.scroll-to-item", "u", wait.position) ||
+      !gtk_widget_activate_action (list, "list.select-item", "(ubb)", wait.position, FALSE, FALSE))
+    {
+      fprintf (stderr, "the functions table did not scroll to and select row %u (no list.* actions?)\n", wait.position);
+      return 1;
+    }
+  if (!app_test_wait_for (lines_filled, &wait, 60))
+    {
+      fprintf (stderr, "the source lines of %s were not shown within 60 s (%s, label \"%s\")\n", name,
+               gtk_selection_model_is_selected (wait.model, wait.position) ? "selected" : "not selected",
+               gtk_label_get_text (wait.label));
+      return 1;
+    }
+  printf ("%s\n", gtk_label_get_text (wait.label));
   gtk_window_destroy (GTK_WINDOW (window));
   return 0;
 }
@@ -457,6 +554,8 @@ main (int argc, char **argv)
     return cmd_views (argv[2], NULL, argv[3], FALSE);
   if (strcmp (argv[1], "selection") == 0 && argc == 5)
     return cmd_selection (argv[2], g_ascii_strtod (argv[3], NULL), g_ascii_strtod (argv[4], NULL));
+  if (strcmp (argv[1], "lines") == 0 && (argc == 4 || argc == 5))
+    return cmd_lines (argv[2], argv[3], argc == 5 ? argv[4] : NULL);
   if (strcmp (argv[1], "record") == 0 && argc >= 4)
     return cmd_record (argv[2], argv + 3);
   if (strcmp (argv[1], "drop") == 0 && argc == 3)
