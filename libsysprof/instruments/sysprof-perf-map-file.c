@@ -137,3 +137,26 @@ sysprof_perf_map_file_read (gint32 pid, gboolean exited_in_our_tmp, uid_t exited
   close (fd);
   return bytes;
 }
+
+gboolean
+sysprof_perf_map_file_note_process (gint32 pid, uid_t *owner, gboolean *in_our_tmp)
+{
+  g_autofree char *status_path = g_strdup_printf ("/proc/%d/status", pid);
+  g_autofree char *root_tmp = g_strdup_printf ("/proc/%d/root/tmp", pid);
+  g_autofree char *status = NULL;
+  struct stat      theirs, ours;
+  gint64           uid = 0;
+
+  g_return_val_if_fail (pid > 0, FALSE);
+  g_return_val_if_fail (owner != NULL, FALSE);
+  g_return_val_if_fail (in_our_tmp != NULL, FALSE);
+
+  if (!g_file_get_contents (status_path, &status, NULL, NULL) || !status_field (status, "Uid", FALSE, &uid))
+    return FALSE;
+  *owner = (uid_t) uid;
+  /* A container's /tmp has the same name and another inode: the map of an
+   * exited process there is not the file of that name here. */
+  *in_our_tmp = stat (root_tmp, &theirs) == 0 && stat ("/tmp", &ours) == 0 && theirs.st_dev == ours.st_dev &&
+                theirs.st_ino == ours.st_ino;
+  return TRUE;
+}

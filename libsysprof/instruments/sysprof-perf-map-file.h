@@ -29,4 +29,10 @@ G_BEGIN_DECLS
  * for. */
 GBytes *sysprof_perf_map_file_read (gint32 pid, gboolean exited_in_our_tmp, uid_t exited_owner, GError **error);
 
+/* What sysprof_perf_map_file_read() needs once @pid has exited, learnt while
+ * it runs: its real uid (@owner) and whether its /tmp is this process's
+ * (@in_our_tmp: the same directory, not only the same path).  FALSE when the
+ * process is gone already or cannot be looked into. */
+gboolean sysprof_perf_map_file_note_process (gint32 pid, uid_t *owner, gboolean *in_our_tmp);
+
 G_END_DECLS

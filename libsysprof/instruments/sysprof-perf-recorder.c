@@ -212,7 +212,7 @@ sysprof_perf_recorder_init (SysprofPerfRecorder *self)
   self->fds = g_array_new (FALSE, FALSE, sizeof (int));
   self->rings = g_ptr_array_new_with_free_func (ring_entry_free);
   self->mount_ns = g_hash_table_new (NULL, NULL);
-  self->sampled = g_hash_table_new (NULL, NULL);
+  self->sampled = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   self->kernel_addresses = g_hash_table_new (NULL, NULL);
   g_queue_init (&self->pending);
 }
@@ -424,31 +424,51 @@ note_kernel_addresses (SysprofPerfRecorder *self, const guint64 *ips, guint n)
 #define MAX_PERF_MAPS       16384
 #define MAX_PERF_MAPS_BYTES ((gsize) 256 << 20)
 
-/* The perf maps of the sampled processes that still run, as files of the
- * capture: a JIT compiler's names (node, the JVM, LuaJIT) for code in
- * anonymous memory.  Read here because only here may another user's
- * process's /tmp be looked into; the symbolizer reads the recording user's
- * own later, including those of processes that exited. */
+/* A sampled process, as its perf map will need it at the stop: its owner
+ * and whether its /tmp is ours, learnt now, while it runs (it may exit
+ * before the recording ends).  Once per process. */
+typedef struct
+{
+  uid_t    owner;
+  gboolean known;
+  gboolean in_our_tmp;
+} SampledProcess;
+
+static void
+note_sampled_process (SysprofPerfRecorder *self, gint32 pid)
+{
+  SampledProcess *p = g_new0 (SampledProcess, 1);
+
+  p->known = sysprof_perf_map_file_note_process (pid, &p->owner, &p->in_our_tmp);
+  g_hash_table_insert (self->sampled, GINT_TO_POINTER (pid), p);
+}
+
+/* The perf maps of the sampled processes, as files of the capture: a JIT
+ * compiler's names (node, the JVM, LuaJIT) for code in anonymous memory.
+ * Read here because only here may another user's process's /tmp be looked
+ * into: through its root while it runs; once it exited, /tmp/perf-PID.map
+ * here, only when its /tmp was ours and the file is its owner's.  The
+ * symbolizer reads the recording user's own later too. */
 static void
 embed_perf_maps (SysprofPerfRecorder *self)
 {
   GHashTableIter iter;
-  gpointer       key;
+  gpointer       key, value;
   gsize          total = 0;
   gint64         time = SYSPROF_CAPTURE_CURRENT_TIME;
 
   g_hash_table_iter_init (&iter, self->sampled);
-  while (g_hash_table_iter_next (&iter, &key, NULL) && total < MAX_PERF_MAPS_BYTES)
+  while (g_hash_table_iter_next (&iter, &key, &value) && total < MAX_PERF_MAPS_BYTES)
     {
-      gint32           pid = (gint32) GPOINTER_TO_UINT (key);
-      g_autofree char *proc = g_strdup_printf ("/proc/%d", pid);
-      g_autofree char *name = NULL;
+      const SampledProcess *p = value;
+      gint32                pid = GPOINTER_TO_INT (key);
+      g_autofree char      *name = NULL;
       g_autoptr (GBytes) bytes = NULL;
       gsize         len;
       gconstpointer data;
       int           fd;
 
-      if (access (proc, F_OK) != 0 || (bytes = sysprof_perf_map_file_read (pid, FALSE, 0, NULL)) == NULL)
+      if (!p->known || (bytes = sysprof_perf_map_file_read (pid, p->in_our_tmp, p->owner, NULL)) == NULL)
         continue;
       data = g_bytes_get_data (bytes, &len);
       if (len == 0 || len > MAX_PERF_MAPS_BYTES - total || (fd = memfd_create ("perf-map", MFD_CLOEXEC)) < 0)
@@ -573,8 +593,9 @@ handle_sample (SysprofPerfRecorder *self, const struct perf_event_header *record
   if (nr > (c.len - c.pos) / sizeof (guint64))
     return;
 
-  if (self->embed_perf_maps && pid != 0 && pid != (guint32) -1 && g_hash_table_size (self->sampled) < MAX_PERF_MAPS)
-    g_hash_table_add (self->sampled, GUINT_TO_POINTER (pid));
+  if (self->embed_perf_maps && pid != 0 && pid != (guint32) -1 && g_hash_table_size (self->sampled) < MAX_PERF_MAPS &&
+      !g_hash_table_contains (self->sampled, GUINT_TO_POINTER (pid)))
+    note_sampled_process (self, (gint32) pid);
 
   if (self->unwinder != NULL)
     {

@@ -4,8 +4,9 @@
 # tests/workloads/jit-workload (machine code in an anonymous mapping, named in
 # /tmp/perf-PID.map) through sysprofd with sysprof-cli, once as the command
 # (the map read after it exited) and once by --pid while it runs (read
-# through its /proc/PID/root), and another user's process in a whole-system
-# recording (its map embedded by sysprofd); sysprof-report names the JIT functions with
+# through its /proc/PID/root), and another user's processes in whole-system
+# recordings, one running, one that exits before the end (their maps embedded
+# by sysprofd); sysprof-report names the JIT functions with
 # their shares, from the map embedded in the capture.  Run under
 # tools/with-sysprofd.sh:
 #   test-jit.sh SYSPROF_CLI SYSPROF_REPORT SYSPROF_DUMP JIT_WORKLOAD
@@ -103,5 +104,18 @@ kill -0 "$wpid" 2> /dev/null || fail "the other user's workload ended before the
 check other "$W/u/jit-other.syscap"
 wait "$runner" || fail "the workload failed"
 ok "another user's running process's JIT functions, from the map sysprofd embedded: $(awk -F'\t' '$1 ~ /^jit_/ { printf "%s %s%% ", $1, $5 }' "$W/other.tsv")"
+
+# 5. Another user's process that exits before the recording ends, its map
+# readable by that user only: sysprofd learnt its owner and its /tmp while it
+# ran, and embeds the map it left in /tmp.
+start_workload 1.5 sysprof-test-other
+chmod 600 "/tmp/perf-$wpid.map"
+as cat "/tmp/perf-$wpid.map" > /dev/null 2>&1 && fail "the recording user can read the other user's map: the test proves nothing"
+as "$W/bin/sysprof-cli" --force --duration 3 "$W/u/jit-exited.syscap" > "$W/cli5.out" 2>&1 \
+  || fail "sysprof-cli failed: $(cat "$W/cli5.out")"
+wait "$runner" || fail "the workload failed"
+kill -0 "$wpid" 2> /dev/null && fail "the other user's workload still runs: it did not exit during the recording"
+check exited "$W/u/jit-exited.syscap"
+ok "another user's exited process's JIT functions, from the map it left in /tmp (mode 600), embedded by sysprofd: $(awk -F'\t' '$1 ~ /^jit_/ { printf "%s %s%% ", $1, $5 }' "$W/exited.tsv")"
 
 echo "1..$n"
