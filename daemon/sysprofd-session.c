@@ -539,12 +539,11 @@ static void
 recorder_warning (SysprofSessionRecorder *recorder, const char *message, gpointer data)
 {
   SysprofdSession *self = data;
+  g_autofree char *valid = NULL;
 
   (void) recorder;
   /* About the client's capture (partial, over its max-bytes, a process
    * gone), not about the daemon's health: the client is told at Finished. */
-  g_autofree char *valid = NULL;
-
   g_message ("Session %s: %s", self->object_path, message);
   self->n_warnings++;
   /* The Warnings property: each once, a bounded number of them, valid
