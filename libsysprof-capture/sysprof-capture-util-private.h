@@ -160,6 +160,28 @@ _sysprof_strlcpy_field (char *dst, const char *src, size_t dst_size)
   memset (dst + len, 0, dst_size - len);
 }
 
+/* Makes room for one more of the @len items of @elem_size bytes at *@items
+ * (*@size allocated), doubling from @initial; false (errno ENOMEM) when
+ * memory or @max_items runs out. */
+static inline bool
+_sysprof_grow (void **items, size_t *size, size_t len, size_t elem_size, size_t initial, size_t max_items)
+{
+  size_t new_size;
+  void  *p;
+
+  if (len < *size)
+    return true;
+  new_size = *size ? *size * 2 : initial;
+  if (new_size > max_items || new_size > SIZE_MAX / elem_size || !(p = realloc (*items, new_size * elem_size)))
+    {
+      errno = ENOMEM;
+      return false;
+    }
+  *items = p;
+  *size = new_size;
+  return true;
+}
+
 /* Retry write() until everything is written.  Returns false with errno set. */
 bool _sysprof_write_all (int fd, const void *data, size_t len);
 bool _sysprof_pwrite_all (int fd, const void *data, size_t len, off_t offset);

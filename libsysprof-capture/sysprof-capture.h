@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause-Patent
 /* libsysprof-capture: the Sysprof capture format (v1) — types, writer, reader,
- * cursor, conditions and the mapped ring buffer.  C11 + POSIX + pthreads only.
+ * cursor, conditions, the mapped ring buffer, and the memory streams (compact
+ * allocation records: encoder, decoder, allocation cursor).  C11 + POSIX +
+ * pthreads, and libzstd for compressed memory stream blocks.
  *
  * Error contract (every public function follows it):
  *  - Functions returning bool return false and set errno on failure; functions
@@ -16,7 +18,9 @@
  *    atomic counts but are otherwise not thread-safe: use one per thread.
  *  - Exception: the collector's event functions (sysprof-collector.h) run
  *    inside instrumented programs and malloc hooks, so they return nothing and
- *    leave errno untouched; lost events are counted instead.
+ *    leave errno untouched; lost events are counted instead.  So do the
+ *    memory stream encoder's add functions (sysprof-memory-stream.h), which
+ *    return false only when a record does not fit.
  */
 #pragma once
 
@@ -32,5 +36,8 @@
 #include "sysprof-capture-writer.h"
 #include "sysprof-mapped-ring-buffer.h"
 #include "sysprof-collector.h"
+#include "sysprof-memory-stream.h"
+#include "sysprof-memory-stream-decoder.h"
+#include "sysprof-allocation-cursor.h"
 
 #undef SYSPROF_CAPTURE_INSIDE

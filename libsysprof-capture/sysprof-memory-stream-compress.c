@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: BSD-2-Clause-Patent
+/* 'Z' blocks, for the drainer that writes streams to a capture.  A file of its
+ * own so that the tracker, which links the encoder, never links zstd. */
+#define SYSPROF_CAPTURE_COMPILATION 1
+
+#include <zstd.h>
+#include <zstd_errors.h>
+
+#include "sysprof-memory-stream-private.h"
+#include "sysprof-capture-util-private.h"
+
+size_t
+sysprof_memory_stream_compress (const uint8_t *raw, size_t raw_len, uint8_t *out, size_t out_size, int level)
+{
+  uint8_t *p = out;
+  size_t   header;
+  size_t   n;
+
+  sysprof_return_val_if_fail (raw != NULL && out != NULL, 0);
+  sysprof_return_val_if_fail (raw_len >= 1 && raw[0] == SYSPROF_MEMORY_STREAM_BLOCK_RAW, 0);
+  sysprof_return_val_if_fail (raw_len <= SYSPROF_MEMORY_STREAM_MAX_RAW_LENGTH, 0);
+
+  header = 1 + _sysprof_varint_len (raw_len);
+  if (out_size <= header)
+    {
+      errno = ENOSPC;
+      return 0;
+    }
+  *p++ = SYSPROF_MEMORY_STREAM_BLOCK_ZSTD;
+  p = _sysprof_put_varint (p, raw_len);
+
+  n = ZSTD_compress (p, out_size - header, raw, raw_len, level);
+  if (ZSTD_isError (n))
+    {
+      errno = ZSTD_getErrorCode (n) == ZSTD_error_dstSize_tooSmall ? ENOSPC : ENOMEM;
+      return 0;
+    }
+  return header + n;
+}

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: BSD-2-Clause-Patent
+#pragma once
+
+#if !defined(SYSPROF_CAPTURE_INSIDE) && !defined(SYSPROF_CAPTURE_COMPILATION)
+#error "Only <sysprof-capture.h> can be included directly."
+#endif
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sysprof-memory-stream.h"
+
+SYSPROF_BEGIN_DECLS
+
+typedef struct _SysprofMemoryStreamDecoder SysprofMemoryStreamDecoder;
+
+/* What a decoder has seen so far. */
+typedef struct
+{
+  uint64_t blocks;  /* blocks fed */
+  uint64_t events;  /* events returned */
+  uint64_t stacks;  /* stack records accepted */
+  uint64_t resets;  /* reset records */
+  uint64_t lost;    /* sum of the lost records (saturated) */
+  uint64_t errors;  /* blocks ended by an error, refused stacks included */
+  uint64_t skipped; /* events of a block not read when the next was fed */
+  uint64_t reserved[9];
+} SysprofMemoryStreamStats;
+
+/* The decoder of one stream: the blocks of thread @tid of process @pid, in
+ * the order they were written.  It keeps the stream's stack ids, bounded by
+ * SYSPROF_MEMORY_STREAM_MAX_STACKS (and its own store by the STORED bounds).
+ * NULL with errno ENOMEM. */
+SYSPROF_AVAILABLE_IN_ALL
+SysprofMemoryStreamDecoder *sysprof_memory_stream_decoder_new (int32_t pid, int32_t tid);
+/* Accepts NULL. */
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_memory_stream_decoder_free (SysprofMemoryStreamDecoder *self);
+
+/* Starts the next block of the stream ('R' or 'Z', copied: @block need not
+ * outlive the call).  @offset is the capture offset of its FILE_CHUNK frame,
+ * named in error descriptions, or UINT64_MAX.  The rest of the previous
+ * block is decoded first: its stack, reset and lost records apply, its events
+ * are skipped (and counted).  An unsound block is not an error of the call:
+ * it is counted and described (get_error), its events before the problem are
+ * returned, and the next block decodes normally.  false with errno only for
+ * EINVAL (NULL arguments) and ENOMEM. */
+SYSPROF_AVAILABLE_IN_ALL
+bool
+sysprof_memory_stream_decoder_feed (SysprofMemoryStreamDecoder *self, const void *block, size_t len, uint64_t offset);
+/* The next event of the current block: true with @event filled (its frames
+ * valid until the next call), false at the end of the block or where an
+ * error ended it. */
+SYSPROF_AVAILABLE_IN_ALL
+bool sysprof_memory_stream_decoder_next (SysprofMemoryStreamDecoder *self, SysprofAllocationEvent *event);
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_memory_stream_decoder_get_stats (SysprofMemoryStreamDecoder *self, SysprofMemoryStreamStats *stats);
+/* A sentence describing the first error (naming the thread, the block's
+ * capture offset and the byte in the block), or NULL when there was none. */
+SYSPROF_AVAILABLE_IN_ALL
+const char *sysprof_memory_stream_decoder_get_error (SysprofMemoryStreamDecoder *self);
+
+SYSPROF_END_DECLS
