@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/* Fuzz target: the memory stream decoder (libsysprof-capture/memory-stream.md)
+ * on arbitrary blocks of one stream.  Input: a flags byte, then blocks, each
+ * a 16-bit little-endian length and that many bytes.  Flags: bit 0 feeds each
+ * raw block compressed (a 'Z' block, so that the fuzzer reaches the decoder
+ * behind zstd), bit 1 reads only the first event of each block (the rest is
+ * skipped by the next feed).  The decoder's promises are checked: times never
+ * go backwards in a stream, frames are there exactly when counted. */
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sysprof-capture.h>
+
+int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
+
+static volatile uint64_t sink;
+
+int
+LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
+{
+  static uint8_t              packed[2 * UINT16_MAX];
+  SysprofMemoryStreamDecoder *dec;
+  SysprofMemoryStreamStats    stats;
+  SysprofAllocationEvent      ev;
+  const char                 *error;
+  int64_t                     last = INT64_MIN;
+  uint8_t                     flags;
+  size_t                      pos = 1;
+
+  if (size < 1 || !(dec = sysprof_memory_stream_decoder_new (1, 2)))
+    return 0;
+  flags = data[0];
+
+  while (pos + 2 <= size)
+    {
+      size_t         len = data[pos] | (size_t) data[pos + 1] << 8;
+      const uint8_t *block = data + pos + 2;
+      unsigned       n = 0;
+
+      pos += 2;
+      if (len > size - pos)
+        len = size - pos;
+      pos += len;
+
+      if ((flags & 1) && len > 0 && block[0] == SYSPROF_MEMORY_STREAM_BLOCK_RAW)
+        {
+          size_t z = sysprof_memory_stream_compress (block, len, packed, sizeof packed, 1);
+
+          if (z > 0)
+            {
+              block = packed;
+              len = z;
+            }
+        }
+      if (!sysprof_memory_stream_decoder_feed (dec, block, len, pos))
+        break;
+
+      while (sysprof_memory_stream_decoder_next (dec, &ev))
+        {
+          uint64_t sum = ev.address;
+
+          if (ev.time < last || ev.size < 0 || ev.n_frames > SYSPROF_MEMORY_STREAM_MAX_FRAMES ||
+              (ev.n_frames == 0) != (ev.frames == NULL) || (ev.size == 0 && ev.n_frames != 0) || ev.pid != 1 ||
+              ev.tid != 2)
+            abort ();
+          last = ev.time;
+          for (uint32_t i = 0; i < ev.n_frames; i++)
+            sum += ev.frames[i];
+          sink = sum;
+          if ((flags & 2) && ++n == 1)
+            break;
+        }
+    }
+
+  sysprof_memory_stream_decoder_get_stats (dec, &stats);
+  if ((error = sysprof_memory_stream_decoder_get_error (dec)) != NULL)
+    sink = strlen (error);
+  if ((error == NULL) != (stats.errors == 0))
+    abort ();
+  sysprof_memory_stream_decoder_free (dec);
+  return 0;
+}
