@@ -6,12 +6,25 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <unistd.h>
 
 #include <glib.h>
 #include <glib/gstdio.h>
 
 #include <sysprof-capture.h>
+
+/* GCC says so with __SANITIZE_ADDRESS__, clang with __has_feature. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+#ifndef SANITIZED
+#define SANITIZED 0
+#endif
 
 static char *tmp_dir;
 
@@ -439,6 +452,68 @@ test_many_threads (void)
   g_free (streams);
 }
 
+/* Memory follows the streams being merged, not the events or the blocks:
+ * 300 threads that lived one after the other, each with one 40 KB block
+ * (12 MB in all), written in the reverse order of their times.  A cursor
+ * that loaded every stream's block up front would hold all 12 MB. */
+static void
+test_memory_bound (void)
+{
+#if SANITIZED
+  g_test_skip ("the sanitizer's allocator is not the one mallinfo2() describes");
+#else
+  g_autofree char         *path = tmp_path ("bound.syscap");
+  SysprofCaptureWriter    *w = sysprof_capture_writer_new (path, 0);
+  const guint              n_threads = 300;
+  const guint              n_events = 6000;
+  SysprofCaptureReader    *reader;
+  SysprofAllocationCursor *cursor;
+  SysprofAllocationEvent   ev;
+  struct mallinfo2         before, during;
+  size_t                   peak = 0;
+  guint64                  n = 0;
+
+  for (guint i = n_threads; i-- > 0;)
+    {
+      SysprofMemoryStreamEncoder enc;
+      g_autofree guint8         *buffer = g_malloc (SYSPROF_MEMORY_STREAM_MAX_BLOCK);
+      const guint8              *data;
+      char                       name[256];
+      gsize                      len;
+
+      g_assert_true (sysprof_memory_stream_encoder_init (&enc, buffer, SYSPROF_MEMORY_STREAM_MAX_BLOCK));
+      g_assert_true (sysprof_memory_stream_encoder_add_stack (&enc, 1, stack_a, 3));
+      for (guint k = 0; k < n_events; k++)
+        g_assert_true (sysprof_memory_stream_encoder_add_allocation (&enc, (int64_t) i * n_events + k,
+                                                                     0x10000 * (guint64) k, 1 + k % 1000, 1));
+      data = sysprof_memory_stream_encoder_get_block (&enc, &len);
+      g_assert_cmpuint (len, >, 30000);
+      g_assert_true (sysprof_memory_stream_format_path (name, sizeof name, 1 + i));
+      g_assert_true (sysprof_capture_writer_add_file (w, n_threads - i, -1, 77, name, true, data, len));
+    }
+  sysprof_capture_writer_unref (w);
+
+  reader = sysprof_capture_reader_new (path);
+  before = mallinfo2 ();
+  cursor = sysprof_allocation_cursor_new (reader);
+  while (sysprof_allocation_cursor_next (cursor, &ev))
+    {
+      g_assert_cmpint (ev.time, ==, n);
+      if (n++ % 1000 == 0)
+        {
+          during = mallinfo2 ();
+          peak = MAX (peak, during.uordblks + during.hblkhd);
+        }
+    }
+  g_assert_cmpuint (n, ==, (guint64) n_threads * n_events);
+  g_test_message ("heap in use while reading: %zu bytes more than before", peak - (before.uordblks + before.hblkhd));
+  /* Readers' buffers (512 KiB), the block index, one block and its stacks. */
+  g_assert_cmpuint (peak - (before.uordblks + before.hblkhd), <, 2 * 1024 * 1024);
+  sysprof_allocation_cursor_unref (cursor);
+  sysprof_capture_reader_unref (reader);
+#endif
+}
+
 /* Captures of earlier versions: ALLOCATION frames come out exactly in
  * capture order, even where their times are not sorted. */
 static void
@@ -561,6 +636,7 @@ main (int argc, char **argv)
   g_test_add_func ("/AllocationCursor/thread-id-reuse", test_tid_reuse);
   g_test_add_func ("/AllocationCursor/errors-and-lost", test_errors_and_lost);
   g_test_add_func ("/AllocationCursor/many-threads", test_many_threads);
+  g_test_add_func ("/AllocationCursor/memory-bound", test_memory_bound);
   g_test_add_func ("/AllocationCursor/allocation-frames-only", test_allocation_frames_only);
   g_test_add_func ("/AllocationCursor/truncated", test_truncated);
   g_test_add_func ("/AllocationCursor/empty-and-pipe", test_empty_and_pipe);
