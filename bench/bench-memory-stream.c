@@ -16,8 +16,12 @@
  * Addresses come from a size-class allocator that reuses the last freed
  * block of a class first, as glibc's tcache does; times grow by 50-250 ns.
  *
- *   bench-memory-stream [-n EVENTS] [-r REPS]
- * prints one line per mix and measurement, best of REPS (default 5).
+ * Then both as captures (4 threads' streams of zstd blocks; ALLOCATION
+ * frames), each read to its end by SysprofAllocationCursor.
+ *
+ *   bench-memory-stream [-n EVENTS] [-r REPS] [-d DIR]
+ * prints one line per mix and measurement, best of REPS (default 5); the
+ * captures go to DIR (default $TMPDIR, else /tmp) and are removed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -319,21 +324,150 @@ run_zstd_and_decode (const uint8_t *blocks, size_t len, size_t n_events, Result 
   free (zblocks);
 }
 
+/* Reading a capture: the same events as 4 threads' streams of zstd blocks
+ * (runs of 1000 events per thread), and as ALLOCATION frames, each read to
+ * the end by SysprofAllocationCursor (first pass and merge included). */
+#define N_THREADS 4
+
+typedef struct
+{
+  double   ns;
+  double   index_ns; /* of which creating the cursor (its first pass) */
+  uint64_t file_bytes;
+} ReadResult;
+
+static ReadResult
+read_capture (const char *path, size_t n_events)
+{
+  ReadResult               r = { 0 };
+  struct stat              st;
+  SysprofCaptureReader    *reader;
+  SysprofAllocationCursor *cursor;
+  SysprofAllocationEvent   ev;
+  uint64_t                 sum = 0;
+  size_t                   n = 0;
+  double                   start = now_ns ();
+
+  reader = sysprof_capture_reader_new (path);
+  cursor = sysprof_allocation_cursor_new (reader);
+  r.index_ns = now_ns () - start;
+  while (sysprof_allocation_cursor_next (cursor, &ev))
+    {
+      sum += ev.address + (ev.n_frames ? ev.frames[0] : 0);
+      n++;
+    }
+  r.ns = now_ns () - start;
+  if (stat (path, &st) == 0)
+    r.file_bytes = (uint64_t) st.st_size;
+  sysprof_allocation_cursor_unref (cursor);
+  sysprof_capture_reader_unref (reader);
+  if (n != n_events || sum == 0)
+    {
+      fprintf (stderr, "bench-memory-stream: read %zu events of %zu from %s\n", n, n_events, path);
+      exit (1);
+    }
+  return r;
+}
+
+static void
+write_captures (const Mix *mix, const Event *events, size_t n, const char *streams_path, const char *frames_path)
+{
+  static uint8_t             buffers[N_THREADS][BLOCK_BYTES];
+  static uint64_t            id_of[N_THREADS][MAX_STACKS];
+  static uint8_t             packed[BLOCK_BYTES + 1024];
+  SysprofMemoryStreamEncoder enc[N_THREADS];
+  uint64_t                   next_id[N_THREADS];
+  SysprofCaptureWriter      *ws = sysprof_capture_writer_new (streams_path, 0);
+  SysprofCaptureWriter      *wf = sysprof_capture_writer_new (frames_path, 0);
+
+  memset (id_of, 0, sizeof id_of);
+  for (unsigned t = 0; t < N_THREADS; t++)
+    {
+      sysprof_memory_stream_encoder_init (&enc[t], buffers[t], BLOCK_BYTES);
+      next_id[t] = 1;
+    }
+
+#define FLUSH(t, last)                                                                              \
+  do                                                                                                \
+    {                                                                                               \
+      char           path_[256];                                                                    \
+      size_t         len_, zlen_;                                                                   \
+      const uint8_t *block_ = sysprof_memory_stream_encoder_get_block (&enc[t], &len_);             \
+      zlen_ = sysprof_memory_stream_compress (block_, len_, packed, sizeof packed, 1);              \
+      sysprof_memory_stream_format_path (path_, sizeof path_, 2000 + (int) (t));                    \
+      sysprof_capture_writer_add_file (ws, e->time, -1, 2000, path_, last, zlen_ ? packed : block_, \
+                                       zlen_ ? zlen_ : len_);                                       \
+      sysprof_memory_stream_encoder_clear (&enc[t]);                                                \
+    }                                                                                               \
+  while (0)
+
+  for (size_t i = 0; i < n; i++)
+    {
+      const Event *e = &events[i];
+      unsigned     t = (unsigned) (i / 1000) % N_THREADS;
+      unsigned     depth = e->size ? mix->depth[e->stack] : 0;
+
+      sysprof_capture_writer_add_allocation_copy (wf, e->time, 0, 2000, 2000 + (int) t, e->address, (int64_t) e->size,
+                                                  depth ? mix->frames[e->stack] : NULL, depth);
+      if (e->size == 0)
+        {
+          if (!sysprof_memory_stream_encoder_add_release (&enc[t], e->time, e->address))
+            {
+              FLUSH (t, false);
+              sysprof_memory_stream_encoder_add_release (&enc[t], e->time, e->address);
+            }
+          continue;
+        }
+      if (id_of[t][e->stack] == 0)
+        {
+          id_of[t][e->stack] = next_id[t]++;
+          if (!sysprof_memory_stream_encoder_add_stack (&enc[t], id_of[t][e->stack], mix->frames[e->stack],
+                                                        mix->depth[e->stack]))
+            {
+              FLUSH (t, false);
+              sysprof_memory_stream_encoder_add_stack (&enc[t], id_of[t][e->stack], mix->frames[e->stack],
+                                                       mix->depth[e->stack]);
+            }
+        }
+      if (!sysprof_memory_stream_encoder_add_allocation (&enc[t], e->time, e->address, e->size, id_of[t][e->stack]))
+        {
+          FLUSH (t, false);
+          sysprof_memory_stream_encoder_add_allocation (&enc[t], e->time, e->address, e->size, id_of[t][e->stack]);
+        }
+    }
+  for (unsigned t = 0; t < N_THREADS; t++)
+    {
+      const Event *e = &events[n - 1];
+
+      FLUSH (t, true);
+    }
+#undef FLUSH
+  sysprof_capture_writer_unref (ws);
+  sysprof_capture_writer_unref (wf);
+}
+
 int
 main (int argc, char **argv)
 {
-  static Mix mixes[2];
-  size_t     n_steps = 2000000;
-  int        reps = 5;
-  int        opt;
+  static Mix  mixes[2];
+  size_t      n_steps = 2000000;
+  int         reps = 5;
+  int         opt;
+  const char *dir = getenv ("TMPDIR") ? getenv ("TMPDIR") : "/tmp";
+  char        streams_path[4096], frames_path[4096];
 
-  while ((opt = getopt (argc, argv, "n:r:h")) != -1)
+  while ((opt = getopt (argc, argv, "n:r:d:h")) != -1)
     switch (opt)
       {
       case 'n': n_steps = strtoul (optarg, NULL, 10) / 2; break;
       case 'r': reps = atoi (optarg); break;
-      default: fprintf (stderr, "usage: bench-memory-stream [-n EVENTS] [-r REPS]\n"); return opt == 'h' ? 0 : 2;
+      case 'd': dir = optarg; break;
+      default:
+        fprintf (stderr, "usage: bench-memory-stream [-n EVENTS] [-r REPS] [-d DIR]\n");
+        return opt == 'h' ? 0 : 2;
       }
+  snprintf (streams_path, sizeof streams_path, "%s/bench-memory-stream-%d-streams.syscap", dir, (int) getpid ());
+  snprintf (frames_path, sizeof frames_path, "%s/bench-memory-stream-%d-frames.syscap", dir, (int) getpid ());
   if (n_steps == 0 || reps < 1)
     return 2;
 
@@ -378,6 +512,28 @@ main (int argc, char **argv)
               (double) frames.bytes / (double) n_events);
       printf ("  ratio frames/encoder: %.1fx time, %.1fx bytes raw, %.1fx bytes zstd\n", frames.ns / enc.ns,
               (double) frames.bytes / (double) enc.bytes, (double) frames.bytes / (double) z.bytes);
+
+      {
+        ReadResult rs = { 1e300, 0, 0 }, rf = { 1e300, 0, 0 };
+
+        write_captures (mix, events, n_events, streams_path, frames_path);
+        for (int rep = 0; rep < reps; rep++)
+          {
+            ReadResult a = read_capture (streams_path, n_events);
+            ReadResult b = read_capture (frames_path, n_events);
+
+            if (a.ns < rs.ns)
+              rs = a;
+            if (b.ns < rf.ns)
+              rf = b;
+          }
+        unlink (streams_path);
+        unlink (frames_path);
+        printf ("  cursor, %d streams (zstd)   %6.1f ns/event (first pass %4.1f)  %6.2f file bytes/event\n", N_THREADS,
+                rs.ns / (double) n_events, rs.index_ns / (double) n_events, (double) rs.file_bytes / (double) n_events);
+        printf ("  cursor, ALLOCATION frames   %6.1f ns/event (first pass %4.1f)  %6.2f file bytes/event\n",
+                rf.ns / (double) n_events, rf.index_ns / (double) n_events, (double) rf.file_bytes / (double) n_events);
+      }
       free (out);
       free (events);
     }
