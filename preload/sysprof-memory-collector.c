@@ -2,10 +2,14 @@
 /* libsysprof-memory.so: an LD_PRELOAD allocation tracker.  Every allocation
  * of the profiled program becomes an ALLOCATION frame (address, size, stack)
  * and every release one of size 0, written by libsysprof-capture's collector
- * into the calling thread's ring.  See README.md for the settings.
+ * into the calling thread's ring; or, with SYSPROF_MEMORY_FORMAT=stream, a
+ * record of the thread's memory stream (libsysprof-capture/memory-stream.md:
+ * each distinct stack once, with an id), gathered into blocks
+ * (sysprof-stream-buffer.h).  See README.md for the settings.
  *
  * Hot path of an event: the real function, one global flag, one thread-local
- * guard, one backtrace, one collector call; no lock and no system call. */
+ * guard, one backtrace, one collector call (frames) or one stack lookup, one
+ * compare-and-swap and a few bytes (streams); no lock and no system call. */
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -23,6 +27,8 @@
 
 #include "sysprof-backtrace.h"
 #include "sysprof-scratch.h"
+#include "sysprof-stack-table.h"
+#include "sysprof-stream-buffer.h"
 
 #define EXPORT      __attribute__ ((visibility ("default")))
 #define LIKELY(x)   __builtin_expect (!!(x), 1)
@@ -57,8 +63,10 @@ typedef struct
   /* Inside the tracker: allocations are passed through unrecorded. */
   bool guard;
   /* This thread looks up the real functions: allocations come from scratch. */
-  bool               resolving;
-  uint8_t            stack_state;
+  bool    resolving;
+  uint8_t stack_state;
+  /* The stream's thread-exit handler is armed. */
+  bool               stream_key_set;
   SysprofStackBounds stack;
 } ThreadState;
 
@@ -84,6 +92,9 @@ static _Atomic bool         tracking;
 static SysprofBacktraceFunc backtrace_func;
 static int                  depth = DEFAULT_DEPTH;
 static size_t               page_size = 4096;
+/* SYSPROF_MEMORY_FORMAT=stream: memory streams rather than frames. */
+static bool          stream_mode;
+static pthread_key_t stream_key;
 
 static _Alignas(max_align_t) uint8_t scratch_buffer[SCRATCH_SIZE];
 static SysprofScratch scratch = SYSPROF_SCRATCH_INIT (scratch_buffer);
@@ -190,11 +201,151 @@ backtrace_dwarf_cb (SysprofCaptureAddress *addrs, unsigned int n_addrs, void *da
   return sysprof_backtrace_dwarf (caller->ret, addrs, max);
 }
 
+/* ---- the memory stream: the encoder's call sites ---------------------------
+ *
+ * Issue 16's codec (libsysprof-capture/sysprof-memory-stream.h, from another
+ * branch) is wired in here, and only here: each function below is the one
+ * place its record is written, and STREAM_EVENT_MAX is the most one event
+ * (a reset, a stack of SYSPROF_COLLECTOR_MAX_ADDRS addresses, an allocation)
+ * may take.  Until then they write a test payload that preload/tests read
+ * (not a memory stream: no reader decodes it): a block starts with 'T', then
+ * records 'A' time address size stack-id, 'F' time address, 'S' id n
+ * addresses, 'X' (reset); integers little-endian, 8 bytes (ids 4, n 1). */
+
+#define STREAM_EVENT_MAX (1 + (1 + 4 + 1 + SYSPROF_COLLECTOR_MAX_ADDRS * 8) + (1 + 8 + 8 + 8 + 4))
+
+static size_t
+put_le (uint8_t *out, uint64_t value, size_t bytes)
+{
+  for (size_t i = 0; i < bytes; i++)
+    out[i] = (uint8_t) (value >> (8 * i));
+  return bytes;
+}
+
+/* ENCODER: a block's header, given its first event's time; resets the
+ * block's deltas (SysprofStreamBuffer.prev_time, prev_addr). */
+static size_t
+stream_block_begin (SysprofStreamBuffer *b, uint8_t *out, int64_t time)
+{
+  b->prev_time = time;
+  b->prev_addr = 0;
+  out[0] = 'T';
+  return 1;
+}
+
+/* ENCODER: the reset record. */
+static size_t
+stream_put_reset (SysprofStreamBuffer *b, uint8_t *out)
+{
+  (void) b;
+  out[0] = 'X';
+  return 1;
+}
+
+/* ENCODER: the stack record of id @id. */
+static size_t
+stream_put_stack (SysprofStreamBuffer *b, uint8_t *out, uint32_t id, const uint64_t *addrs, unsigned int n)
+{
+  size_t len = 0;
+
+  (void) b;
+  out[len++] = 'S';
+  len += put_le (out + len, id, 4);
+  out[len++] = (uint8_t) n;
+  for (unsigned int i = 0; i < n; i++)
+    len += put_le (out + len, addrs[i], 8);
+  return len;
+}
+
+/* ENCODER: an allocation (@size >= 1, @stack 0: no stack). */
+static size_t
+stream_put_alloc (SysprofStreamBuffer *b, uint8_t *out, int64_t time, uint64_t addr, uint64_t size, uint32_t stack)
+{
+  size_t len = 0;
+
+  b->prev_time = time;
+  b->prev_addr = addr;
+  out[len++] = 'A';
+  len += put_le (out + len, (uint64_t) time, 8);
+  len += put_le (out + len, addr, 8);
+  len += put_le (out + len, size, 8);
+  len += put_le (out + len, stack, 4);
+  return len;
+}
+
+/* ENCODER: a release. */
+static size_t
+stream_put_free (SysprofStreamBuffer *b, uint8_t *out, int64_t time, uint64_t addr)
+{
+  size_t len = 0;
+
+  b->prev_time = time;
+  b->prev_addr = addr;
+  out[len++] = 'F';
+  len += put_le (out + len, (uint64_t) time, 8);
+  len += put_le (out + len, addr, 8);
+  return len;
+}
+
+/* ---- recording ------------------------------------------------------------- */
+
+/* Gives this thread's stream its exit handler, once. */
+static void
+stream_arm_thread_exit (SysprofStreamBuffer *b)
+{
+  if (!tls.stream_key_set && pthread_setspecific (stream_key, b) == 0)
+    tls.stream_key_set = true;
+}
+
+/* One event of the calling thread's stream (@caller NULL: a release); false
+ * when the thread has no stream (it ended): record a frame then. */
+static bool
+record_stream (void *ptr, size_t size, const Caller *caller)
+{
+  SysprofStreamBuffer *b = sysprof_stream_buffer_get ();
+  uint64_t             addrs[SYSPROF_COLLECTOR_MAX_ADDRS];
+  unsigned int         flags = 0;
+  uint32_t             id = 0;
+  int64_t              time;
+  uint8_t             *out;
+  size_t               len = 0;
+  int                  n = 0;
+
+  if (b == NULL)
+    return false;
+  stream_arm_thread_exit (b);
+  /* Unwound before taking the buffer: a sweep or exit() waiting for it
+   * waits less. */
+  if (caller != NULL && backtrace_func != NULL)
+    n = backtrace_func ((SysprofCaptureAddress *) addrs, SYSPROF_COLLECTOR_MAX_ADDRS, (void *) caller);
+  if (!sysprof_stream_buffer_begin (b))
+    return false;
+  /* Read before the real free() (the caller's order), so that a thread
+   * given the same block afterwards has a later time. */
+  time = sysprof_collector_get_time ();
+  out = sysprof_stream_buffer_reserve (b, STREAM_EVENT_MAX, time);
+  if (n > 0)
+    id = sysprof_stack_table_lookup (b->stacks, addrs, (unsigned int) n, &flags);
+  if (flags & SYSPROF_STACK_TABLE_RESET)
+    len += stream_put_reset (b, out + len);
+  if (flags & SYSPROF_STACK_TABLE_NEW)
+    len += stream_put_stack (b, out + len, id, addrs, (unsigned int) n);
+  if (caller != NULL)
+    len += stream_put_alloc (b, out + len, time, (uintptr_t) ptr, size, id);
+  else
+    len += stream_put_free (b, out + len, time, (uintptr_t) ptr);
+  sysprof_stream_buffer_commit (b, len, time);
+  sysprof_stream_buffer_end (b);
+  return true;
+}
+
 static __attribute__ ((noinline)) void
 record_alloc_slow (void *ptr, size_t size, const Caller *caller)
 {
   tls.guard = true;
-  sysprof_collector_allocate ((SysprofCaptureAddress) (uintptr_t) ptr, (int64_t) size, backtrace_func, (void *) caller);
+  if (!stream_mode || !record_stream (ptr, size, caller))
+    sysprof_collector_allocate ((SysprofCaptureAddress) (uintptr_t) ptr, (int64_t) size, backtrace_func,
+                                (void *) caller);
   tls.guard = false;
 }
 
@@ -212,7 +363,8 @@ static __attribute__ ((noinline)) void
 record_free_slow (void *ptr)
 {
   tls.guard = true;
-  sysprof_collector_allocate ((SysprofCaptureAddress) (uintptr_t) ptr, 0, NULL, NULL);
+  if (!stream_mode || !record_stream (ptr, 0, NULL))
+    sysprof_collector_allocate ((SysprofCaptureAddress) (uintptr_t) ptr, 0, NULL, NULL);
   tls.guard = false;
 }
 
@@ -516,6 +668,9 @@ describe_process (void)
   if (!atomic_load_explicit (&tracking, memory_order_relaxed) || tls.guard)
     return;
   tls.guard = true;
+  /* What was recorded before the new mappings goes before their MAP frames. */
+  if (stream_mode)
+    sysprof_stream_buffers_flush_all ();
   sysprof_collector_describe_process ();
   tls.guard = false;
 }
@@ -627,6 +782,7 @@ read_settings (void)
 {
   const char *unwind = getenv ("SYSPROF_MEMORY_UNWIND");
   const char *depth_env = getenv ("SYSPROF_MEMORY_DEPTH");
+  const char *format = getenv ("SYSPROF_MEMORY_FORMAT");
   long        ps = sysconf (_SC_PAGESIZE);
   bool        dwarf = SYSPROF_MEMORY_DEFAULT_DWARF;
 
@@ -638,6 +794,7 @@ read_settings (void)
     dwarf = true;
   /* Without libunwind "dwarf" means frame pointers. */
   dwarf = dwarf && sysprof_backtrace_have_dwarf ();
+  stream_mode = format != NULL && strcmp (format, "stream") == 0;
 
   if (depth_env != NULL && *depth_env >= '0' && *depth_env <= '9')
     {
@@ -659,9 +816,54 @@ read_settings (void)
     backtrace_func = backtrace_fp_cb;
 }
 
+/* ---- streams: thread exit, fork, exit() ------------------------------------- */
+
+static void
+stream_thread_exit_cb (void *data)
+{
+  bool saved = tls.guard;
+
+  (void) data;
+  tls.guard = true;
+  sysprof_stream_buffer_thread_exit ();
+  tls.guard = saved;
+}
+
+/* Streams when asked for and possible; frames otherwise. */
+static void
+stream_init (void)
+{
+  if (!stream_mode)
+    return;
+  if (pthread_key_create (&stream_key, stream_thread_exit_cb) != 0)
+    {
+      stream_mode = false;
+      return;
+    }
+  sysprof_stream_buffers_init (stream_block_begin, stream_put_reset);
+}
+
+static void
+atfork_prepare (void)
+{
+  if (stream_mode)
+    sysprof_stream_buffers_fork_prepare ();
+}
+
+static void
+atfork_parent (void)
+{
+  if (stream_mode)
+    sysprof_stream_buffers_fork_parent ();
+}
+
 static void
 atfork_child (void)
 {
+  /* The parent writes its own blocks; a followed child starts its streams
+   * afresh (this first, while nothing is recorded). */
+  if (stream_mode)
+    sysprof_stream_buffers_fork_child ();
   /* The collector leaves the child untraced (skip even the call), unless
    * children are followed: then the child describes itself under its pid. */
   if (!sysprof_collector_follows_children ())
@@ -682,7 +884,9 @@ memory_init (void)
   /* Followed children (SYSPROF_FOLLOW_CHILDREN=1) keep the tracker. */
   if (!sysprof_collector_follows_children ())
     drop_from_ld_preload ();
-  if (sysprof_collector_is_active () && pthread_atfork (NULL, NULL, atfork_child) == 0)
+  if (sysprof_collector_is_active ())
+    stream_init ();
+  if (sysprof_collector_is_active () && pthread_atfork (atfork_prepare, atfork_parent, atfork_child) == 0)
     {
       atomic_store (&tracking, true);
       tls.guard = false;
@@ -691,4 +895,18 @@ memory_init (void)
       describe_process ();
     }
   tls.guard = false;
+}
+
+/* exit(): every thread's block, as its stream's last (a stream's blocks are
+ * otherwise written when full, old, or at the thread's end). */
+__attribute__ ((destructor)) static void
+memory_fini (void)
+{
+  bool saved = tls.guard;
+
+  if (!stream_mode || !atomic_load (&tracking))
+    return;
+  tls.guard = true;
+  sysprof_stream_buffers_close ();
+  tls.guard = saved;
 }
