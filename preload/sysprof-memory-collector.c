@@ -29,6 +29,8 @@
 #include "sysprof-scratch.h"
 #include "sysprof-stack-table.h"
 #include "sysprof-stream-buffer.h"
+#include "sysprof-unwind-cache.h"
+#include "sysprof-unwind-rule.h"
 
 #define EXPORT      __attribute__ ((visibility ("default")))
 #define LIKELY(x)   __builtin_expect (!!(x), 1)
@@ -65,9 +67,17 @@ typedef struct
   /* This thread looks up the real functions: allocations come from scratch. */
   bool    resolving;
   uint8_t stack_state;
-  /* The stream's thread-exit handler is armed. */
-  bool               stream_key_set;
-  SysprofStackBounds stack;
+  /* The thread-exit handler is armed. */
+  bool thread_key_set;
+  /* The thread ended (its exit handler ran): no new cache. */
+  bool thread_over;
+  /* The last backtrace was the same as the one before (the unwind cache
+   * says so), and the stack id that one got in the stream (0: none). */
+  bool                same_stack;
+  uint32_t            last_stack_id;
+  uint64_t            last_stack_epoch;
+  SysprofUnwindCache *unwind;
+  SysprofStackBounds  stack;
 } ThreadState;
 
 typedef struct
@@ -93,8 +103,14 @@ static SysprofBacktraceFunc backtrace_func;
 static int                  depth = DEFAULT_DEPTH;
 static size_t               page_size = 4096;
 /* SYSPROF_MEMORY_FORMAT=stream: memory streams rather than frames. */
-static bool          stream_mode;
-static pthread_key_t stream_key;
+static bool stream_mode;
+/* Runs thread_exit_cb when a thread that has a stream or a cache ends. */
+static pthread_key_t thread_key;
+static bool          thread_key_ok;
+/* SYSPROF_MEMORY_UNWIND=dwarf-verify: both ways, compared. */
+static bool             unwind_verify;
+static _Atomic uint64_t n_verified;
+static _Atomic uint64_t n_verify_failed;
 
 static _Alignas(max_align_t) uint8_t scratch_buffer[SCRATCH_SIZE];
 static SysprofScratch scratch = SYSPROF_SCRATCH_INIT (scratch_buffer);
@@ -201,6 +217,61 @@ backtrace_dwarf_cb (SysprofCaptureAddress *addrs, unsigned int n_addrs, void *da
   return sysprof_backtrace_dwarf (caller->ret, addrs, max);
 }
 
+/* Arms this thread's exit handler, once (it frees the unwind cache and ends
+ * the stream). */
+static void
+arm_thread_exit (void)
+{
+  if (!tls.thread_key_set && thread_key_ok && pthread_setspecific (thread_key, &tls) == 0)
+    tls.thread_key_set = true;
+}
+
+/* DWARF through the unwind cache: libunwind only for what it has not seen
+ * (sysprof-unwind-cache.h).  The cache is the thread's, created at its first
+ * backtrace; a thread without one (it could not be had, or the thread is
+ * ending) asks libunwind every time. */
+static int
+backtrace_cached_cb (SysprofCaptureAddress *addrs, unsigned int n_addrs, void *data)
+{
+  const Caller *caller = data;
+  ThreadState  *t = &tls;
+  int           max = depth < (int) n_addrs ? depth : (int) n_addrs;
+  int           n = -1;
+
+  t->same_stack = false;
+  if (UNLIKELY (t->stack_state == STACK_UNKNOWN))
+    t->stack_state = sysprof_stack_bounds_init (&t->stack) ? STACK_KNOWN : STACK_NONE;
+  if (UNLIKELY (t->unwind == NULL) && !t->thread_over && t->stack_state == STACK_KNOWN)
+    {
+      t->unwind = sysprof_unwind_cache_new ();
+      arm_thread_exit ();
+    }
+  if (t->unwind != NULL)
+    n = sysprof_unwind_cache_walk (t->unwind, caller->ret, caller->frame, &t->stack, addrs, max, &t->same_stack);
+  if (n < 0)
+    {
+      n = sysprof_backtrace_dwarf (caller->ret, addrs, max);
+      if (t->unwind != NULL)
+        sysprof_unwind_cache_learn (t->unwind, addrs, n);
+    }
+  else if (UNLIKELY (unwind_verify))
+    {
+      uint64_t want[SYSPROF_COLLECTOR_MAX_ADDRS];
+      int      n_want = sysprof_backtrace_dwarf (caller->ret, want, max);
+
+      atomic_fetch_add_explicit (&n_verified, 1, memory_order_relaxed);
+      if (n_want != n || memcmp (want, addrs, (size_t) n * sizeof want[0]) != 0)
+        {
+          /* libunwind's is what is recorded. */
+          atomic_fetch_add_explicit (&n_verify_failed, 1, memory_order_relaxed);
+          memcpy (addrs, want, (size_t) n_want * sizeof want[0]);
+          n = n_want;
+          t->same_stack = false;
+        }
+    }
+  return n;
+}
+
 /* ---- the memory stream: the encoder's call sites ---------------------------
  *
  * Issue 16's codec (libsysprof-capture/sysprof-memory-stream.h, from another
@@ -289,14 +360,6 @@ stream_put_free (SysprofStreamBuffer *b, uint8_t *out, int64_t time, uint64_t ad
 
 /* ---- recording ------------------------------------------------------------- */
 
-/* Gives this thread's stream its exit handler, once. */
-static void
-stream_arm_thread_exit (SysprofStreamBuffer *b)
-{
-  if (!tls.stream_key_set && pthread_setspecific (stream_key, b) == 0)
-    tls.stream_key_set = true;
-}
-
 /* One event of the calling thread's stream (@caller NULL: a release); false
  * when the thread has no stream (it ended): record a frame then. */
 static bool
@@ -305,7 +368,7 @@ record_stream (void *ptr, size_t size, const Caller *caller)
   SysprofStreamBuffer *b = sysprof_stream_buffer_get ();
   uint64_t             addrs[SYSPROF_COLLECTOR_MAX_ADDRS];
   unsigned int         flags = 0;
-  uint32_t             id = 0;
+  uint32_t             id = 0, last_id = 0;
   int64_t              time;
   uint8_t             *out;
   size_t               len = 0;
@@ -313,9 +376,15 @@ record_stream (void *ptr, size_t size, const Caller *caller)
 
   if (b == NULL)
     return false;
-  stream_arm_thread_exit (b);
+  arm_thread_exit ();
   /* Unwound before taking the buffer: a sweep or exit() waiting for it
-   * waits less. */
+   * waits less.  The last id stays valid only if this walk gets it too. */
+  if (caller != NULL)
+    {
+      last_id = tls.last_stack_id;
+      tls.last_stack_id = 0;
+    }
+  tls.same_stack = false;
   if (caller != NULL && backtrace_func != NULL)
     n = backtrace_func ((SysprofCaptureAddress *) addrs, SYSPROF_COLLECTOR_MAX_ADDRS, (void *) caller);
   if (!sysprof_stream_buffer_begin (b))
@@ -324,8 +393,17 @@ record_stream (void *ptr, size_t size, const Caller *caller)
    * given the same block afterwards has a later time. */
   time = sysprof_collector_get_time ();
   out = sysprof_stream_buffer_reserve (b, STREAM_EVENT_MAX, time);
-  if (n > 0)
+  /* The same stack as the last event's, by the unwind cache's word, in the
+   * same table: its id, without hashing it again. */
+  if (n > 0 && tls.same_stack && last_id != 0 && tls.last_stack_epoch == sysprof_stack_table_get_epoch (b->stacks))
+    id = last_id;
+  else if (n > 0)
     id = sysprof_stack_table_lookup (b->stacks, addrs, (unsigned int) n, &flags);
+  if (caller != NULL)
+    {
+      tls.last_stack_id = id;
+      tls.last_stack_epoch = sysprof_stack_table_get_epoch (b->stacks);
+    }
   if (flags & SYSPROF_STACK_TABLE_RESET)
     len += stream_put_reset (b, out + len);
   if (flags & SYSPROF_STACK_TABLE_NEW)
@@ -721,6 +799,28 @@ describe_process (void)
 
 #endif
 
+/* After dlclose() an address may hold other code: the unwind caches forget
+ * what they learned.  The hook changes nothing else (dlclose does not look
+ * at its caller). */
+static int (*real_dlclose) (void *);
+
+EXPORT int
+dlclose (void *handle)
+{
+  int (*fn) (void *) = __atomic_load_n (&real_dlclose, __ATOMIC_RELAXED);
+  int r;
+
+  if (fn == NULL)
+    {
+      if ((fn = (__typeof__ (fn)) dlsym (RTLD_NEXT, "dlclose")) == NULL)
+        die_missing ("dlclose");
+      __atomic_store_n (&real_dlclose, fn, __ATOMIC_RELAXED);
+    }
+  r = fn (handle);
+  sysprof_unwind_cache_forget_all ();
+  return r;
+}
+
 /* ---- set-up ------------------------------------------------------------------ */
 
 static bool
@@ -786,14 +886,22 @@ read_settings (void)
   long        ps = sysconf (_SC_PAGESIZE);
   bool        dwarf = SYSPROF_MEMORY_DEFAULT_DWARF;
 
+  bool cached = true;
+
   if (ps > 0)
     page_size = (size_t) ps;
   if (unwind != NULL && strcmp (unwind, "fp") == 0)
     dwarf = false;
   else if (unwind != NULL && strcmp (unwind, "dwarf") == 0)
     dwarf = true;
-  /* Without libunwind "dwarf" means frame pointers. */
+  else if (unwind != NULL && strcmp (unwind, "dwarf-libunwind") == 0)
+    dwarf = true, cached = false;
+  else if (unwind != NULL && strcmp (unwind, "dwarf-verify") == 0)
+    dwarf = true, unwind_verify = true;
+  /* Without libunwind "dwarf" means frame pointers; without its generic
+   * flavour, no cache. */
   dwarf = dwarf && sysprof_backtrace_have_dwarf ();
+  cached = cached && sysprof_unwind_rule_available ();
   stream_mode = format != NULL && strcmp (format, "stream") == 0;
 
   if (depth_env != NULL && *depth_env >= '0' && *depth_env <= '9')
@@ -810,37 +918,41 @@ read_settings (void)
   else if (dwarf)
     {
       sysprof_backtrace_dwarf_init ();
-      backtrace_func = backtrace_dwarf_cb;
+      backtrace_func = cached ? backtrace_cached_cb : backtrace_dwarf_cb;
     }
   else
     backtrace_func = backtrace_fp_cb;
 }
 
-/* ---- streams: thread exit, fork, exit() ------------------------------------- */
+/* ---- thread exit, fork, exit() ----------------------------------------------- */
 
+/* The end of a thread that had a stream or an unwind cache: the stream's
+ * last block, the cache's memory. */
 static void
-stream_thread_exit_cb (void *data)
+thread_exit_cb (void *data)
 {
   bool saved = tls.guard;
 
   (void) data;
   tls.guard = true;
-  sysprof_stream_buffer_thread_exit ();
+  tls.thread_over = true;
+  if (stream_mode)
+    sysprof_stream_buffer_thread_exit ();
+  sysprof_unwind_cache_free (tls.unwind);
+  tls.unwind = NULL;
   tls.guard = saved;
 }
 
-/* Streams when asked for and possible; frames otherwise. */
+/* Streams when asked for and possible (frames otherwise), and the handler
+ * of threads' ends. */
 static void
-stream_init (void)
+threads_init (void)
 {
-  if (!stream_mode)
-    return;
-  if (pthread_key_create (&stream_key, stream_thread_exit_cb) != 0)
-    {
-      stream_mode = false;
-      return;
-    }
-  sysprof_stream_buffers_init (stream_block_begin, stream_put_reset);
+  thread_key_ok = pthread_key_create (&thread_key, thread_exit_cb) == 0;
+  if (stream_mode && !thread_key_ok)
+    stream_mode = false;
+  if (stream_mode)
+    sysprof_stream_buffers_init (stream_block_begin, stream_put_reset);
 }
 
 static void
@@ -885,7 +997,7 @@ memory_init (void)
   if (!sysprof_collector_follows_children ())
     drop_from_ld_preload ();
   if (sysprof_collector_is_active ())
-    stream_init ();
+    threads_init ();
   if (sysprof_collector_is_active () && pthread_atfork (atfork_prepare, atfork_parent, atfork_child) == 0)
     {
       atomic_store (&tracking, true);
@@ -898,15 +1010,23 @@ memory_init (void)
 }
 
 /* exit(): every thread's block, as its stream's last (a stream's blocks are
- * otherwise written when full, old, or at the thread's end). */
+ * otherwise written when full, old, or at the thread's end); with
+ * SYSPROF_MEMORY_UNWIND=dwarf-verify, how the cache compared, as a LOG
+ * frame. */
 __attribute__ ((destructor)) static void
 memory_fini (void)
 {
   bool saved = tls.guard;
 
-  if (!stream_mode || !atomic_load (&tracking))
+  if (!atomic_load (&tracking))
     return;
   tls.guard = true;
-  sysprof_stream_buffers_close ();
+  if (unwind_verify)
+    sysprof_collector_log_printf (1 << 4 /* G_LOG_LEVEL_MESSAGE */, "libsysprof-memory",
+                                  "unwind cache: %llu backtraces compared with libunwind, %llu differed",
+                                  (unsigned long long) atomic_load (&n_verified),
+                                  (unsigned long long) atomic_load (&n_verify_failed));
+  if (stream_mode)
+    sysprof_stream_buffers_close ();
   tls.guard = saved;
 }

@@ -34,6 +34,7 @@ struct _SysprofStackTable
   size_t       used_frames;
   unsigned int n_stacks;
   unsigned int n_resets;
+  uint64_t     epoch;
 };
 
 _Static_assert((uint64_t) SYSPROF_STACK_TABLE_MAX_STACKS * 2 <= MAX_SLOTS, "slots for every stack");
@@ -142,6 +143,7 @@ sysprof_stack_table_clear (SysprofStackTable *self)
   memset (self->slots, 0, self->n_slots * sizeof *self->slots);
   self->n_stacks = 0;
   self->used_frames = 0;
+  self->epoch++;
 }
 
 /* A bigger slot array, the known stacks hashed into it again. */
@@ -252,4 +254,10 @@ unsigned int
 sysprof_stack_table_get_n_resets (const SysprofStackTable *self)
 {
   return self->n_resets;
+}
+
+uint64_t
+sysprof_stack_table_get_epoch (const SysprofStackTable *self)
+{
+  return self->epoch;
 }

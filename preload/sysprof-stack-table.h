@@ -53,3 +53,7 @@ unsigned int sysprof_stack_table_get_n_stacks (const SysprofStackTable *self);
 size_t       sysprof_stack_table_get_mapped (const SysprofStackTable *self);
 /* How many times the table emptied itself (full, or unable to grow). */
 unsigned int sysprof_stack_table_get_n_resets (const SysprofStackTable *self);
+/* Changes whenever the table forgets its ids (cleared or emptied itself):
+ * an id kept with the epoch it was given in is still valid while the epoch
+ * is the same. */
+uint64_t sysprof_stack_table_get_epoch (const SysprofStackTable *self);

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -95,16 +96,18 @@ typedef struct
 typedef struct
 {
   /* Options. */
-  const char *env_value;      /* SYSPROF_CONTROL_FD; NULL: unset */
-  const char *preload;        /* LD_PRELOAD; NULL: the library */
-  int         fd3;            /* given as fd 3 instead of the socket */
-  const char *unwind;         /* SYSPROF_MEMORY_UNWIND */
-  const char *depth;          /* SYSPROF_MEMORY_DEPTH */
-  const char *format;         /* SYSPROF_MEMORY_FORMAT */
-  gboolean    follow;         /* SYSPROF_FOLLOW_CHILDREN=1 */
-  gint64      drain_delay_us; /* no draining until then */
-  gboolean    bulk;
-  guint       bulk_n;
+  const char        *env_value;      /* SYSPROF_CONTROL_FD; NULL: unset */
+  const char        *preload;        /* LD_PRELOAD; NULL: the library */
+  int                fd3;            /* given as fd 3 instead of the socket */
+  const char        *unwind;         /* SYSPROF_MEMORY_UNWIND */
+  const char        *depth;          /* SYSPROF_MEMORY_DEPTH */
+  const char        *format;         /* SYSPROF_MEMORY_FORMAT */
+  const char *const *command;        /* run this instead of memory-child SCENARIO */
+  const char *const *extra_env;      /* NAME, VALUE pairs added */
+  gboolean           follow;         /* SYSPROF_FOLLOW_CHILDREN=1 */
+  gint64             drain_delay_us; /* no draining until then */
+  gboolean           bulk;
+  guint              bulk_n;
 
   /* Results. */
   GPtrArray *rings;
@@ -458,6 +461,8 @@ drain_cb (const void *data, size_t *len, void *user_data)
     }
   else if (header.type == SYSPROF_CAPTURE_FRAME_MAP)
     ev.filename = g_strdup (((const SysprofCaptureMap *) copy)->filename);
+  else if (header.type == SYSPROF_CAPTURE_FRAME_LOG)
+    ev.filename = g_strdup (((const SysprofCaptureLog *) copy)->message);
   else if (header.type == SYSPROF_CAPTURE_FRAME_FILE_CHUNK &&
            g_str_has_prefix (((const SysprofCaptureFileChunk *) copy)->path, SYSPROF_COLLECTOR_MEMORY_STREAM_PREFIX))
     {
@@ -547,16 +552,17 @@ run_child (Server *server, const char *scenario)
 {
   g_autoptr (GError) error = NULL;
   g_auto (GStrv) envp = g_get_environ ();
-  const char *argv[] = { child_exe, scenario, NULL };
-  char        request[64];
-  gsize       request_len = 0;
-  gboolean    exited = FALSE, eof = FALSE, out_eof = FALSE, err_eof = FALSE;
-  gint64      deadline = g_get_monotonic_time () + SERVE_DEADLINE;
-  gint64      drain_from = g_get_monotonic_time () + server->drain_delay_us;
-  int         sv[2];
-  int         source_fd;
-  int         target_fd = 3;
-  int         out_fd = -1, err_fd = -1;
+  const char        *default_argv[] = { child_exe, scenario, NULL };
+  const char *const *argv = server->command ? server->command : default_argv;
+  char               request[64];
+  gsize              request_len = 0;
+  gboolean           exited = FALSE, eof = FALSE, out_eof = FALSE, err_eof = FALSE;
+  gint64             deadline = g_get_monotonic_time () + SERVE_DEADLINE;
+  gint64             drain_from = g_get_monotonic_time () + server->drain_delay_us;
+  int                sv[2];
+  int                source_fd;
+  int                target_fd = 3;
+  int                out_fd = -1, err_fd = -1;
 
   g_assert_no_errno (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
   envp = server->env_value ? g_environ_setenv (envp, "SYSPROF_CONTROL_FD", server->env_value, TRUE)
@@ -572,6 +578,8 @@ run_child (Server *server, const char *scenario)
                         : g_environ_unsetenv (envp, "SYSPROF_MEMORY_FORMAT");
   envp = server->follow ? g_environ_setenv (envp, "SYSPROF_FOLLOW_CHILDREN", "1", TRUE)
                         : g_environ_unsetenv (envp, "SYSPROF_FOLLOW_CHILDREN");
+  for (guint i = 0; server->extra_env && server->extra_env[i]; i += 2)
+    envp = g_environ_setenv (envp, server->extra_env[i], server->extra_env[i + 1], TRUE);
   source_fd = server->fd3 >= 0 ? server->fd3 : sv[1];
   g_assert_true (g_spawn_async_with_pipes_and_fds (NULL, argv, (const char *const *) envp, G_SPAWN_DO_NOT_REAP_CHILD,
                                                    NULL, NULL, -1, -1, -1, &source_fd, &target_fd, 1, &server->pid,
@@ -1612,6 +1620,71 @@ test_stream_dlopen (void)
   server_clear (&server);
 }
 
+/* ---- the unwind cache on a real program ----------------------------------------- */
+
+/* Debian's python3 (no frame pointers, deep interpreter stacks), every
+ * allocation through malloc: with SYSPROF_MEMORY_UNWIND=dwarf-verify the
+ * tracker unwinds each stack both through the cache and with libunwind and
+ * says, in a LOG frame at exit, how many differed: none may. */
+static void
+test_unwind_cache_python (void)
+{
+  static const char *const script = "import json, re\n"
+                                    "def deep(n):\n"
+                                    "    return [str(i) * 3 for i in range(50)] if n == 0 else deep(n - 1)\n"
+                                    "class Item:\n"
+                                    "    def __init__(self, i):\n"
+                                    "        self.name = 'item%d' % i\n"
+                                    "        self.tags = [i, str(i), {'k': i}]\n"
+                                    "data = [Item(i).__dict__ for i in range(3000)]\n"
+                                    "for r in range(3):\n"
+                                    "    data = json.loads(json.dumps(data))\n"
+                                    "for d in range(0, 60, 7):\n"
+                                    "    deep(d)\n"
+                                    "words = re.findall(r'\\w+', ' '.join(str(x) for x in range(5000)))\n"
+                                    "print(len(data), len(words))\n";
+  const char *const        command[] = { "/usr/bin/python3", "-c", script, NULL };
+  const char *const        env[] = { "PYTHONMALLOC", "malloc", NULL };
+  Server                   server;
+  const char              *summary = NULL;
+  guint64                  compared, differed;
+
+  if (!g_file_test (command[0], G_FILE_TEST_IS_EXECUTABLE))
+    {
+      g_test_skip ("no /usr/bin/python3");
+      return;
+    }
+  server_init (&server);
+  server.command = command;
+  server.extra_env = env;
+  server.unwind = "dwarf-verify";
+  run_child (&server, NULL);
+  assert_child_ok (&server);
+  g_assert_cmpstr (server.out->str, ==, "3000 5000\n");
+  for (guint r = 0; r < server.rings->len; r++)
+    {
+      Ring *ring = g_ptr_array_index (server.rings, r);
+
+      for (guint i = 0; i < ring->events->len; i++)
+        {
+          const Event *ev = &g_array_index (ring->events, Event, i);
+
+          if (ev->type == SYSPROF_CAPTURE_FRAME_LOG && g_str_has_prefix (ev->filename, "unwind cache: "))
+            summary = ev->filename;
+        }
+    }
+  g_assert_nonnull (summary);
+  g_test_message ("%s", summary);
+  g_assert_cmpint (sscanf (summary,
+                           "unwind cache: %" G_GUINT64_FORMAT " backtraces compared with libunwind, %" G_GUINT64_FORMAT
+                           " differed",
+                           &compared, &differed),
+                   ==, 2);
+  g_assert_cmpuint (compared, >, 10000);
+  g_assert_cmpuint (differed, ==, 0);
+  server_clear (&server);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1644,5 +1717,6 @@ main (int argc, char **argv)
   g_test_add_func ("/Preload/Memory/stream/lost-blocks", test_stream_lost_blocks);
   g_test_add_func ("/Preload/Memory/stream/fork-follow", test_stream_fork_follow);
   g_test_add_func ("/Preload/Memory/stream/dlopen", test_stream_dlopen);
+  g_test_add_func ("/Preload/Memory/unwind-cache/python3", test_unwind_cache_python);
   return g_test_run ();
 }
