@@ -111,6 +111,8 @@ static bool          thread_key_ok;
 static bool             unwind_verify;
 static _Atomic uint64_t n_verified;
 static _Atomic uint64_t n_verify_failed;
+/* The traced process (a vfork child shares our memory but not our pid). */
+static pid_t traced_pid;
 
 static _Alignas(max_align_t) uint8_t scratch_buffer[SCRATCH_SIZE];
 static SysprofScratch scratch = SYSPROF_SCRATCH_INIT (scratch_buffer);
@@ -972,6 +974,7 @@ atfork_parent (void)
 static void
 atfork_child (void)
 {
+  traced_pid = getpid ();
   /* The parent writes its own blocks; a followed child starts its streams
    * afresh (this first, while nothing is recorded). */
   if (stream_mode)
@@ -986,12 +989,15 @@ atfork_child (void)
   describe_process ();
 }
 
+static void resolve_exits (void);
+
 __attribute__ ((constructor)) static void
 memory_init (void)
 {
   tls.guard = true;
   if (!resolve_real ())
     die ("initialized while looking up the real malloc\n");
+  resolve_exits ();
   read_settings ();
   /* Followed children (SYSPROF_FOLLOW_CHILDREN=1) keep the tracker. */
   if (!sysprof_collector_follows_children ())
@@ -1000,6 +1006,7 @@ memory_init (void)
     threads_init ();
   if (sysprof_collector_is_active () && pthread_atfork (atfork_prepare, atfork_parent, atfork_child) == 0)
     {
+      traced_pid = getpid ();
       atomic_store (&tracking, true);
       tls.guard = false;
       /* Once the real functions are known: the mappings the allocations'
@@ -1009,10 +1016,24 @@ memory_init (void)
   tls.guard = false;
 }
 
-/* exit(): every thread's block, as its stream's last (a stream's blocks are
- * otherwise written when full, old, or at the thread's end); with
- * SYSPROF_MEMORY_UNWIND=dwarf-verify, how the cache compared, as a LOG
- * frame. */
+/* The streams end with the process: every thread's block is written as its
+ * stream's last (blocks are otherwise written when full, old, or at the
+ * thread's end).  Not in a vfork child, which shares the parent's memory and
+ * its blocks: the parent goes on. */
+static void
+end_streams (void)
+{
+  bool saved = tls.guard;
+
+  if (!stream_mode || !atomic_load (&tracking) || getpid () != traced_pid)
+    return;
+  tls.guard = true;
+  sysprof_stream_buffers_close ();
+  tls.guard = saved;
+}
+
+/* exit(): the streams end; with SYSPROF_MEMORY_UNWIND=dwarf-verify, how the
+ * cache compared, as a LOG frame. */
 __attribute__ ((destructor)) static void
 memory_fini (void)
 {
@@ -1026,7 +1047,112 @@ memory_fini (void)
                                   "unwind cache: %llu backtraces compared with libunwind, %llu differed",
                                   (unsigned long long) atomic_load (&n_verified),
                                   (unsigned long long) atomic_load (&n_verify_failed));
-  if (stream_mode)
-    sysprof_stream_buffers_close ();
   tls.guard = saved;
+  end_streams ();
+}
+
+/* ---- leaving without exit() ---------------------------------------------------- */
+
+/* _exit() and a successful exec run nothing of ours afterwards: the streams
+ * end before (a failed exec then records frames).  glibc's own internal calls
+ * (execl*, posix_spawn's child, system()) do not come through here: their
+ * blocks, at most 10 ms of each thread's events, are lost. */
+typedef struct
+{
+  void (*exit_) (int);
+  int (*execve) (const char *, char *const[], char *const[]);
+  int (*execv) (const char *, char *const[]);
+  int (*execvp) (const char *, char *const[]);
+  int (*execvpe) (const char *, char *const[], char *const[]);
+  int (*fexecve) (int, char *const[], char *const[]);
+} RealExits;
+
+/* Looked up once, by the constructor: a vfork child calling exec must not
+ * have to (dlsym takes the loader's lock, in the parent's memory). */
+static RealExits real_exits;
+
+static void
+resolve_exits (void)
+{
+  real_exits.exit_ = (__typeof__ (real_exits.exit_)) dlsym (RTLD_NEXT, "_exit");
+  real_exits.execve = (__typeof__ (real_exits.execve)) dlsym (RTLD_NEXT, "execve");
+  real_exits.execv = (__typeof__ (real_exits.execv)) dlsym (RTLD_NEXT, "execv");
+  real_exits.execvp = (__typeof__ (real_exits.execvp)) dlsym (RTLD_NEXT, "execvp");
+  real_exits.execvpe = (__typeof__ (real_exits.execvpe)) dlsym (RTLD_NEXT, "execvpe");
+  real_exits.fexecve = (__typeof__ (real_exits.fexecve)) dlsym (RTLD_NEXT, "fexecve");
+}
+
+#define REAL_EXIT(fn) (real_exits.fn != NULL ? real_exits.fn : (resolve_exits (), real_exits.fn))
+
+EXPORT __attribute__ ((noreturn)) void
+_exit (int status)
+{
+  void (*fn) (int) = REAL_EXIT (exit_);
+
+  end_streams ();
+  if (fn == NULL)
+    die_missing ("_exit");
+  fn (status);
+  __builtin_unreachable ();
+}
+
+EXPORT __attribute__ ((noreturn)) void
+_Exit (int status)
+{
+  _exit (status);
+}
+
+EXPORT int
+execve (const char *path, char *const argv[], char *const envp[])
+{
+  int (*fn) (const char *, char *const[], char *const[]) = REAL_EXIT (execve);
+
+  end_streams ();
+  if (fn == NULL)
+    die_missing ("execve");
+  return fn (path, argv, envp);
+}
+
+EXPORT int
+execv (const char *path, char *const argv[])
+{
+  int (*fn) (const char *, char *const[]) = REAL_EXIT (execv);
+
+  end_streams ();
+  if (fn == NULL)
+    die_missing ("execv");
+  return fn (path, argv);
+}
+
+EXPORT int
+execvp (const char *file, char *const argv[])
+{
+  int (*fn) (const char *, char *const[]) = REAL_EXIT (execvp);
+
+  end_streams ();
+  if (fn == NULL)
+    die_missing ("execvp");
+  return fn (file, argv);
+}
+
+EXPORT int
+execvpe (const char *file, char *const argv[], char *const envp[])
+{
+  int (*fn) (const char *, char *const[], char *const[]) = REAL_EXIT (execvpe);
+
+  end_streams ();
+  if (fn == NULL)
+    die_missing ("execvpe");
+  return fn (file, argv, envp);
+}
+
+EXPORT int
+fexecve (int fd, char *const argv[], char *const envp[])
+{
+  int (*fn) (int, char *const[], char *const[]) = REAL_EXIT (fexecve);
+
+  end_streams ();
+  if (fn == NULL)
+    die_missing ("fexecve");
+  return fn (fd, argv, envp);
 }

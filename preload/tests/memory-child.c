@@ -562,6 +562,38 @@ scenario_fork_exit (void)
   say ("fork %d %d\n", (int) pid, status);
 }
 
+/* Leaving without exit(): _exit() while another thread allocates, or an
+ * exec: nothing of the tracker runs afterwards, the blocks are written
+ * before. */
+static NOINLINE void
+scenario_quick_exit (void)
+{
+  pthread_t thread;
+
+  CHECK (pthread_create (&thread, NULL, busy_worker, NULL) == 0);
+  usleep (50000);
+  fence (1);
+  churn (malloc (4321));
+  fence (2);
+  say ("quick\n");
+  flush_out ();
+  _exit (0);
+}
+
+static NOINLINE void
+scenario_exec_stream (void)
+{
+  char *const argv[] = { (char *) "true", NULL };
+
+  fence (1);
+  churn (malloc (4321));
+  fence (2);
+  say ("exec\n");
+  flush_out ();
+  execv ("/bin/true", argv);
+  _exit (3);
+}
+
 static NOINLINE void
 scenario_dlopen (void)
 {
@@ -583,11 +615,22 @@ main (int argc, char **argv)
     const char *name;
     void (*func) (void);
   } scenarios[] = {
-    { "basic", scenario_basic },     { "backtrace", scenario_backtrace }, { "glib", scenario_glib },
-    { "threads", scenario_threads }, { "cross", scenario_cross },         { "fork", scenario_fork },
-    { "exec", scenario_exec },       { "work", scenario_work },           { "dlopen", scenario_dlopen },
-    { "idle", scenario_idle },       { "slow", scenario_slow },           { "exit-busy", scenario_exit_busy },
-    { "burst", scenario_burst },     { "fork-exit", scenario_fork_exit },
+    { "basic", scenario_basic },
+    { "backtrace", scenario_backtrace },
+    { "glib", scenario_glib },
+    { "threads", scenario_threads },
+    { "cross", scenario_cross },
+    { "fork", scenario_fork },
+    { "exec", scenario_exec },
+    { "work", scenario_work },
+    { "dlopen", scenario_dlopen },
+    { "idle", scenario_idle },
+    { "slow", scenario_slow },
+    { "exit-busy", scenario_exit_busy },
+    { "burst", scenario_burst },
+    { "fork-exit", scenario_fork_exit },
+    { "quick-exit", scenario_quick_exit },
+    { "exec-stream", scenario_exec_stream },
   };
 
   if (argc != 2)

@@ -1620,6 +1620,31 @@ test_stream_dlopen (void)
   server_clear (&server);
 }
 
+/* _exit() while a thread allocates, and exec: the streams end before. */
+static void
+test_stream_quick_exit (void)
+{
+  static const char *const scenarios[] = { "quick-exit", "exec-stream" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (scenarios); i++)
+    {
+      Server server;
+      Ring  *stream;
+      guint  begin, end;
+
+      server_init (&server);
+      server.format = "stream";
+      run_child (&server, scenarios[i]);
+      assert_child_ok (&server);
+      stream = between_fences (&server, 1, 2, &begin, &end);
+      g_assert_true (stream == find_stream (&server, server.pid, server.pid));
+      g_assert_cmpuint (end - begin, ==, 2);
+      g_assert_cmpint (g_array_index (stream->events, Event, begin).size, ==, 4321);
+      assert_all_ended (&server);
+      server_clear (&server);
+    }
+}
+
 /* ---- the unwind cache on a real program ----------------------------------------- */
 
 /* Debian's python3 (no frame pointers, deep interpreter stacks), every
@@ -1717,6 +1742,7 @@ main (int argc, char **argv)
   g_test_add_func ("/Preload/Memory/stream/lost-blocks", test_stream_lost_blocks);
   g_test_add_func ("/Preload/Memory/stream/fork-follow", test_stream_fork_follow);
   g_test_add_func ("/Preload/Memory/stream/dlopen", test_stream_dlopen);
+  g_test_add_func ("/Preload/Memory/stream/quick-exit", test_stream_quick_exit);
   g_test_add_func ("/Preload/Memory/unwind-cache/python3", test_unwind_cache_python);
   return g_test_run ();
 }
