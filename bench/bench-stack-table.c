@@ -7,7 +7,7 @@
  * 10 to 40 return addresses in four libraries, looked up N times (-n,
  * default 10,000,000), the k-th most frequent stack about 1/k of the time
  * (Zipf), so most lookups repeat a few hot stacks and a long tail recurs now
- * and then.  The peer, in the same run: a GHashTable keyed by the same
+ * and then.  The peer, in the same run: a GHashTable keyed by copies of the
  * arrays (hash of the addresses, memcmp to compare), as a general-purpose
  * table would do it.
  *
@@ -137,7 +137,7 @@ main (int argc, char **argv)
     }
 
   table = sysprof_stack_table_new ();
-  peer = g_hash_table_new (stack_hash, stack_equal);
+  peer = g_hash_table_new_full (stack_hash, stack_equal, g_free, NULL);
   t0 = now_ns ();
   for (gulong i = 0; i < n_lookups; i++)
     {
@@ -153,8 +153,10 @@ main (int argc, char **argv)
 
       if ((id = g_hash_table_lookup (peer, s)) == NULL)
         {
+          /* A copy, as the tracker's table keeps: the caller's array is
+           * reused for the next stack. */
           id = GUINT_TO_POINTER (g_hash_table_size (peer) + 1);
-          g_hash_table_insert (peer, s, id);
+          g_hash_table_insert (peer, g_memdup2 (s, sizeof *s), id);
         }
       sink += GPOINTER_TO_UINT (id);
     }

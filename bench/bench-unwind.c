@@ -17,7 +17,9 @@
  *               event loop or interpreter);
  *     methods: fp (frame pointers: sees little here), dwarf (libunwind's
  *     unw_backtrace, its per-thread caches warm), cached (the unwind cache,
- *     warm: its rules learned on the first calls).  Each figure is the
+ *     warm: its rules learned on the first calls), dwarf-step (libunwind's
+ *     unw_step loop, what unw_backtrace does for the whole stack when one
+ *     frame is not in the forms of its fast path; a hundredth of -n).  Each figure is the
  *     best of 3 runs of -n calls, minus the same loop without a backtrace.
  *  2. accuracy: the stack seen from a function called back by code built
  *     without frame pointers (glibc's qsort, GLib's g_ptr_array_sort), the
@@ -42,6 +44,9 @@
 #include <glib.h>
 #include <x86intrin.h>
 
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
 #include "nofp-chain.h"
 #include "sysprof-backtrace.h"
 #include "sysprof-unwind-cache.h"
@@ -59,10 +64,30 @@ typedef enum
   METHOD_FP,
   METHOD_DWARF,
   METHOD_CACHED,
+  /* libunwind's unw_step loop: what unw_backtrace falls back to for the
+   * whole stack when one frame is not in its fast path's forms. */
+  METHOD_STEP,
   N_METHODS
 } Method;
 
-static const char *const method_names[N_METHODS] = { "none", "fp", "dwarf", "cached" };
+static const char *const method_names[N_METHODS] = { "none", "fp", "dwarf", "cached", "dwarf-step" };
+
+/* unw_step from here, as unw_backtrace's slow path does. */
+static NOINLINE int
+step_backtrace (uint64_t *addrs, int max)
+{
+  unw_context_t context;
+  unw_cursor_t  cursor;
+  unw_word_t    ip;
+  int           n = 0;
+
+  unw_getcontext (&context);
+  if (unw_init_local (&cursor, &context) < 0)
+    return 0;
+  while (n < max && unw_step (&cursor) > 0 && unw_get_reg (&cursor, UNW_REG_IP, &ip) == 0)
+    addrs[n++] = ip;
+  return n;
+}
 
 typedef struct
 {
@@ -100,6 +125,7 @@ hook (void *data)
     case METHOD_NONE: run->n = 1; break;
     case METHOD_FP: run->n = sysprof_backtrace_fp (ret, frame, &run->bounds, run->addrs, MAX_DEPTH); break;
     case METHOD_DWARF: run->n = sysprof_backtrace_dwarf (ret, run->addrs, MAX_DEPTH); break;
+    case METHOD_STEP: run->n = step_backtrace (run->addrs, MAX_DEPTH); break;
     case METHOD_CACHED:
       run->n = sysprof_unwind_cache_walk (run->cache, ret, frame, &run->bounds, run->addrs, MAX_DEPTH, NULL);
       if (run->n < 0)
@@ -178,16 +204,18 @@ speed (unsigned long iterations)
           for (guint round = 0; round < 3; round++)
             for (int m = 0; m < N_METHODS; m++)
               {
-                Run    run = { .method = (Method) m };
-                double ticks;
+                /* The slow path, a hundred times less. */
+                unsigned long n = m == METHOD_STEP ? MAX (iterations / 100, 1) : iterations;
+                Run           run = { .method = (Method) m };
+                double        ticks;
 
                 sysprof_stack_bounds_init (&run.bounds);
                 run.cache = sysprof_unwind_cache_new ();
                 /* Warm-up: libunwind's caches and ours learn. */
-                time_chains (&run, paths, n_paths, 1000);
-                ticks = time_chains (&run, paths, n_paths, iterations);
+                time_chains (&run, paths, n_paths, m == METHOD_STEP ? 10 : 1000);
+                ticks = time_chains (&run, paths, n_paths, n);
                 best[m] = MIN (best[m], ticks);
-                frames[m] = (double) run.frames / (double) iterations;
+                frames[m] = (double) run.frames / (double) n;
                 if (m == METHOD_CACHED && round == 0)
                   {
                     SysprofUnwindCacheStats stats;
