@@ -150,6 +150,23 @@ sysprof_stream_buffer_reserve (SysprofStreamBuffer *self, size_t max_bytes, int6
   return self->data + self->len;
 }
 
+/* Takes @b from its idle owner (IDLE -> TAKEN), writes its block out and
+ * gives it back, when its first event is at least @min_age old at @now (0:
+ * when it has any).  Never waits.  Under list_lock. */
+static void
+flush_if_idle (SysprofStreamBuffer *b, int64_t now, int64_t min_age)
+{
+  int64_t  first = atomic_load_explicit (&b->first_time, memory_order_relaxed);
+  uint32_t expected = SYSPROF_STREAM_BUFFER_IDLE;
+
+  if (first == 0 || now - first < min_age ||
+      !atomic_compare_exchange_strong_explicit (&b->state, &expected, SYSPROF_STREAM_BUFFER_TAKEN, memory_order_acquire,
+                                                memory_order_relaxed))
+    return;
+  flush_held (b, false);
+  atomic_store_explicit (&b->state, SYSPROF_STREAM_BUFFER_IDLE, memory_order_release);
+}
+
 /* Writes out other threads' blocks whose first event is old, if their owners
  * are idle: a thread that stopped allocating would keep them until it ends.
  * At most one sweep per SYSPROF_STREAM_BUFFER_MAX_AGE_NS in the process, and
@@ -164,17 +181,8 @@ sweep (SysprofStreamBuffer *self, int64_t now)
       pthread_mutex_trylock (&list_lock) != 0)
     return;
   for (SysprofStreamBuffer *b = list_head; b != NULL; b = b->next)
-    {
-      int64_t  first = atomic_load_explicit (&b->first_time, memory_order_relaxed);
-      uint32_t expected = SYSPROF_STREAM_BUFFER_IDLE;
-
-      if (b == self || first == 0 || now - first < SYSPROF_STREAM_BUFFER_MAX_AGE_NS ||
-          !atomic_compare_exchange_strong_explicit (&b->state, &expected, SYSPROF_STREAM_BUFFER_TAKEN,
-                                                    memory_order_acquire, memory_order_relaxed))
-        continue;
-      flush_held (b, false);
-      atomic_store_explicit (&b->state, SYSPROF_STREAM_BUFFER_IDLE, memory_order_release);
-    }
+    if (b != self)
+      flush_if_idle (b, now, SYSPROF_STREAM_BUFFER_MAX_AGE_NS);
   pthread_mutex_unlock (&list_lock);
 }
 
@@ -202,16 +210,8 @@ sysprof_stream_buffers_flush_all (void)
     }
   pthread_mutex_lock (&list_lock);
   for (SysprofStreamBuffer *b = list_head; b != NULL; b = b->next)
-    {
-      uint32_t expected = SYSPROF_STREAM_BUFFER_IDLE;
-
-      if (b == own || atomic_load_explicit (&b->first_time, memory_order_relaxed) == 0 ||
-          !atomic_compare_exchange_strong_explicit (&b->state, &expected, SYSPROF_STREAM_BUFFER_TAKEN,
-                                                    memory_order_acquire, memory_order_relaxed))
-        continue;
-      flush_held (b, false);
-      atomic_store_explicit (&b->state, SYSPROF_STREAM_BUFFER_IDLE, memory_order_release);
-    }
+    if (b != own)
+      flush_if_idle (b, 0, 0);
   pthread_mutex_unlock (&list_lock);
 }
 
