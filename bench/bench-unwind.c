@@ -1,12 +1,26 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* bench-unwind.c
  *
- * The two unwinders of libsysprof-memory.so (preload/sysprof-backtrace.c),
- * compared on what decides the tracker's default:
+ * The unwinders of libsysprof-memory.so (preload/sysprof-backtrace.c and the
+ * unwind cache, preload/sysprof-unwind-cache.c), compared on what decides
+ * the tracker's default:
  *
- *  1. speed: ns per backtrace at a stack depth of about 8 and 32 frames,
- *     frame pointers against libunwind's unw_backtrace (DWARF, with its
- *     per-thread cache warmed up), called exactly as the tracker calls them;
+ *  1. speed: ns per backtrace, called exactly as the tracker calls them (from
+ *     a "hook" built with frame pointers, starting at its caller), on chains
+ *     built without frame pointers like most of Debian (preload/tests/
+ *     nofp-chain.c: frames whose CFA follows rsp, large frames saving
+ *     registers, alloca frames whose CFA follows rbp), CHAIN = 10, 30 and 60
+ *     frames deep, plus main and libc's start-up frames:
+ *       repeat  the same stack every time (an allocation in a loop);
+ *       mix     the same outer chain and one of 8 inner parts of 1 to 4
+ *               frames at random (a program's allocation sites under one
+ *               event loop or interpreter);
+ *     methods: fp (frame pointers: sees little here), dwarf (libunwind's
+ *     unw_backtrace, its per-thread caches warm), cached (the unwind cache,
+ *     warm: its rules learned on the first calls), dwarf-step (libunwind's
+ *     unw_step loop, what unw_backtrace does for the whole stack when one
+ *     frame is not in the forms of its fast path; a hundredth of -n).  Each figure is the
+ *     best of 3 runs of -n calls, minus the same loop without a backtrace.
  *  2. accuracy: the stack seen from a function called back by code built
  *     without frame pointers (glibc's qsort, GLib's g_ptr_array_sort), the
  *     way a malloc hook is called by g_malloc or operator new.  Each trace
@@ -28,29 +42,62 @@
 #include <unistd.h>
 
 #include <glib.h>
+#include <x86intrin.h>
 
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
+#include "nofp-chain.h"
 #include "sysprof-backtrace.h"
+#include "sysprof-unwind-cache.h"
 
 #define NOINLINE  __attribute__ ((noinline))
-#define MAX_DEPTH 64
+#define MAX_DEPTH 128
 #define BARRIER() __asm__ volatile("" ::: "memory")
+#define N_TIPS    8
 
 int main (int argc, char **argv);
 
 typedef enum
 {
+  METHOD_NONE,
   METHOD_FP,
   METHOD_DWARF,
+  METHOD_CACHED,
+  /* libunwind's unw_step loop: what unw_backtrace falls back to for the
+   * whole stack when one frame is not in its fast path's forms. */
+  METHOD_STEP,
+  N_METHODS
 } Method;
+
+static const char *const method_names[N_METHODS] = { "none", "fp", "dwarf", "cached", "dwarf-step" };
+
+/* unw_step from here, as unw_backtrace's slow path does. */
+static NOINLINE int
+step_backtrace (uint64_t *addrs, int max)
+{
+  unw_context_t context;
+  unw_cursor_t  cursor;
+  unw_word_t    ip;
+  int           n = 0;
+
+  unw_getcontext (&context);
+  if (unw_init_local (&cursor, &context) < 0)
+    return 0;
+  while (n < max && unw_step (&cursor) > 0 && unw_get_reg (&cursor, UNW_REG_IP, &ip) == 0)
+    addrs[n++] = ip;
+  return n;
+}
 
 typedef struct
 {
-  Method             method;
-  unsigned long      iterations;
-  SysprofStackBounds bounds;
-  uint64_t           addrs[MAX_DEPTH];
-  int                n;
-  double             ns;
+  Method              method;
+  SysprofStackBounds  bounds;
+  SysprofUnwindCache *cache;
+  uint64_t            addrs[MAX_DEPTH];
+  int                 n;
+  uint64_t            frames;
+  uint64_t            ticks; /* TSC ticks inside the unwinder */
 } Run;
 
 static volatile uint64_t sink;
@@ -66,38 +113,129 @@ now_ns (void)
 
 /* Plays the exported malloc hook: the backtrace starts at its caller. */
 static NOINLINE void
-hook (Run *run)
+hook (void *data)
 {
+  Run        *run = data;
   const void *ret = __builtin_return_address (0);
   const void *frame = __builtin_frame_address (0);
-  uint64_t    t0, t1;
+  uint64_t    t0 = __rdtsc ();
 
-  /* Warm-up: libunwind fills its cache, the stack bounds are found. */
-  for (int i = 0; i < 100; i++)
-    run->n = run->method == METHOD_FP ? sysprof_backtrace_fp (ret, frame, &run->bounds, run->addrs, MAX_DEPTH)
-                                      : sysprof_backtrace_dwarf (ret, run->addrs, MAX_DEPTH);
-  t0 = now_ns ();
-  for (unsigned long i = 0; i < run->iterations; i++)
+  switch (run->method)
     {
-      if (run->method == METHOD_FP)
-        run->n = sysprof_backtrace_fp (ret, frame, &run->bounds, run->addrs, MAX_DEPTH);
-      else
-        run->n = sysprof_backtrace_dwarf (ret, run->addrs, MAX_DEPTH);
-      sink += run->addrs[run->n - 1];
+    case METHOD_NONE: run->n = 1; break;
+    case METHOD_FP: run->n = sysprof_backtrace_fp (ret, frame, &run->bounds, run->addrs, MAX_DEPTH); break;
+    case METHOD_DWARF: run->n = sysprof_backtrace_dwarf (ret, run->addrs, MAX_DEPTH); break;
+    case METHOD_STEP: run->n = step_backtrace (run->addrs, MAX_DEPTH); break;
+    case METHOD_CACHED:
+      run->n = sysprof_unwind_cache_walk (run->cache, ret, frame, &run->bounds, run->addrs, MAX_DEPTH, NULL);
+      if (run->n < 0)
+        {
+          run->n = sysprof_backtrace_dwarf (ret, run->addrs, MAX_DEPTH);
+          sysprof_unwind_cache_learn (run->cache, run->addrs, run->n);
+        }
+      break;
+    default: g_assert_not_reached ();
     }
-  t1 = now_ns ();
-  run->ns = (double) (t1 - t0) / (double) run->iterations;
+  run->ticks += __rdtsc () - t0;
+  run->frames += (uint64_t) run->n;
+  sink += run->addrs[run->n - 1];
 }
 
-/* A chain of @depth frames above the hook. */
-static NOINLINE void
-descend (Run *run, int depth)
+/* @iterations chains, each one of @paths (@n_paths of them, chosen by a
+ * fixed sequence); returns TSC ticks per backtrace (timed around the
+ * unwinder alone: the chains cost more than some of the walks). */
+static NOINLINE double
+time_chains (Run *run, char **paths, guint n_paths, unsigned long iterations)
 {
-  if (depth <= 1)
-    hook (run);
-  else
-    descend (run, depth - 1);
-  BARRIER ();
+  uint32_t x = 12345;
+
+  run->frames = 0;
+  run->ticks = 0;
+  for (unsigned long i = 0; i < iterations; i++)
+    {
+      x = x * 1103515245 + 12345;
+      sysprof_nofp_chain (paths[(x >> 16) % n_paths], hook, run);
+    }
+  return (double) run->ticks / (double) iterations;
+}
+
+/* TSC ticks per nanosecond, against CLOCK_MONOTONIC over 50 ms. */
+static double
+ticks_per_ns (void)
+{
+  uint64_t t0 = now_ns (), c0 = __rdtsc (), t1, c1;
+
+  do
+    t1 = now_ns ();
+  while (t1 - t0 < 50000000);
+  c1 = __rdtsc ();
+  return (double) (c1 - c0) / (double) (t1 - t0);
+}
+
+/* The speed table: per chain depth and scenario, each method's ns per
+ * backtrace (the loop's own cost taken off) and frames seen; the cached
+ * stacks are checked against libunwind's first. */
+static void
+speed (unsigned long iterations)
+{
+  static const int         chains[] = { 10, 30, 60 };
+  static const char *const tips[N_TIPS] = { "a", "b", "ab", "ba", "ca", "aab", "bca", "abca" };
+  double                   tpn = ticks_per_ns ();
+  double                   reused[2] = { 0, 0 };
+
+  for (guint c = 0; c < G_N_ELEMENTS (chains); c++)
+    {
+      g_autofree char *trunk = g_malloc0 ((gsize) chains[c] + 1);
+      char            *paths[N_TIPS] = { NULL };
+
+      /* Mostly rsp-based frames, an alloca frame now and then. */
+      for (int i = 0; i < chains[c]; i++)
+        trunk[i] = i % 7 == 6 ? 'c' : i % 2 ? 'b' : 'a';
+      for (guint t = 0; t < N_TIPS; t++)
+        paths[t] = g_strconcat (trunk, tips[t], NULL);
+      for (guint scenario = 0; scenario < 2; scenario++)
+        {
+          guint  n_paths = scenario == 0 ? 1 : N_TIPS;
+          double best[N_METHODS];
+          double frames[N_METHODS];
+
+          for (int m = 0; m < N_METHODS; m++)
+            best[m] = G_MAXDOUBLE;
+          for (guint round = 0; round < 3; round++)
+            for (int m = 0; m < N_METHODS; m++)
+              {
+                /* The slow path, a hundred times less. */
+                unsigned long n = m == METHOD_STEP ? MAX (iterations / 100, 1) : iterations;
+                Run           run = { .method = (Method) m };
+                double        ticks;
+
+                sysprof_stack_bounds_init (&run.bounds);
+                run.cache = sysprof_unwind_cache_new ();
+                /* Warm-up: libunwind's caches and ours learn. */
+                time_chains (&run, paths, n_paths, m == METHOD_STEP ? 10 : 1000);
+                ticks = time_chains (&run, paths, n_paths, n);
+                best[m] = MIN (best[m], ticks);
+                frames[m] = (double) run.frames / (double) n;
+                if (m == METHOD_CACHED && round == 0)
+                  {
+                    SysprofUnwindCacheStats stats;
+
+                    sysprof_unwind_cache_get_stats (run.cache, &stats);
+                    reused[scenario] = (double) stats.frames_reused / (double) stats.walks;
+                  }
+                sysprof_unwind_cache_free (run.cache);
+              }
+          for (int m = METHOD_FP; m < N_METHODS; m++)
+            printf ("speed chain=%d scenario=%s method=%s frames=%.1f ns_per_backtrace=%.1f\n", chains[c],
+                    scenario == 0 ? "repeat" : "mix", method_names[m], frames[m], (best[m] - best[METHOD_NONE]) / tpn);
+          printf ("speed chain=%d scenario=%s dwarf/cached=%.2f cached_frames_reused=%.1f\n", chains[c],
+                  scenario == 0 ? "repeat" : "mix",
+                  (best[METHOD_DWARF] - best[METHOD_NONE]) / (best[METHOD_CACHED] - best[METHOD_NONE]),
+                  reused[scenario]);
+        }
+      for (guint t = 0; t < N_TIPS; t++)
+        g_free (paths[t]);
+    }
 }
 
 /* ---- accuracy ------------------------------------------------------------- */
@@ -260,8 +398,7 @@ main (int argc, char **argv)
 {
   static const char *const qsort_chain[] = { "compare_ints", "qsort_inner", "qsort_outer", "main", NULL };
   static const char *const glib_chain[] = { "compare_ptrs", "glib_inner", "glib_outer", "main", NULL };
-  static const int         depths[] = { 8, 32 };
-  unsigned long            iterations = 1000000;
+  unsigned long            iterations = 200000;
   int                      opt;
 
   while ((opt = getopt (argc, argv, "n:")) != -1)
@@ -282,21 +419,7 @@ main (int argc, char **argv)
       return 1;
     }
   sysprof_backtrace_dwarf_init ();
-
-  for (size_t d = 0; d < sizeof depths / sizeof depths[0]; d++)
-    {
-      for (int m = METHOD_FP; m <= METHOD_DWARF; m++)
-        {
-          Run run = { .method = (Method) m, .iterations = iterations };
-
-          sysprof_stack_bounds_init (&run.bounds);
-          /* The chain plus main and libc's start-up frames: depth + ~3. */
-          descend (&run, depths[d]);
-          printf ("speed method=%s chain=%d frames=%d ns_per_backtrace=%.1f ns_per_frame=%.2f\n",
-                  m == METHOD_FP ? "fp" : "dwarf", depths[d], run.n, run.ns, run.ns / run.n);
-        }
-    }
-
+  speed (iterations);
   accuracy ("qsort", qsort_outer, qsort_chain);
   accuracy ("g_ptr_array_sort", glib_outer, glib_chain);
   return 0;

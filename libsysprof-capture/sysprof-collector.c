@@ -119,6 +119,12 @@ count_dropped (void)
   atomic_fetch_add_explicit (&n_dropped, 1, memory_order_relaxed);
 }
 
+static void
+count_dropped_n (unsigned int n)
+{
+  atomic_fetch_add_explicit (&n_dropped, n ? n : 1, memory_order_relaxed);
+}
+
 static void report_dropped (Collector *c);
 
 /* ---- process-wide state ------------------------------------------------ */
@@ -863,6 +869,69 @@ sysprof_collector_log_printf (int severity, const char *domain, const char *form
   va_end (args);
   sysprof_collector_log (severity, domain, buf);
   errno = saved_errno;
+}
+
+/* ---- the memory tracker's streams ---------------------------------------- */
+
+int64_t
+sysprof_collector_get_time (void)
+{
+  return collector_now (&tls_collector);
+}
+
+bool
+sysprof_collector_write_memory_stream (int32_t tid, const void *block, size_t len, bool is_last, unsigned int n_events)
+{
+  SysprofCaptureFileChunk *ev;
+  Collector               *c;
+  int                      saved_errno = errno;
+  size_t                   frame_len = SYSPROF_ALIGN_UP (sizeof *ev + len, SYSPROF_CAPTURE_ALIGN);
+  bool                     written = false;
+
+  if (tid <= 0 || block == NULL || len == 0 || len > SYSPROF_COLLECTOR_MEMORY_STREAM_MAX_BLOCK)
+    {
+      count_dropped_n (n_events);
+      goto out;
+    }
+  /* A call from inside the collector (a signal handler interrupting a
+   * write) has nowhere to go; unlike other events these are counted: a
+   * block holds events made before, outside the collector. */
+  if (tls_collector.state == THREAD_BUSY)
+    {
+      count_dropped_n (n_events);
+      goto out;
+    }
+  /* When it finds no ring, collector_begin() counts one event (unless the
+   * process is not traced at all); the block held n_events. */
+  if ((c = collector_begin ()) == NULL)
+    {
+      if (n_events > 1 && atomic_load_explicit (&process_state, memory_order_relaxed) != PROCESS_DISABLED)
+        count_dropped_n (n_events - 1);
+      goto out;
+    }
+  /* frame_reserve counts one event when it gives up; the block held more. */
+  if ((ev = frame_reserve (c, frame_len)) == NULL)
+    {
+      if (n_events > 1)
+        count_dropped_n (n_events - 1);
+    }
+  else
+    {
+      ev->is_last = is_last;
+      ev->padding1 = 0;
+      ev->len = (uint32_t) len;
+      /* The whole field zeroed: no bytes of an earlier frame reach the capture. */
+      memset (ev->path, 0, sizeof ev->path);
+      snprintf (ev->path, sizeof ev->path, "%s%d", SYSPROF_COLLECTOR_MEMORY_STREAM_PREFIX, (int) tid);
+      memcpy (ev->data, block, len);
+      memset (ev->data + len, 0, frame_len - sizeof *ev - len);
+      frame_commit (c, &ev->frame, frame_len, collector_now (c), SYSPROF_CAPTURE_FRAME_FILE_CHUNK);
+      written = true;
+    }
+  collector_end (c);
+out:
+  errno = saved_errno;
+  return written;
 }
 
 /* ---- describing the process ---------------------------------------------- */

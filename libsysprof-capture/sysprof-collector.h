@@ -136,6 +136,33 @@ void sysprof_collector_describe_process (void);
  * false when the collector is disabled. */
 SYSPROF_AVAILABLE_IN_ALL
 bool sysprof_collector_follows_children (void);
+/* ---- for Sysprof's own memory tracker ----------------------------------
+ *
+ * libsysprof-memory.so (preload/) records allocations as compact per-thread
+ * streams (memory-stream.md in this folder) rather than one ALLOCATION frame
+ * per event.  These two calls are its transport; other programs have no use
+ * for them. */
+
+/* Each block of a stream is one FILE_CHUNK frame with this path prefix and
+ * the thread id in decimal, and at most this many bytes of data. */
+#define SYSPROF_COLLECTOR_MEMORY_STREAM_PREFIX    "sysprof/memory-stream/"
+#define SYSPROF_COLLECTOR_MEMORY_STREAM_MAX_BLOCK 61440
+
+/* The time the collector stamps the calling thread's frames with now
+ * (sysprof_clock nanoseconds, never going backwards within a thread); cheap
+ * (the TSC, with the clock read every few microseconds). */
+SYSPROF_AVAILABLE_IN_ALL
+int64_t sysprof_collector_get_time (void);
+/* Writes @block (@len bytes, 1 to SYSPROF_COLLECTOR_MEMORY_STREAM_MAX_BLOCK)
+ * as one FILE_CHUNK frame "sysprof/memory-stream/@tid" (@tid > 0: the thread
+ * whose stream it is, not necessarily the caller) with is_last = @is_last,
+ * in the calling thread's ring, stamped now.  Waits for room like every
+ * event.  Returns true when written; otherwise (no ring, no room in time,
+ * bad arguments, a call from inside the collector) counts @n_events (at
+ * least 1) among the dropped events and returns false.  Leaves errno alone. */
+SYSPROF_AVAILABLE_IN_ALL
+bool
+sysprof_collector_write_memory_stream (int32_t tid, const void *block, size_t len, bool is_last, unsigned int n_events);
 /* Events lost by this process while the collector was active (see above).
  * They also reach the capture: as soon as a frame fits again, a METADATA
  * frame SYSPROF_LOST_EVENTS_METADATA_ID carries the number lost since the

@@ -2,10 +2,14 @@
 /* libsysprof-memory.so: an LD_PRELOAD allocation tracker.  Every allocation
  * of the profiled program becomes an ALLOCATION frame (address, size, stack)
  * and every release one of size 0, written by libsysprof-capture's collector
- * into the calling thread's ring.  See README.md for the settings.
+ * into the calling thread's ring; or, with SYSPROF_MEMORY_FORMAT=stream, a
+ * record of the thread's memory stream (libsysprof-capture/memory-stream.md:
+ * each distinct stack once, with an id), gathered into blocks
+ * (sysprof-stream-buffer.h).  See README.md for the settings.
  *
  * Hot path of an event: the real function, one global flag, one thread-local
- * guard, one backtrace, one collector call; no lock and no system call. */
+ * guard, one backtrace, one collector call (frames) or one stack lookup, one
+ * compare-and-swap and a few bytes (streams); no lock and no system call. */
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -23,6 +27,10 @@
 
 #include "sysprof-backtrace.h"
 #include "sysprof-scratch.h"
+#include "sysprof-stack-table.h"
+#include "sysprof-stream-buffer.h"
+#include "sysprof-unwind-cache.h"
+#include "sysprof-unwind-rule.h"
 
 #define EXPORT      __attribute__ ((visibility ("default")))
 #define LIKELY(x)   __builtin_expect (!!(x), 1)
@@ -57,9 +65,19 @@ typedef struct
   /* Inside the tracker: allocations are passed through unrecorded. */
   bool guard;
   /* This thread looks up the real functions: allocations come from scratch. */
-  bool               resolving;
-  uint8_t            stack_state;
-  SysprofStackBounds stack;
+  bool    resolving;
+  uint8_t stack_state;
+  /* The thread-exit handler is armed. */
+  bool thread_key_set;
+  /* The thread ended (its exit handler ran): no new cache. */
+  bool thread_over;
+  /* The last backtrace was the same as the one before (the unwind cache
+   * says so), and the stack id that one got in the stream (0: none). */
+  bool                same_stack;
+  uint32_t            last_stack_id;
+  uint64_t            last_stack_epoch;
+  SysprofUnwindCache *unwind;
+  SysprofStackBounds  stack;
 } ThreadState;
 
 typedef struct
@@ -84,6 +102,17 @@ static _Atomic bool         tracking;
 static SysprofBacktraceFunc backtrace_func;
 static int                  depth = DEFAULT_DEPTH;
 static size_t               page_size = 4096;
+/* SYSPROF_MEMORY_FORMAT=stream: memory streams rather than frames. */
+static bool stream_mode;
+/* Runs thread_exit_cb when a thread that has a stream or a cache ends. */
+static pthread_key_t thread_key;
+static bool          thread_key_ok;
+/* SYSPROF_MEMORY_UNWIND=dwarf-verify: both ways, compared. */
+static bool             unwind_verify;
+static _Atomic uint64_t n_verified;
+static _Atomic uint64_t n_verify_failed;
+/* The traced process (a vfork child shares our memory but not our pid). */
+static pid_t traced_pid;
 
 static _Alignas(max_align_t) uint8_t scratch_buffer[SCRATCH_SIZE];
 static SysprofScratch scratch = SYSPROF_SCRATCH_INIT (scratch_buffer);
@@ -190,11 +219,213 @@ backtrace_dwarf_cb (SysprofCaptureAddress *addrs, unsigned int n_addrs, void *da
   return sysprof_backtrace_dwarf (caller->ret, addrs, max);
 }
 
+/* Arms this thread's exit handler, once (it frees the unwind cache and ends
+ * the stream). */
+static void
+arm_thread_exit (void)
+{
+  if (!tls.thread_key_set && thread_key_ok && pthread_setspecific (thread_key, &tls) == 0)
+    tls.thread_key_set = true;
+}
+
+/* DWARF through the unwind cache: libunwind only for what it has not seen
+ * (sysprof-unwind-cache.h).  The cache is the thread's, created at its first
+ * backtrace; a thread without one (it could not be had, or the thread is
+ * ending) asks libunwind every time. */
+static int
+backtrace_cached_cb (SysprofCaptureAddress *addrs, unsigned int n_addrs, void *data)
+{
+  const Caller *caller = data;
+  ThreadState  *t = &tls;
+  int           max = depth < (int) n_addrs ? depth : (int) n_addrs;
+  int           n = -1;
+
+  t->same_stack = false;
+  if (UNLIKELY (t->stack_state == STACK_UNKNOWN))
+    t->stack_state = sysprof_stack_bounds_init (&t->stack) ? STACK_KNOWN : STACK_NONE;
+  if (UNLIKELY (t->unwind == NULL) && !t->thread_over && t->stack_state == STACK_KNOWN)
+    {
+      t->unwind = sysprof_unwind_cache_new ();
+      arm_thread_exit ();
+    }
+  if (t->unwind != NULL)
+    n = sysprof_unwind_cache_walk (t->unwind, caller->ret, caller->frame, &t->stack, addrs, max, &t->same_stack);
+  if (n < 0)
+    {
+      n = sysprof_backtrace_dwarf (caller->ret, addrs, max);
+      if (t->unwind != NULL)
+        sysprof_unwind_cache_learn (t->unwind, addrs, n);
+    }
+  else if (UNLIKELY (unwind_verify))
+    {
+      uint64_t want[SYSPROF_COLLECTOR_MAX_ADDRS];
+      int      n_want = sysprof_backtrace_dwarf (caller->ret, want, max);
+
+      atomic_fetch_add_explicit (&n_verified, 1, memory_order_relaxed);
+      if (n_want != n || memcmp (want, addrs, (size_t) n * sizeof want[0]) != 0)
+        {
+          /* libunwind's is what is recorded. */
+          atomic_fetch_add_explicit (&n_verify_failed, 1, memory_order_relaxed);
+          memcpy (addrs, want, (size_t) n_want * sizeof want[0]);
+          n = n_want;
+          t->same_stack = false;
+        }
+    }
+  return n;
+}
+
+/* ---- the memory stream: the encoder's call sites ---------------------------
+ *
+ * Issue 16's codec (libsysprof-capture/sysprof-memory-stream.h, from another
+ * branch) is wired in here, and only here: each function below is the one
+ * place its record is written, and STREAM_EVENT_MAX is the most one event
+ * (a reset, a stack of SYSPROF_COLLECTOR_MAX_ADDRS addresses, an allocation)
+ * may take.  Until then they write a test payload that preload/tests read
+ * (not a memory stream: no reader decodes it): a block starts with 'T', then
+ * records 'A' time address size stack-id, 'F' time address, 'S' id n
+ * addresses, 'X' (reset); integers little-endian, 8 bytes (ids 4, n 1). */
+
+#define STREAM_EVENT_MAX (1 + (1 + 4 + 1 + SYSPROF_COLLECTOR_MAX_ADDRS * 8) + (1 + 8 + 8 + 8 + 4))
+
+static size_t
+put_le (uint8_t *out, uint64_t value, size_t bytes)
+{
+  for (size_t i = 0; i < bytes; i++)
+    out[i] = (uint8_t) (value >> (8 * i));
+  return bytes;
+}
+
+/* ENCODER: a block's header, given its first event's time; resets the
+ * block's deltas (SysprofStreamBuffer.prev_time, prev_addr). */
+static size_t
+stream_block_begin (SysprofStreamBuffer *b, uint8_t *out, int64_t time)
+{
+  b->prev_time = time;
+  b->prev_addr = 0;
+  out[0] = 'T';
+  return 1;
+}
+
+/* ENCODER: the reset record. */
+static size_t
+stream_put_reset (SysprofStreamBuffer *b, uint8_t *out)
+{
+  (void) b;
+  out[0] = 'X';
+  return 1;
+}
+
+/* ENCODER: the stack record of id @id. */
+static size_t
+stream_put_stack (SysprofStreamBuffer *b, uint8_t *out, uint32_t id, const uint64_t *addrs, unsigned int n)
+{
+  size_t len = 0;
+
+  (void) b;
+  out[len++] = 'S';
+  len += put_le (out + len, id, 4);
+  out[len++] = (uint8_t) n;
+  for (unsigned int i = 0; i < n; i++)
+    len += put_le (out + len, addrs[i], 8);
+  return len;
+}
+
+/* ENCODER: an allocation (@size >= 1, @stack 0: no stack). */
+static size_t
+stream_put_alloc (SysprofStreamBuffer *b, uint8_t *out, int64_t time, uint64_t addr, uint64_t size, uint32_t stack)
+{
+  size_t len = 0;
+
+  b->prev_time = time;
+  b->prev_addr = addr;
+  out[len++] = 'A';
+  len += put_le (out + len, (uint64_t) time, 8);
+  len += put_le (out + len, addr, 8);
+  len += put_le (out + len, size, 8);
+  len += put_le (out + len, stack, 4);
+  return len;
+}
+
+/* ENCODER: a release. */
+static size_t
+stream_put_free (SysprofStreamBuffer *b, uint8_t *out, int64_t time, uint64_t addr)
+{
+  size_t len = 0;
+
+  b->prev_time = time;
+  b->prev_addr = addr;
+  out[len++] = 'F';
+  len += put_le (out + len, (uint64_t) time, 8);
+  len += put_le (out + len, addr, 8);
+  return len;
+}
+
+/* ---- recording ------------------------------------------------------------- */
+
+/* One event of the calling thread's stream (@caller NULL: a release); false
+ * when the thread has no stream (it ended): record a frame then. */
+static bool
+record_stream (void *ptr, size_t size, const Caller *caller)
+{
+  SysprofStreamBuffer *b = sysprof_stream_buffer_get ();
+  uint64_t             addrs[SYSPROF_COLLECTOR_MAX_ADDRS];
+  unsigned int         flags = 0;
+  uint32_t             id = 0, last_id = 0;
+  int64_t              time;
+  uint8_t             *out;
+  size_t               len = 0;
+  int                  n = 0;
+
+  if (b == NULL)
+    return false;
+  arm_thread_exit ();
+  /* Unwound before taking the buffer: a sweep or exit() waiting for it
+   * waits less.  The last id stays valid only if this walk gets it too. */
+  if (caller != NULL)
+    {
+      last_id = tls.last_stack_id;
+      tls.last_stack_id = 0;
+    }
+  tls.same_stack = false;
+  if (caller != NULL && backtrace_func != NULL)
+    n = backtrace_func ((SysprofCaptureAddress *) addrs, SYSPROF_COLLECTOR_MAX_ADDRS, (void *) caller);
+  if (!sysprof_stream_buffer_begin (b))
+    return false;
+  /* Read before the real free() (the caller's order), so that a thread
+   * given the same block afterwards has a later time. */
+  time = sysprof_collector_get_time ();
+  out = sysprof_stream_buffer_reserve (b, STREAM_EVENT_MAX, time);
+  /* The same stack as the last event's, by the unwind cache's word, in the
+   * same table: its id, without hashing it again. */
+  if (n > 0 && tls.same_stack && last_id != 0 && tls.last_stack_epoch == sysprof_stack_table_get_epoch (b->stacks))
+    id = last_id;
+  else if (n > 0)
+    id = sysprof_stack_table_lookup (b->stacks, addrs, (unsigned int) n, &flags);
+  if (caller != NULL)
+    {
+      tls.last_stack_id = id;
+      tls.last_stack_epoch = sysprof_stack_table_get_epoch (b->stacks);
+    }
+  if (flags & SYSPROF_STACK_TABLE_RESET)
+    len += stream_put_reset (b, out + len);
+  if (flags & SYSPROF_STACK_TABLE_NEW)
+    len += stream_put_stack (b, out + len, id, addrs, (unsigned int) n);
+  if (caller != NULL)
+    len += stream_put_alloc (b, out + len, time, (uintptr_t) ptr, size, id);
+  else
+    len += stream_put_free (b, out + len, time, (uintptr_t) ptr);
+  sysprof_stream_buffer_commit (b, len, time);
+  sysprof_stream_buffer_end (b);
+  return true;
+}
+
 static __attribute__ ((noinline)) void
 record_alloc_slow (void *ptr, size_t size, const Caller *caller)
 {
   tls.guard = true;
-  sysprof_collector_allocate ((SysprofCaptureAddress) (uintptr_t) ptr, (int64_t) size, backtrace_func, (void *) caller);
+  if (!stream_mode || !record_stream (ptr, size, caller))
+    sysprof_collector_allocate ((SysprofCaptureAddress) (uintptr_t) ptr, (int64_t) size, backtrace_func,
+                                (void *) caller);
   tls.guard = false;
 }
 
@@ -212,7 +443,8 @@ static __attribute__ ((noinline)) void
 record_free_slow (void *ptr)
 {
   tls.guard = true;
-  sysprof_collector_allocate ((SysprofCaptureAddress) (uintptr_t) ptr, 0, NULL, NULL);
+  if (!stream_mode || !record_stream (ptr, 0, NULL))
+    sysprof_collector_allocate ((SysprofCaptureAddress) (uintptr_t) ptr, 0, NULL, NULL);
   tls.guard = false;
 }
 
@@ -516,6 +748,9 @@ describe_process (void)
   if (!atomic_load_explicit (&tracking, memory_order_relaxed) || tls.guard)
     return;
   tls.guard = true;
+  /* What was recorded before the new mappings goes before their MAP frames. */
+  if (stream_mode)
+    sysprof_stream_buffers_flush_all ();
   sysprof_collector_describe_process ();
   tls.guard = false;
 }
@@ -565,6 +800,28 @@ describe_process (void)
 }
 
 #endif
+
+/* After dlclose() an address may hold other code: the unwind caches forget
+ * what they learned.  The hook changes nothing else (dlclose does not look
+ * at its caller). */
+static int (*real_dlclose) (void *);
+
+EXPORT int
+dlclose (void *handle)
+{
+  int (*fn) (void *) = __atomic_load_n (&real_dlclose, __ATOMIC_RELAXED);
+  int r;
+
+  if (fn == NULL)
+    {
+      if ((fn = (__typeof__ (fn)) dlsym (RTLD_NEXT, "dlclose")) == NULL)
+        die_missing ("dlclose");
+      __atomic_store_n (&real_dlclose, fn, __ATOMIC_RELAXED);
+    }
+  r = fn (handle);
+  sysprof_unwind_cache_forget_all ();
+  return r;
+}
 
 /* ---- set-up ------------------------------------------------------------------ */
 
@@ -627,8 +884,11 @@ read_settings (void)
 {
   const char *unwind = getenv ("SYSPROF_MEMORY_UNWIND");
   const char *depth_env = getenv ("SYSPROF_MEMORY_DEPTH");
+  const char *format = getenv ("SYSPROF_MEMORY_FORMAT");
   long        ps = sysconf (_SC_PAGESIZE);
   bool        dwarf = SYSPROF_MEMORY_DEFAULT_DWARF;
+
+  bool cached = true;
 
   if (ps > 0)
     page_size = (size_t) ps;
@@ -636,8 +896,15 @@ read_settings (void)
     dwarf = false;
   else if (unwind != NULL && strcmp (unwind, "dwarf") == 0)
     dwarf = true;
-  /* Without libunwind "dwarf" means frame pointers. */
+  else if (unwind != NULL && strcmp (unwind, "dwarf-libunwind") == 0)
+    dwarf = true, cached = false;
+  else if (unwind != NULL && strcmp (unwind, "dwarf-verify") == 0)
+    dwarf = true, unwind_verify = true;
+  /* Without libunwind "dwarf" means frame pointers; without its generic
+   * flavour, no cache. */
   dwarf = dwarf && sysprof_backtrace_have_dwarf ();
+  cached = cached && sysprof_unwind_rule_available ();
+  stream_mode = format != NULL && strcmp (format, "stream") == 0;
 
   if (depth_env != NULL && *depth_env >= '0' && *depth_env <= '9')
     {
@@ -653,15 +920,65 @@ read_settings (void)
   else if (dwarf)
     {
       sysprof_backtrace_dwarf_init ();
-      backtrace_func = backtrace_dwarf_cb;
+      backtrace_func = cached ? backtrace_cached_cb : backtrace_dwarf_cb;
     }
   else
     backtrace_func = backtrace_fp_cb;
 }
 
+/* ---- thread exit, fork, exit() ----------------------------------------------- */
+
+/* The end of a thread that had a stream or an unwind cache: the stream's
+ * last block, the cache's memory. */
+static void
+thread_exit_cb (void *data)
+{
+  bool saved = tls.guard;
+
+  (void) data;
+  tls.guard = true;
+  tls.thread_over = true;
+  if (stream_mode)
+    sysprof_stream_buffer_thread_exit ();
+  sysprof_unwind_cache_free (tls.unwind);
+  tls.unwind = NULL;
+  tls.guard = saved;
+}
+
+/* Streams when asked for and possible (frames otherwise), and the handler
+ * of threads' ends. */
+static void
+threads_init (void)
+{
+  thread_key_ok = pthread_key_create (&thread_key, thread_exit_cb) == 0;
+  if (stream_mode && !thread_key_ok)
+    stream_mode = false;
+  if (stream_mode)
+    sysprof_stream_buffers_init (stream_block_begin, stream_put_reset);
+}
+
+static void
+atfork_prepare (void)
+{
+  if (stream_mode)
+    sysprof_stream_buffers_fork_prepare ();
+}
+
+static void
+atfork_parent (void)
+{
+  if (stream_mode)
+    sysprof_stream_buffers_fork_parent ();
+}
+
 static void
 atfork_child (void)
 {
+  traced_pid = getpid ();
+  /* The parent writes its own blocks; a followed child starts its streams
+   * afresh (this first, while nothing is recorded). */
+  if (stream_mode)
+    sysprof_stream_buffers_fork_child ();
   /* The collector leaves the child untraced (skip even the call), unless
    * children are followed: then the child describes itself under its pid. */
   if (!sysprof_collector_follows_children ())
@@ -672,18 +989,24 @@ atfork_child (void)
   describe_process ();
 }
 
+static void resolve_exits (void);
+
 __attribute__ ((constructor)) static void
 memory_init (void)
 {
   tls.guard = true;
   if (!resolve_real ())
     die ("initialized while looking up the real malloc\n");
+  resolve_exits ();
   read_settings ();
   /* Followed children (SYSPROF_FOLLOW_CHILDREN=1) keep the tracker. */
   if (!sysprof_collector_follows_children ())
     drop_from_ld_preload ();
-  if (sysprof_collector_is_active () && pthread_atfork (NULL, NULL, atfork_child) == 0)
+  if (sysprof_collector_is_active ())
+    threads_init ();
+  if (sysprof_collector_is_active () && pthread_atfork (atfork_prepare, atfork_parent, atfork_child) == 0)
     {
+      traced_pid = getpid ();
       atomic_store (&tracking, true);
       tls.guard = false;
       /* Once the real functions are known: the mappings the allocations'
@@ -691,4 +1014,145 @@ memory_init (void)
       describe_process ();
     }
   tls.guard = false;
+}
+
+/* The streams end with the process: every thread's block is written as its
+ * stream's last (blocks are otherwise written when full, old, or at the
+ * thread's end).  Not in a vfork child, which shares the parent's memory and
+ * its blocks: the parent goes on. */
+static void
+end_streams (void)
+{
+  bool saved = tls.guard;
+
+  if (!stream_mode || !atomic_load (&tracking) || getpid () != traced_pid)
+    return;
+  tls.guard = true;
+  sysprof_stream_buffers_close ();
+  tls.guard = saved;
+}
+
+/* exit(): the streams end; with SYSPROF_MEMORY_UNWIND=dwarf-verify, how the
+ * cache compared, as a LOG frame. */
+__attribute__ ((destructor)) static void
+memory_fini (void)
+{
+  bool saved = tls.guard;
+
+  if (!atomic_load (&tracking))
+    return;
+  tls.guard = true;
+  if (unwind_verify)
+    sysprof_collector_log_printf (1 << 4 /* G_LOG_LEVEL_MESSAGE */, "libsysprof-memory",
+                                  "unwind cache: %llu backtraces compared with libunwind, %llu differed",
+                                  (unsigned long long) atomic_load (&n_verified),
+                                  (unsigned long long) atomic_load (&n_verify_failed));
+  tls.guard = saved;
+  end_streams ();
+}
+
+/* ---- leaving without exit() ---------------------------------------------------- */
+
+/* _exit() and a successful exec run nothing of ours afterwards: the streams
+ * end before (a failed exec then records frames).  glibc's own internal calls
+ * (execl*, posix_spawn's child, system()) do not come through here: their
+ * blocks, at most 10 ms of each thread's events, are lost. */
+typedef struct
+{
+  void (*exit_) (int);
+  int (*execve) (const char *, char *const[], char *const[]);
+  int (*execv) (const char *, char *const[]);
+  int (*execvp) (const char *, char *const[]);
+  int (*execvpe) (const char *, char *const[], char *const[]);
+  int (*fexecve) (int, char *const[], char *const[]);
+} RealExits;
+
+/* Looked up once, by the constructor: a vfork child calling exec must not
+ * have to (dlsym takes the loader's lock, in the parent's memory). */
+static RealExits real_exits;
+
+static void
+resolve_exits (void)
+{
+  real_exits.exit_ = (__typeof__ (real_exits.exit_)) dlsym (RTLD_NEXT, "_exit");
+  real_exits.execve = (__typeof__ (real_exits.execve)) dlsym (RTLD_NEXT, "execve");
+  real_exits.execv = (__typeof__ (real_exits.execv)) dlsym (RTLD_NEXT, "execv");
+  real_exits.execvp = (__typeof__ (real_exits.execvp)) dlsym (RTLD_NEXT, "execvp");
+  real_exits.execvpe = (__typeof__ (real_exits.execvpe)) dlsym (RTLD_NEXT, "execvpe");
+  real_exits.fexecve = (__typeof__ (real_exits.fexecve)) dlsym (RTLD_NEXT, "fexecve");
+}
+
+#define REAL_EXIT(fn) (real_exits.fn != NULL ? real_exits.fn : (resolve_exits (), real_exits.fn))
+
+EXPORT __attribute__ ((noreturn)) void
+_exit (int status)
+{
+  void (*fn) (int) = REAL_EXIT (exit_);
+
+  end_streams ();
+  if (fn == NULL)
+    die_missing ("_exit");
+  fn (status);
+  __builtin_unreachable ();
+}
+
+EXPORT __attribute__ ((noreturn)) void
+_Exit (int status)
+{
+  _exit (status);
+}
+
+EXPORT int
+execve (const char *path, char *const argv[], char *const envp[])
+{
+  int (*fn) (const char *, char *const[], char *const[]) = REAL_EXIT (execve);
+
+  end_streams ();
+  if (fn == NULL)
+    die_missing ("execve");
+  return fn (path, argv, envp);
+}
+
+EXPORT int
+execv (const char *path, char *const argv[])
+{
+  int (*fn) (const char *, char *const[]) = REAL_EXIT (execv);
+
+  end_streams ();
+  if (fn == NULL)
+    die_missing ("execv");
+  return fn (path, argv);
+}
+
+EXPORT int
+execvp (const char *file, char *const argv[])
+{
+  int (*fn) (const char *, char *const[]) = REAL_EXIT (execvp);
+
+  end_streams ();
+  if (fn == NULL)
+    die_missing ("execvp");
+  return fn (file, argv);
+}
+
+EXPORT int
+execvpe (const char *file, char *const argv[], char *const envp[])
+{
+  int (*fn) (const char *, char *const[], char *const[]) = REAL_EXIT (execvpe);
+
+  end_streams ();
+  if (fn == NULL)
+    die_missing ("execvpe");
+  return fn (file, argv, envp);
+}
+
+EXPORT int
+fexecve (int fd, char *const argv[], char *const envp[])
+{
+  int (*fn) (int, char *const[], char *const[]) = REAL_EXIT (fexecve);
+
+  end_streams ();
+  if (fn == NULL)
+    die_missing ("fexecve");
+  return fn (fd, argv, envp);
 }

@@ -269,9 +269,59 @@ child_not_traced (void)
   g_assert_cmpuint (sysprof_collector_request_counters (1), ==, BASE);
   sysprof_collector_define_counters (&counter, 1);
   sysprof_collector_set_counters (&id, &value, 1);
+  g_assert_false (sysprof_collector_write_memory_stream (1, "R", 1, false, 10));
   g_assert_cmpint (errno, ==, 77);
   g_assert_false (sysprof_collector_is_active ());
   g_assert_cmpuint (sysprof_collector_get_n_dropped (), ==, 0);
+}
+
+/* The memory tracker's transport: blocks of streams as FILE_CHUNK frames,
+ * bad ones refused and their events counted. */
+static void
+child_stream (void)
+{
+  static guint8 block[SYSPROF_COLLECTOR_MEMORY_STREAM_MAX_BLOCK + 1];
+  int32_t       tid = (int32_t) gettid ();
+  int64_t       t0, t1;
+
+  for (gsize i = 0; i < sizeof block; i++)
+    block[i] = (guint8) (i * 7 + 1);
+  t0 = sysprof_collector_get_time ();
+  t1 = sysprof_collector_get_time ();
+  g_assert_cmpint (t0, >, 0);
+  g_assert_cmpint (t1, >=, t0);
+  errno = 55;
+  g_assert_true (sysprof_collector_write_memory_stream (tid, block, 1, false, 1));
+  g_assert_true (sysprof_collector_write_memory_stream (tid, block, 1000, false, 10));
+  /* Another thread's stream, the largest block. */
+  g_assert_true (
+      sysprof_collector_write_memory_stream (4242, block, SYSPROF_COLLECTOR_MEMORY_STREAM_MAX_BLOCK, false, 100));
+  /* Refused, and counted: 5 + 6 + 7 + 8 events. */
+  g_assert_false (sysprof_collector_write_memory_stream (tid, block, 0, false, 5));
+  g_assert_false (
+      sysprof_collector_write_memory_stream (tid, block, SYSPROF_COLLECTOR_MEMORY_STREAM_MAX_BLOCK + 1, false, 6));
+  g_assert_false (sysprof_collector_write_memory_stream (0, block, 10, false, 7));
+  g_assert_false (sysprof_collector_write_memory_stream (tid, NULL, 10, false, 8));
+  g_assert_cmpuint (sysprof_collector_get_n_dropped (), ==, 26);
+  g_assert_true (sysprof_collector_write_memory_stream (tid, block + 3, 13, true, 2));
+  g_assert_cmpint (errno, ==, 55);
+  g_assert_cmpint (sysprof_collector_get_time (), >=, t1);
+  g_print ("tid=%d\n", (int) tid);
+}
+
+/* A block that can never fit the ring is dropped at once, not after a wait,
+ * and its events are reported with the next frame that fits. */
+static void
+child_stream_drop (void)
+{
+  static guint8 block[8000];
+  gint64        t0 = g_get_monotonic_time ();
+
+  memset (block, 'R', sizeof block);
+  g_assert_false (sysprof_collector_write_memory_stream ((int32_t) gettid (), block, sizeof block, false, 50));
+  g_assert_cmpint (g_get_monotonic_time () - t0, <, G_USEC_PER_SEC / 2);
+  g_assert_true (sysprof_collector_write_memory_stream ((int32_t) gettid (), block, 100, true, 3));
+  g_print ("dropped=%" G_GUINT64_FORMAT "\n", (guint64) sysprof_collector_get_n_dropped ());
 }
 
 static void
@@ -398,6 +448,8 @@ child_main (const char *scenario)
     { "describe", child_describe },
     { "fork-follow", child_fork_follow },
     { "exec-child", child_exec_child },
+    { "stream", child_stream },
+    { "stream-drop", child_stream_drop },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (scenarios); i++)
@@ -1162,6 +1214,88 @@ test_fork_follow (void)
 }
 
 static void
+assert_chunk (Ring *ring, guint i, const char *path, gboolean is_last, const guint8 *data, gsize len)
+{
+  SysprofCaptureFileChunk *chunk = (SysprofCaptureFileChunk *) frame_at (ring, i, SYSPROF_CAPTURE_FRAME_FILE_CHUNK);
+
+  g_assert_cmpstr (chunk->path, ==, path);
+  /* Nothing but zeros behind the path. */
+  for (gsize k = strlen (path); k < sizeof chunk->path; k++)
+    g_assert_cmpint (chunk->path[k], ==, 0);
+  g_assert_cmpint (chunk->is_last, ==, is_last);
+  g_assert_cmpuint (chunk->padding1, ==, 0);
+  g_assert_cmpuint (chunk->len, ==, len);
+  g_assert_cmpuint (chunk->frame.len, ==, (sizeof *chunk + len + 7) & ~(gsize) 7);
+  g_assert_cmpmem (chunk->data, len, data, len);
+  for (gsize k = sizeof *chunk + len; k < chunk->frame.len; k++)
+    g_assert_cmpint (((const guint8 *) chunk)[k], ==, 0);
+}
+
+static void
+test_stream (void)
+{
+  static guint8    block[SYSPROF_COLLECTOR_MEMORY_STREAM_MAX_BLOCK];
+  g_autofree char *own = NULL;
+  Server           server;
+  Ring            *ring;
+  gint64           last = 0;
+  int              tid;
+
+  for (gsize i = 0; i < sizeof block; i++)
+    block[i] = (guint8) (i * 7 + 1);
+  server_init (&server);
+  run_child (&server, "stream");
+  assert_child_ok (&server);
+  tid = atoi (server.out->str + strlen ("tid="));
+  own = g_strdup_printf ("sysprof/memory-stream/%d", tid);
+  g_assert_cmpuint (server.rings->len, ==, 1);
+  ring = g_ptr_array_index (server.rings, 0);
+  assert_frames_sane (&server, ring, tid);
+  g_assert_cmpuint (ring->frames->len, ==, 5);
+  assert_chunk (ring, 0, own, FALSE, block, 1);
+  assert_chunk (ring, 1, own, FALSE, block, 1000);
+  assert_chunk (ring, 2, "sysprof/memory-stream/4242", FALSE, block, SYSPROF_COLLECTOR_MEMORY_STREAM_MAX_BLOCK);
+  assert_chunk (ring, 3, own, TRUE, block + 3, 13);
+  /* The refused blocks' events, reported right after. */
+  g_assert_cmpstr (((SysprofCaptureMetadata *) frame_at (ring, 4, SYSPROF_CAPTURE_FRAME_METADATA))->metadata, ==,
+                   "26 collector: events dropped by the profiled process");
+  for (guint i = 0; i < 4; i++)
+    {
+      SysprofCaptureFrame *f = g_ptr_array_index (ring->frames, i);
+
+      g_assert_cmpint (f->time, >=, last);
+      last = f->time;
+    }
+  server_clear (&server);
+}
+
+static void
+test_stream_drop (void)
+{
+  static guint8    block[100];
+  g_autofree char *path = NULL;
+  Server           server;
+  Ring            *ring;
+
+  memset (block, 'R', sizeof block);
+  server_init (&server);
+  server.ring_size = (gsize) sysconf (_SC_PAGESIZE);
+  server.drain_only_at_exit = TRUE;
+  run_child (&server, "stream-drop");
+  assert_child_ok (&server);
+  g_assert_cmpstr (server.out->str, ==, "dropped=50\n");
+  ring = g_ptr_array_index (server.rings, 0);
+  /* The loss is reported as soon as a frame fits: right away, since the
+   * ring has room for anything but that block. */
+  g_assert_cmpuint (ring->frames->len, ==, 2);
+  g_assert_cmpstr (((SysprofCaptureMetadata *) frame_at (ring, 0, SYSPROF_CAPTURE_FRAME_METADATA))->metadata, ==,
+                   "50 collector: events dropped by the profiled process");
+  path = g_strdup_printf ("sysprof/memory-stream/%d", server.pid);
+  assert_chunk (ring, 1, path, TRUE, block, 100);
+  server_clear (&server);
+}
+
+static void
 test_refused (void)
 {
   Server server;
@@ -1210,6 +1344,8 @@ main (int argc, char **argv)
   g_test_add_func ("/Capture/Collector/fork", test_fork);
   g_test_add_func ("/Capture/Collector/fork-follow", test_fork_follow);
   g_test_add_func ("/Capture/Collector/refused", test_refused);
+  g_test_add_func ("/Capture/Collector/stream", test_stream);
+  g_test_add_func ("/Capture/Collector/stream-drop", test_stream_drop);
   g_test_add_func ("/Capture/Collector/broken", test_broken);
   return g_test_run ();
 }

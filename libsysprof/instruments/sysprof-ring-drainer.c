@@ -4,6 +4,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <zstd.h>
+
 #include "sysprof-ring-drainer-private.h"
 
 #define DEFAULT_MAX_RINGS 1024
@@ -15,11 +17,22 @@
 #define DRAIN_SLICE_US 4000
 /* Sysprof's collector ends a ring with a bare frame header of this type. */
 #define FRAME_END 0xFF
+/* A frame stamped less than this ahead of the start of a pass waits for the
+ * next one (see drain_pass); farther ahead it is on another clock, and taken. */
+#define HOLD_NS (10 * 1000 * 1000)
+/* Raw blocks shorter than this are not worth compressing. */
+#define MIN_PACK 64
+/* The length of a frame of @n bytes: the next multiple of 8. */
+#define FRAME_LEN(n) (((gsize) (n) + SYSPROF_CAPTURE_ALIGN - 1) & ~(gsize) (SYSPROF_CAPTURE_ALIGN - 1))
 
 typedef struct
 {
   SysprofMappedRingBuffer *buffer;
   gboolean                 ended;
+  /* The process writing the ring: the pid of its first frame.  A ring is
+   * one thread's (or one process's late events), so it never changes. */
+  gboolean has_pid;
+  gint32   pid;
 } Ring;
 
 /* Where a pass stands in one ring's published bytes.  Everything behind
@@ -34,6 +47,7 @@ typedef struct
   size_t              pos;
   SysprofCaptureFrame next;
   gboolean            invalid;
+  gint64              horizon;
 } Cursor;
 
 struct _SysprofRingDrainer
@@ -61,6 +75,15 @@ struct _SysprofRingDrainer
 
   guint last_frames;
   gsize last_bytes;
+
+  /* Memory streams (see take_stream_chunk). */
+  ZSTD_CCtx *zstd;
+  guint8    *packed; /* a 'Z' block's frame */
+  guint64    stream_blocks;
+  guint64    stream_packed;
+  guint64    stream_refused;
+  guint64    stream_raw_bytes;
+  guint64    stream_stored_bytes;
 };
 
 G_DEFINE_FINAL_TYPE (SysprofRingDrainer, sysprof_ring_drainer, G_TYPE_OBJECT)
@@ -97,6 +120,8 @@ sysprof_ring_drainer_finalize (GObject *object)
   g_clear_pointer (&self->cursors, g_free);
   g_clear_pointer (&self->heap, g_free);
   g_clear_pointer (&self->frame, g_free);
+  g_clear_pointer (&self->packed, g_free);
+  g_clear_pointer (&self->zstd, ZSTD_freeCCtx);
 
   G_OBJECT_CLASS (sysprof_ring_drainer_parent_class)->finalize (object);
 }
@@ -206,6 +231,9 @@ cursor_next (Cursor *c)
       c->invalid = TRUE;
       return FALSE;
     }
+  /* Not yet: see drain_pass. */
+  if (c->next.time > c->horizon && c->next.time - c->horizon < HOLD_NS)
+    return FALSE;
   return TRUE;
 }
 
@@ -256,12 +284,132 @@ limit_stops (SysprofRingDrainer *self, gsize len)
   return self->limit_reached;
 }
 
+/* ---- memory streams ------------------------------------------------------ */
+
+/* Whether @path (NUL-terminated by the frame's validation) names a memory
+ * stream: SYSPROF_COLLECTOR_MEMORY_STREAM_PREFIX and then anything. */
+static gboolean
+is_stream_path (const char *path)
+{
+  return strncmp (path, SYSPROF_COLLECTOR_MEMORY_STREAM_PREFIX, strlen (SYSPROF_COLLECTOR_MEMORY_STREAM_PREFIX)) == 0;
+}
+
+/* The length of the path when it is exactly the prefix and a thread id
+ * (1 to 2^31 - 1 in decimal, no leading zero), else 0. */
+static gsize
+stream_path_len (const char *path)
+{
+  gsize   prefix = strlen (SYSPROF_COLLECTOR_MEMORY_STREAM_PREFIX);
+  guint64 tid = 0;
+  gsize   i;
+
+  if (path[prefix] < '1' || path[prefix] > '9')
+    return 0;
+  for (i = prefix; g_ascii_isdigit (path[i]); i++)
+    {
+      tid = tid * 10 + (guint64) (path[i] - '0');
+      if (tid > G_MAXINT32)
+        return 0;
+    }
+  return path[i] == 0 ? i : 0;
+}
+
+static gsize
+put_varint (guint8 *out, guint64 value)
+{
+  gsize n = 0;
+
+  while (value >= 0x80)
+    {
+      out[n++] = (guint8) (value | 0x80);
+      value >>= 7;
+    }
+  out[n++] = (guint8) value;
+  return n;
+}
+
+/* The chunk's raw block as a 'Z' block (memory-stream.md: 'Z', the raw
+ * length as a varint, one zstd frame of the whole raw block) in a frame of
+ * its own, or NULL when it would not be smaller. */
+static const SysprofCaptureFrame *
+pack_chunk (SysprofRingDrainer *self, const SysprofCaptureFileChunk *chunk)
+{
+  SysprofCaptureFileChunk *out;
+  gsize                    head, packed, frame_len;
+
+  /* A zstd frame alone takes a dozen bytes. */
+  if (chunk->len < MIN_PACK)
+    return NULL;
+  if (self->zstd == NULL)
+    {
+      if ((self->zstd = ZSTD_createCCtx ()) == NULL)
+        return NULL;
+      self->packed = g_malloc (sizeof *out + SYSPROF_COLLECTOR_MEMORY_STREAM_MAX_BLOCK + SYSPROF_CAPTURE_ALIGN);
+    }
+  out = (SysprofCaptureFileChunk *) (gpointer) self->packed;
+  memcpy (out, chunk, sizeof *out);
+  out->data[0] = 'Z';
+  head = 1 + put_varint (out->data + 1, chunk->len);
+  /* Room for less than the raw block only: zstd fails when it cannot do
+   * better, and the block is stored as it came. */
+  packed = ZSTD_compressCCtx (self->zstd, out->data + head, chunk->len - head - 1, chunk->data, chunk->len,
+                              SYSPROF_RING_DRAINER_ZSTD_LEVEL);
+  if (ZSTD_isError (packed))
+    return NULL;
+  out->len = (guint32) (head + packed);
+  frame_len = FRAME_LEN (sizeof *out + out->len);
+  memset (out->data + out->len, 0, frame_len - sizeof *out - out->len);
+  out->frame.len = (guint16) frame_len;
+  return &out->frame;
+}
+
+/* A memory stream's block (FILE_CHUNK "sysprof/memory-stream/TID", our
+ * validated copy in self->frame): what to write for it, or NULL when it is
+ * refused.  The producer claims the thread id; it must be a well-formed one,
+ * the frame must be the ring's own process's, the block at most
+ * SYSPROF_COLLECTOR_MEMORY_STREAM_MAX_BLOCK bytes and the frame no longer
+ * than it needs.  The block's content is not looked at here beyond its first
+ * byte (the reader's decoder checks the rest): a raw block ('R') is
+ * compressed when that makes it smaller, anything else is kept as it is. */
+static const SysprofCaptureFrame *
+take_stream_chunk (SysprofRingDrainer *self, const Ring *ring, gsize len)
+{
+  SysprofCaptureFileChunk   *chunk = (SysprofCaptureFileChunk *) (gpointer) self->frame;
+  const SysprofCaptureFrame *packed;
+  gsize                      path_len = stream_path_len (chunk->path);
+
+  if (path_len == 0 || chunk->len == 0 || chunk->len > SYSPROF_COLLECTOR_MEMORY_STREAM_MAX_BLOCK ||
+      len != FRAME_LEN (sizeof *chunk + chunk->len) || chunk->frame.pid != ring->pid)
+    {
+      self->stream_refused++;
+      return NULL;
+    }
+  /* Nothing of the producer's but the fields: zeros behind the path and
+   * the data, no stray flag bits. */
+  memset (chunk->path + path_len, 0, sizeof chunk->path - path_len);
+  memset (chunk->data + chunk->len, 0, len - sizeof *chunk - chunk->len);
+  chunk->padding1 = 0;
+  self->stream_blocks++;
+  self->stream_raw_bytes += chunk->len;
+  if (chunk->data[0] == 'R' && (packed = pack_chunk (self, chunk)) != NULL)
+    {
+      self->stream_packed++;
+      self->stream_stored_bytes += ((const SysprofCaptureFileChunk *) (gconstpointer) packed)->len;
+      return packed;
+    }
+  self->stream_stored_bytes += chunk->len;
+  return &chunk->frame;
+}
+
+/* ---- passes ---------------------------------------------------------------- */
+
 /* Takes the frame at @c into the writer, or counts it lost; FALSE when it is
  * invalid (and with it, what its ring holds). */
 static gboolean
 take_frame (SysprofRingDrainer *self, Cursor *c)
 {
-  gsize len = c->next.len;
+  const SysprofCaptureFrame *frame;
+  gsize                      len = c->next.len;
 
   if (limit_stops (self, len))
     {
@@ -276,7 +424,21 @@ take_frame (SysprofRingDrainer *self, Cursor *c)
   c->pos += len;
   if (!sysprof_capture_frame_validate (self->frame, len))
     return FALSE;
-  if (!sysprof_capture_writer_add_raw (self->writer, (const SysprofCaptureFrame *) (const void *) self->frame))
+  if (!c->ring->has_pid)
+    {
+      c->ring->has_pid = TRUE;
+      c->ring->pid = c->next.pid;
+    }
+  frame = (const SysprofCaptureFrame *) (const void *) self->frame;
+  if (c->next.type == SYSPROF_CAPTURE_FRAME_FILE_CHUNK &&
+      is_stream_path (((const SysprofCaptureFileChunk *) (const void *) self->frame)->path) &&
+      (frame = take_stream_chunk (self, c->ring, len)) == NULL)
+    {
+      /* Refused: this frame is lost, not the ring. */
+      self->n_lost++;
+      return TRUE;
+    }
+  if (!sysprof_capture_writer_add_raw (self->writer, frame))
     {
       /* The frame is lost, not the ring: the disk is full, or the capture
        * reached its size (the writer's own cap, or the file size limit). */
@@ -306,8 +468,17 @@ ensure_cursors (SysprofRingDrainer *self, guint n)
  * capture must see an allocation before a free of it done by another thread
  * just after: the ring whose next frame is the earliest goes first, found
  * with a binary heap (log2 of the rings per frame).  Stopping at a budget
- * keeps the order: everything copied came before everything left.  Returns
- * TRUE when frames were left for the next pass. */
+ * keeps the order: everything copied came before everything left.
+ *
+ * The rings are looked at one after the other, so a frame published in ring
+ * A just after we looked at A, then one in ring B stamped later, would be
+ * written first.  Hence the horizon: a pass takes only frames stamped before
+ * it started (until close).  A frame stamped after another was published
+ * (the memory tracker's thread that writes another thread's last block, after
+ * taking it over from that thread) is then never written before it: if the
+ * later one is taken, it was stamped before the pass began, so the earlier
+ * was already published when we looked.  Returns TRUE when frames were left
+ * for the next pass. */
 static gboolean
 drain_pass (SysprofRingDrainer *self)
 {
@@ -316,6 +487,7 @@ drain_pass (SysprofRingDrainer *self)
   guint    frames = 0;
   gsize    bytes = 0;
   gboolean left = FALSE;
+  gint64   horizon = self->closed ? G_MAXINT64 : SYSPROF_CAPTURE_CURRENT_TIME;
 
   self->last_frames = 0;
   self->last_bytes = 0;
@@ -328,6 +500,7 @@ drain_pass (SysprofRingDrainer *self)
 
       memset (c, 0, sizeof *c);
       c->ring = g_ptr_array_index (self->rings, i);
+      c->horizon = horizon;
       if (c->ring->ended)
         continue;
       if ((c->data = sysprof_mapped_ring_buffer_peek (c->ring->buffer, &c->avail)) == NULL)
@@ -523,6 +696,17 @@ sysprof_ring_drainer_close (SysprofRingDrainer *self)
       sysprof_capture_writer_add_metadata (self->writer, SYSPROF_CAPTURE_CURRENT_TIME, -1, -1,
                                            SYSPROF_LOST_EVENTS_METADATA_ID, text, -1);
     }
+  if (self->writer != NULL && (self->stream_blocks > 0 || self->stream_refused > 0))
+    {
+      g_autofree char *text = g_strdup_printf (
+          "blocks=%" G_GUINT64_FORMAT " raw-bytes=%" G_GUINT64_FORMAT " stored-bytes=%" G_GUINT64_FORMAT
+          " compressed=%" G_GUINT64_FORMAT " refused=%" G_GUINT64_FORMAT " zstd-level=%d",
+          self->stream_blocks, self->stream_raw_bytes, self->stream_stored_bytes, self->stream_packed,
+          self->stream_refused, SYSPROF_RING_DRAINER_ZSTD_LEVEL);
+
+      sysprof_capture_writer_add_metadata (self->writer, SYSPROF_CAPTURE_CURRENT_TIME, -1, -1,
+                                           SYSPROF_MEMORY_STREAM_METADATA_ID, text, -1);
+    }
 }
 
 guint
@@ -567,4 +751,25 @@ sysprof_ring_drainer_get_limit_reached (SysprofRingDrainer *self)
 {
   g_return_val_if_fail (SYSPROF_IS_RING_DRAINER (self), FALSE);
   return self->limit_reached;
+}
+
+void
+sysprof_ring_drainer_get_memory_streams (SysprofRingDrainer *self,
+                                         guint64            *n_blocks,
+                                         guint64            *n_compressed,
+                                         guint64            *n_refused,
+                                         guint64            *raw_bytes,
+                                         guint64            *stored_bytes)
+{
+  g_return_if_fail (SYSPROF_IS_RING_DRAINER (self));
+  if (n_blocks != NULL)
+    *n_blocks = self->stream_blocks;
+  if (n_compressed != NULL)
+    *n_compressed = self->stream_packed;
+  if (n_refused != NULL)
+    *n_refused = self->stream_refused;
+  if (raw_bytes != NULL)
+    *raw_bytes = self->stream_raw_bytes;
+  if (stored_bytes != NULL)
+    *stored_bytes = self->stream_stored_bytes;
 }

@@ -10,6 +10,12 @@
 
 G_BEGIN_DECLS
 
+/* The summary of the memory streams a drainer took, written at close. */
+#define SYSPROF_MEMORY_STREAM_METADATA_ID "sysprof.memory-stream"
+/* zstd's level for raw memory-stream blocks (bench/README.md, "Memory
+ * streams: compression"). */
+#define SYSPROF_RING_DRAINER_ZSTD_LEVEL 1
+
 /* Data pages of a ring when the caller asks for 0, and the most it may ask. */
 #define SYSPROF_RING_DRAINER_DEFAULT_PAGES 512
 #define SYSPROF_RING_DRAINER_MAX_PAGES     1024
@@ -35,7 +41,22 @@ G_BEGIN_DECLS
  * however many rings are open and whatever they hold, a tick costs the same,
  * and the main context's other sources run between ticks.  A ring
  * ends when its producer writes the end-of-stream frame (type 0xFF, Sysprof's
- * collector does at thread exit); its slot is then free again. */
+ * collector does at thread exit); its slot is then free again.
+ *
+ * A pass takes only frames stamped before it began (frames less than 10 ms
+ * ahead wait for the next pass; until close): a frame published in one ring
+ * before another ring's frame was stamped is never written after it.
+ *
+ * Memory streams (libsysprof-capture/memory-stream.md): FILE_CHUNK frames
+ * with a path starting "sysprof/memory-stream/" are taken only when the path
+ * is that prefix and a thread id, the frame's pid is the ring's (that of its
+ * first frame), the block at most SYSPROF_COLLECTOR_MEMORY_STREAM_MAX_BLOCK
+ * bytes and the frame no longer than the block needs; otherwise they are
+ * refused and counted lost.  A raw block ('R') is compressed with zstd into a
+ * 'Z' block when that makes it smaller; other blocks are written as they
+ * came (the reader's decoder checks them).  At close, a METADATA frame
+ * SYSPROF_MEMORY_STREAM_METADATA_ID sums them up: "blocks=N raw-bytes=N
+ * stored-bytes=N compressed=N refused=N zstd-level=N". */
 SYSPROF_AVAILABLE_IN_ALL
 G_DECLARE_FINAL_TYPE (SysprofRingDrainer, sysprof_ring_drainer, SYSPROF, RING_DRAINER, GObject)
 
@@ -88,5 +109,14 @@ guint64 sysprof_ring_drainer_get_n_frames (SysprofRingDrainer *self);
  * SYSPROF_LOST_EVENTS_METADATA_ID frames. */
 SYSPROF_AVAILABLE_IN_ALL
 guint64 sysprof_ring_drainer_get_n_lost (SysprofRingDrainer *self);
+/* The memory-stream blocks taken so far (of which compressed), refused, and
+ * their data bytes as they came and as written; each pointer may be NULL. */
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_ring_drainer_get_memory_streams (SysprofRingDrainer *self,
+                                              guint64            *n_blocks,
+                                              guint64            *n_compressed,
+                                              guint64            *n_refused,
+                                              guint64            *raw_bytes,
+                                              guint64            *stored_bytes);
 
 G_END_DECLS

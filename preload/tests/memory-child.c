@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <glib.h>
@@ -81,6 +82,15 @@ fence (unsigned int id)
 {
   void *p = malloc (FENCE_BASE + id);
 
+  CHECK (p != NULL);
+  sink = p;
+  free (p);
+}
+
+/* An allocation released at once, which the compiler may not remove. */
+static void
+churn (void *p)
+{
   CHECK (p != NULL);
   sink = p;
   free (p);
@@ -400,6 +410,190 @@ scenario_work (void)
   say ("work ok\n");
 }
 
+/* ---- streams: blocks written by age, by other threads, at exit() --------- */
+
+static int64_t
+now_ns (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void *
+idle_worker (void *data)
+{
+  void *p = malloc (31337);
+
+  (void) data;
+  CHECK (p != NULL);
+  say ("idle %d\n", (int) gettid ());
+  /* No event for a second: a thread that writes must write this block. */
+  usleep (1000000);
+  say ("idle-end %lld\n", (long long) now_ns ());
+  free (p);
+  return NULL;
+}
+
+static NOINLINE void
+scenario_idle (void)
+{
+  pthread_t thread;
+
+  CHECK (pthread_create (&thread, NULL, idle_worker, NULL) == 0);
+  for (int i = 0; i < 600; i++)
+    {
+      churn (malloc (100));
+      usleep (2000);
+    }
+  CHECK (pthread_join (thread, NULL) == 0);
+}
+
+/* An allocation every 2 ms for 300 ms: blocks are written by age. */
+static NOINLINE void
+scenario_slow (void)
+{
+  for (int i = 0; i < 150; i++)
+    {
+      churn (malloc (64));
+      usleep (2000);
+    }
+  say ("slow ok\n");
+}
+
+static volatile int stop_busy;
+
+static void *
+busy_worker (void *data)
+{
+  (void) data;
+  say ("busy %d\n", (int) gettid ());
+  while (!stop_busy)
+    {
+      void *p = malloc (48);
+
+      CHECK (p != NULL);
+      *(volatile char *) p = 1;
+      free (p);
+    }
+  return NULL;
+}
+
+/* exit() while another thread allocates: its block is written too. */
+static NOINLINE void
+scenario_exit_busy (void)
+{
+  pthread_t thread;
+
+  CHECK (pthread_create (&thread, NULL, busy_worker, NULL) == 0);
+  usleep (100000);
+  churn (malloc (99));
+  say ("exit\n");
+  flush_out ();
+  exit (0);
+}
+
+/* Four call sites, many times: the test delays draining, so blocks are
+ * lost and later blocks must not use the stack ids they defined. */
+static volatile int burst_calls;
+
+static NOINLINE void
+burst_a (int i)
+{
+  churn (malloc (16 + (size_t) (i & 63)));
+  burst_calls++;
+}
+
+static NOINLINE void
+burst_b (int i)
+{
+  burst_a (i);
+  burst_calls++;
+}
+
+static NOINLINE void
+burst_c (int i)
+{
+  churn (calloc (1, 32 + (size_t) (i & 31)));
+  burst_calls++;
+}
+
+static NOINLINE void
+scenario_burst (void)
+{
+  fence (1);
+  for (int i = 0; i < 300000; i++)
+    {
+      switch (i & 3)
+        {
+        case 0: burst_a (i); break;
+        case 1: burst_b (i); break;
+        case 2: burst_c (i); break;
+        default: churn (malloc (8)); break;
+        }
+    }
+  fence (2);
+  say ("burst 300000\n");
+}
+
+/* A followed child allocates and leaves through exit(): its own stream. */
+static NOINLINE void
+scenario_fork_exit (void)
+{
+  pid_t pid;
+  int   status = -1;
+
+  fence (1);
+  pid = fork ();
+  CHECK (pid >= 0);
+  if (pid == 0)
+    {
+      fence (5);
+      bt_outer ();
+      free (bt_block);
+      fence (6);
+      exit (0);
+    }
+  CHECK (waitpid (pid, &status, 0) == pid);
+  bt_outer ();
+  free (bt_block);
+  fence (2);
+  say ("fork %d %d\n", (int) pid, status);
+}
+
+/* Leaving without exit(): _exit() while another thread allocates, or an
+ * exec: nothing of the tracker runs afterwards, the blocks are written
+ * before. */
+static NOINLINE void
+scenario_quick_exit (void)
+{
+  pthread_t thread;
+
+  CHECK (pthread_create (&thread, NULL, busy_worker, NULL) == 0);
+  usleep (50000);
+  fence (1);
+  churn (malloc (4321));
+  fence (2);
+  say ("quick\n");
+  flush_out ();
+  _exit (0);
+}
+
+static NOINLINE void
+scenario_exec_stream (void)
+{
+  char *const argv[] = { (char *) "true", NULL };
+
+  fence (1);
+  churn (malloc (4321));
+  fence (2);
+  say ("exec\n");
+  flush_out ();
+  execv ("/bin/true", argv);
+  _exit (3);
+}
+
 static NOINLINE void
 scenario_dlopen (void)
 {
@@ -421,9 +615,22 @@ main (int argc, char **argv)
     const char *name;
     void (*func) (void);
   } scenarios[] = {
-    { "basic", scenario_basic },     { "backtrace", scenario_backtrace }, { "glib", scenario_glib },
-    { "threads", scenario_threads }, { "cross", scenario_cross },         { "fork", scenario_fork },
-    { "exec", scenario_exec },       { "work", scenario_work },           { "dlopen", scenario_dlopen },
+    { "basic", scenario_basic },
+    { "backtrace", scenario_backtrace },
+    { "glib", scenario_glib },
+    { "threads", scenario_threads },
+    { "cross", scenario_cross },
+    { "fork", scenario_fork },
+    { "exec", scenario_exec },
+    { "work", scenario_work },
+    { "dlopen", scenario_dlopen },
+    { "idle", scenario_idle },
+    { "slow", scenario_slow },
+    { "exit-busy", scenario_exit_busy },
+    { "burst", scenario_burst },
+    { "fork-exit", scenario_fork_exit },
+    { "quick-exit", scenario_quick_exit },
+    { "exec-stream", scenario_exec_stream },
   };
 
   if (argc != 2)

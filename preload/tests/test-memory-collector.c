@@ -3,11 +3,18 @@
  * memory-child with LD_PRELOAD=libsysprof-memory.so and one end of a
  * socketpair as fd 3 (SYSPROF_CONTROL_FD=3), answers its "CreatRing"
  * requests with reader rings, drains them, and compares the ALLOCATION
- * frames with what the child says it did (its stdout). */
+ * frames with what the child says it did (its stdout).
+ *
+ * With SYSPROF_MEMORY_FORMAT=stream the events come as blocks of per-thread
+ * streams (FILE_CHUNK frames): they are decoded into the same events, per
+ * stream, checking on the way what every stream must satisfy (block size,
+ * times in order, every stack id defined once before use, is_last at the
+ * end), so the frame tests run on streams too. */
 
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -25,6 +32,8 @@
 
 static const char *preload_lib;
 static const char *child_exe;
+/* SYSPROF_MEMORY_FORMAT for the frame tests run again on streams. */
+static const char *test_format;
 
 /* ---- frames, kept compact ------------------------------------------------- */
 
@@ -53,6 +62,21 @@ typedef enum
 
 typedef struct
 {
+  gint64   frame_time; /* when it was written */
+  gint64   first_time; /* its events' times */
+  gint64   last_time;
+  guint    first_event; /* index in the stream's events */
+  guint    n_events;
+  gsize    len;
+  guint    ring;     /* index of the ring it came through */
+  gint     ring_pos; /* its position among that ring's events */
+  gboolean is_last;
+  gboolean starts_with_reset;
+} Block;
+
+/* A ring; or a stream (buffer NULL): one thread's blocks decoded. */
+typedef struct
+{
   SysprofMappedRingBuffer *buffer;
   GArray                  *events;
   gboolean                 ended;
@@ -60,21 +84,37 @@ typedef struct
   guint                    bulk_done;
   guint64                  bulk_addr;
   gint32                   bulk_tid;
+  /* Streams. */
+  gint32      pid;
+  gint32      tid;
+  GHashTable *stacks; /* id -> GArray of guint64 */
+  GArray     *blocks;
+  gint64      last_time;
+  guint32     first_stack_id;
 } Ring;
 
 typedef struct
 {
   /* Options. */
-  const char *env_value; /* SYSPROF_CONTROL_FD; NULL: unset */
-  const char *preload;   /* LD_PRELOAD; NULL: the library */
-  int         fd3;       /* given as fd 3 instead of the socket */
-  const char *unwind;    /* SYSPROF_MEMORY_UNWIND */
-  const char *depth;     /* SYSPROF_MEMORY_DEPTH */
-  gboolean    bulk;
-  guint       bulk_n;
+  const char        *env_value;      /* SYSPROF_CONTROL_FD; NULL: unset */
+  const char        *preload;        /* LD_PRELOAD; NULL: the library */
+  int                fd3;            /* given as fd 3 instead of the socket */
+  const char        *unwind;         /* SYSPROF_MEMORY_UNWIND */
+  const char        *depth;          /* SYSPROF_MEMORY_DEPTH */
+  const char        *format;         /* SYSPROF_MEMORY_FORMAT */
+  const char *const *command;        /* run this instead of memory-child SCENARIO */
+  const char *const *extra_env;      /* NAME, VALUE pairs added */
+  gboolean           follow;         /* SYSPROF_FOLLOW_CHILDREN=1 */
+  gint64             drain_delay_us; /* no draining until then */
+  gboolean           bulk;
+  guint              bulk_n;
 
   /* Results. */
   GPtrArray *rings;
+  GPtrArray *streams; /* in the order they began */
+  GPtrArray *pending; /* of Pending: blocks not decoded yet */
+  guint64    pending_seq;
+  guint64    lost; /* reported in lost-events METADATA frames */
   guint      n_requests;
   GPid       pid;
   int        status;
@@ -93,9 +133,22 @@ ring_free (gpointer data)
 {
   Ring *ring = data;
 
-  sysprof_mapped_ring_buffer_unref (ring->buffer);
+  g_clear_pointer (&ring->buffer, sysprof_mapped_ring_buffer_unref);
   g_array_unref (ring->events);
+  g_clear_pointer (&ring->stacks, g_hash_table_unref);
+  g_clear_pointer (&ring->blocks, g_array_unref);
   g_free (ring);
+}
+
+static Ring *
+ring_new (Server *server)
+{
+  Ring *ring = g_new0 (Ring, 1);
+
+  ring->events = g_array_new (FALSE, TRUE, sizeof (Event));
+  g_array_set_clear_func (ring->events, event_clear);
+  ring->bulk = server->bulk ? BULK_WAIT_FENCE : BULK_OFF;
+  return ring;
 }
 
 static void
@@ -105,6 +158,8 @@ server_init (Server *server)
   server->env_value = "3";
   server->fd3 = -1;
   server->rings = g_ptr_array_new_with_free_func (ring_free);
+  server->streams = g_ptr_array_new_with_free_func (ring_free);
+  server->pending = g_ptr_array_new_with_free_func (g_free);
   server->out = g_string_new (NULL);
   server->err = g_string_new (NULL);
 }
@@ -113,6 +168,8 @@ static void
 server_clear (Server *server)
 {
   g_ptr_array_unref (server->rings);
+  g_ptr_array_unref (server->streams);
+  g_ptr_array_unref (server->pending);
   g_string_free (server->out, TRUE);
   g_string_free (server->err, TRUE);
 }
@@ -162,10 +219,195 @@ bulk_take (Server *server, Ring *ring, const SysprofCaptureAllocation *a)
     }
 }
 
+/* ---- streams ------------------------------------------------------------------ */
+
+/* A block taken from a ring, decoded once every block stamped before it is
+ * in: a stream's blocks come through several rings (a thread writes out
+ * another's), and only their times order them, as in the ring drainer. */
+typedef struct
+{
+  guint64 seq;
+  guint   ring;
+  gint    ring_pos;
+  guint8  chunk[];
+} Pending;
+
+/* The stream a block of (@pid, @tid) belongs to: the last one of that
+ * thread, unless it ended (is_last), when a new one begins. */
+static Ring *
+stream_for (Server *server, gint32 pid, gint32 tid)
+{
+  Ring *stream;
+
+  for (guint i = server->streams->len; i-- > 0;)
+    {
+      stream = g_ptr_array_index (server->streams, i);
+      if (stream->pid == pid && stream->tid == tid && !stream->ended)
+        return stream;
+    }
+  stream = ring_new (server);
+  stream->pid = pid;
+  stream->tid = tid;
+  stream->stacks = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_array_unref);
+  stream->blocks = g_array_new (FALSE, TRUE, sizeof (Block));
+  g_ptr_array_add (server->streams, stream);
+  return stream;
+}
+
+static guint64
+get_le (const guint8 *p, guint bytes)
+{
+  guint64 v = 0;
+
+  for (guint i = 0; i < bytes; i++)
+    v |= (guint64) p[i] << (8 * i);
+  return v;
+}
+
+/* One event of a stream, as a frame would have carried it. */
+static void
+stream_event (Server *server, Ring *stream, guint64 addr, gint64 size, guint32 stack, gint64 time)
+{
+  SysprofCaptureAllocation a = { 0 };
+  Event                    ev = { 0 };
+
+  /* Times never go backwards within a stream. */
+  g_assert_cmpint (time, >=, stream->last_time);
+  stream->last_time = time;
+  ev.type = SYSPROF_CAPTURE_FRAME_ALLOCATION;
+  ev.pid = stream->pid;
+  ev.tid = stream->tid;
+  ev.addr = addr;
+  ev.size = size;
+  if (stack != 0)
+    {
+      GArray *addrs = g_hash_table_lookup (stream->stacks, GUINT_TO_POINTER (stack));
+
+      /* Defined before use, in this stream, since its last reset. */
+      g_assert_nonnull (addrs);
+      ev.n_addrs = addrs->len;
+      for (guint i = 0; i < addrs->len && i < MAX_KEPT_ADDRS; i++)
+        ev.addrs[i] = g_array_index (addrs, guint64, i);
+    }
+  a.alloc_addr = addr;
+  a.alloc_size = size;
+  a.tid = stream->tid;
+  a.n_addrs = (guint16) ev.n_addrs;
+  if (!bulk_take (server, stream, &a))
+    g_array_append_val (stream->events, ev);
+}
+
+/* Decodes a block of the test payload the tracker writes until issue 16's
+ * codec is wired in (preload/sysprof-memory-collector.c, "the encoder's call
+ * sites"): 'T', then records 'A' time address size stack, 'F' time address,
+ * 'S' id n addresses, 'X'.  With the codec, this becomes its decoder. */
+static void
+decode_block (Server *server, const Pending *pending)
+{
+  const SysprofCaptureFileChunk *chunk = (const SysprofCaptureFileChunk *) pending->chunk;
+  const guint8                  *p = chunk->data, *end = chunk->data + chunk->len;
+  gint32 tid = (gint32) g_ascii_strtoll (chunk->path + strlen (SYSPROF_COLLECTOR_MEMORY_STREAM_PREFIX), NULL, 10);
+  Ring  *stream = stream_for (server, chunk->frame.pid, tid);
+  Block  block = { 0 };
+
+  g_assert_cmpuint (chunk->len, <=, SYSPROF_COLLECTOR_MEMORY_STREAM_MAX_BLOCK);
+  g_assert_cmpint (tid, >, 0);
+  g_assert_cmpint (*p++, ==, 'T');
+  block.frame_time = chunk->frame.time;
+  block.first_event = stream->events->len;
+  block.len = chunk->len;
+  block.ring = pending->ring;
+  block.ring_pos = pending->ring_pos;
+  block.is_last = chunk->is_last;
+  block.starts_with_reset = p < end && *p == 'X';
+  block.first_time = G_MAXINT64;
+  while (p < end)
+    {
+      guint8  tag = *p++;
+      gint64  time;
+      guint32 id;
+
+      switch (tag)
+        {
+        case 'A':
+          g_assert_cmpint (end - p, >=, 28);
+          time = (gint64) get_le (p, 8);
+          stream_event (server, stream, get_le (p + 8, 8), (gint64) get_le (p + 16, 8), (guint32) get_le (p + 24, 4),
+                        time);
+          p += 28;
+          break;
+        case 'F':
+          g_assert_cmpint (end - p, >=, 16);
+          time = (gint64) get_le (p, 8);
+          stream_event (server, stream, get_le (p + 8, 8), 0, 0, time);
+          p += 16;
+          break;
+        case 'S':
+          {
+            GArray *addrs = g_array_new (FALSE, FALSE, sizeof (guint64));
+            guint   n;
+
+            g_assert_cmpint (end - p, >=, 5);
+            id = (guint32) get_le (p, 4);
+            n = p[4];
+            p += 5;
+            g_assert_cmpint (end - p, >=, (gssize) n * 8);
+            for (guint i = 0; i < n; i++, p += 8)
+              {
+                guint64 a = get_le (p, 8);
+
+                g_array_append_val (addrs, a);
+              }
+            /* Defined once (since the last reset), ids dense from 1. */
+            g_assert_cmpuint (id, >=, 1);
+            g_assert_false (g_hash_table_contains (stream->stacks, GUINT_TO_POINTER (id)));
+            g_assert_cmpuint (id, ==, g_hash_table_size (stream->stacks) + 1);
+            if (stream->first_stack_id == 0)
+              stream->first_stack_id = id;
+            g_hash_table_insert (stream->stacks, GUINT_TO_POINTER (id), addrs);
+            continue;
+          }
+        case 'X': g_hash_table_remove_all (stream->stacks); continue;
+        default: g_error ("unknown record 0x%02x in a stream block", tag);
+        }
+      block.first_time = MIN (block.first_time, time);
+      block.last_time = MAX (block.last_time, time);
+      block.n_events++;
+    }
+  g_array_append_val (stream->blocks, block);
+  if (chunk->is_last)
+    stream->ended = TRUE;
+}
+
+static gint
+pending_compare (gconstpointer a, gconstpointer b)
+{
+  const Pending *x = *(const Pending *const *) a, *y = *(const Pending *const *) b;
+  gint64 tx = ((const SysprofCaptureFrame *) x->chunk)->time, ty = ((const SysprofCaptureFrame *) y->chunk)->time;
+
+  if (tx != ty)
+    return tx < ty ? -1 : 1;
+  return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Decodes the pending blocks stamped up to @horizon, in time order. */
+static void
+decode_pending (Server *server, gint64 horizon)
+{
+  guint n = 0;
+
+  g_ptr_array_sort (server->pending, pending_compare);
+  while (n < server->pending->len &&
+         ((const SysprofCaptureFrame *) ((Pending *) g_ptr_array_index (server->pending, n))->chunk)->time <= horizon)
+    decode_block (server, g_ptr_array_index (server->pending, n++));
+  g_ptr_array_remove_range (server->pending, 0, n);
+}
+
 typedef struct
 {
   Server *server;
   Ring   *ring;
+  guint   index;
 } DrainData;
 
 static bool
@@ -219,6 +461,22 @@ drain_cb (const void *data, size_t *len, void *user_data)
     }
   else if (header.type == SYSPROF_CAPTURE_FRAME_MAP)
     ev.filename = g_strdup (((const SysprofCaptureMap *) copy)->filename);
+  else if (header.type == SYSPROF_CAPTURE_FRAME_LOG)
+    ev.filename = g_strdup (((const SysprofCaptureLog *) copy)->message);
+  else if (header.type == SYSPROF_CAPTURE_FRAME_FILE_CHUNK &&
+           g_str_has_prefix (((const SysprofCaptureFileChunk *) copy)->path, SYSPROF_COLLECTOR_MEMORY_STREAM_PREFIX))
+    {
+      Pending *pending = g_malloc (sizeof *pending + header.len);
+
+      pending->seq = dd->server->pending_seq++;
+      pending->ring = dd->index;
+      pending->ring_pos = (gint) ring->events->len;
+      memcpy (pending->chunk, copy, header.len);
+      g_ptr_array_add (dd->server->pending, pending);
+    }
+  else if (header.type == SYSPROF_CAPTURE_FRAME_METADATA &&
+           g_str_equal (((const SysprofCaptureMetadata *) copy)->id, SYSPROF_LOST_EVENTS_METADATA_ID))
+    dd->server->lost += g_ascii_strtoull (((const SysprofCaptureMetadata *) copy)->metadata, NULL, 10);
   g_array_append_val (ring->events, ev);
   return true;
 }
@@ -226,12 +484,15 @@ drain_cb (const void *data, size_t *len, void *user_data)
 static void
 drain_all (Server *server)
 {
+  gint64 horizon = SYSPROF_CAPTURE_CURRENT_TIME;
+
   for (guint i = 0; i < server->rings->len; i++)
     {
-      DrainData dd = { server, g_ptr_array_index (server->rings, i) };
+      DrainData dd = { server, g_ptr_array_index (server->rings, i), i };
 
       g_assert_true (sysprof_mapped_ring_buffer_drain (dd.ring->buffer, drain_cb, &dd));
     }
+  decode_pending (server, horizon);
 }
 
 static void
@@ -250,12 +511,9 @@ serve_request (Server *server, int control_fd)
   int             fd;
 
   server->n_requests++;
-  ring = g_new0 (Ring, 1);
+  ring = ring_new (server);
   ring->buffer = sysprof_mapped_ring_buffer_new_reader (0);
   g_assert_nonnull (ring->buffer);
-  ring->events = g_array_new (FALSE, TRUE, sizeof (Event));
-  g_array_set_clear_func (ring->events, event_clear);
-  ring->bulk = server->bulk ? BULK_WAIT_FENCE : BULK_OFF;
   g_ptr_array_add (server->rings, ring);
   fd = sysprof_mapped_ring_buffer_dup_fd (ring->buffer);
   g_assert_cmpint (fd, >=, 0);
@@ -294,15 +552,17 @@ run_child (Server *server, const char *scenario)
 {
   g_autoptr (GError) error = NULL;
   g_auto (GStrv) envp = g_get_environ ();
-  const char *argv[] = { child_exe, scenario, NULL };
-  char        request[64];
-  gsize       request_len = 0;
-  gboolean    exited = FALSE, eof = FALSE, out_eof = FALSE, err_eof = FALSE;
-  gint64      deadline = g_get_monotonic_time () + SERVE_DEADLINE;
-  int         sv[2];
-  int         source_fd;
-  int         target_fd = 3;
-  int         out_fd = -1, err_fd = -1;
+  const char        *default_argv[] = { child_exe, scenario, NULL };
+  const char *const *argv = server->command ? server->command : default_argv;
+  char               request[64];
+  gsize              request_len = 0;
+  gboolean           exited = FALSE, eof = FALSE, out_eof = FALSE, err_eof = FALSE;
+  gint64             deadline = g_get_monotonic_time () + SERVE_DEADLINE;
+  gint64             drain_from = g_get_monotonic_time () + server->drain_delay_us;
+  int                sv[2];
+  int                source_fd;
+  int                target_fd = 3;
+  int                out_fd = -1, err_fd = -1;
 
   g_assert_no_errno (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
   envp = server->env_value ? g_environ_setenv (envp, "SYSPROF_CONTROL_FD", server->env_value, TRUE)
@@ -312,6 +572,14 @@ run_child (Server *server, const char *scenario)
                         : g_environ_unsetenv (envp, "SYSPROF_MEMORY_UNWIND");
   envp = server->depth ? g_environ_setenv (envp, "SYSPROF_MEMORY_DEPTH", server->depth, TRUE)
                        : g_environ_unsetenv (envp, "SYSPROF_MEMORY_DEPTH");
+  if (server->format == NULL)
+    server->format = test_format;
+  envp = server->format ? g_environ_setenv (envp, "SYSPROF_MEMORY_FORMAT", server->format, TRUE)
+                        : g_environ_unsetenv (envp, "SYSPROF_MEMORY_FORMAT");
+  envp = server->follow ? g_environ_setenv (envp, "SYSPROF_FOLLOW_CHILDREN", "1", TRUE)
+                        : g_environ_unsetenv (envp, "SYSPROF_FOLLOW_CHILDREN");
+  for (guint i = 0; server->extra_env && server->extra_env[i]; i += 2)
+    envp = g_environ_setenv (envp, server->extra_env[i], server->extra_env[i + 1], TRUE);
   source_fd = server->fd3 >= 0 ? server->fd3 : sv[1];
   g_assert_true (g_spawn_async_with_pipes_and_fds (NULL, argv, (const char *const *) envp, G_SPAWN_DO_NOT_REAP_CHILD,
                                                    NULL, NULL, -1, -1, -1, &source_fd, &target_fd, 1, &server->pid,
@@ -350,7 +618,8 @@ run_child (Server *server, const char *scenario)
         read_available (out_fd, server->out, &out_eof);
       if (!err_eof)
         read_available (err_fd, server->err, &err_eof);
-      drain_all (server);
+      if (g_get_monotonic_time () >= drain_from)
+        drain_all (server);
       if (!exited && waitpid (server->pid, &server->status, WNOHANG) == server->pid)
         exited = TRUE;
     }
@@ -368,11 +637,24 @@ run_child (Server *server, const char *scenario)
             busy = TRUE;
         }
     }
+  decode_pending (server, G_MAXINT64);
   close (out_fd);
   close (err_fd);
   g_spawn_close_pid (server->pid);
   if (server->err->len > 0)
     g_test_message ("child stderr: %s", server->err->str);
+  /* Frames only unless streams were asked for. */
+  if (g_strcmp0 (server->format, "stream") != 0)
+    g_assert_cmpuint (server->streams->len, ==, 0);
+  for (guint i = 0; i < server->streams->len; i++)
+    {
+      Ring *stream = g_ptr_array_index (server->streams, i);
+
+      /* is_last on the last block only. */
+      g_assert_cmpuint (stream->blocks->len, >, 0);
+      for (guint b = 0; b + 1 < stream->blocks->len; b++)
+        g_assert_false (g_array_index (stream->blocks, Block, b).is_last);
+    }
 }
 
 static void
@@ -517,9 +799,10 @@ is_fence (const Event *ev, guint id)
 static Ring *
 find_fence (Server *server, guint id, guint *index)
 {
-  for (guint r = 0; r < server->rings->len; r++)
+  for (guint r = 0; r < server->rings->len + server->streams->len; r++)
     {
-      Ring *ring = g_ptr_array_index (server->rings, r);
+      Ring *ring = r < server->rings->len ? g_ptr_array_index (server->rings, r)
+                                          : g_ptr_array_index (server->streams, r - server->rings->len);
 
       for (guint i = 0; i < ring->events->len; i++)
         {
@@ -981,6 +1264,452 @@ test_dlopen (void)
   server_clear (&server);
 }
 
+/* ---- streams ---------------------------------------------------------------- */
+
+/* The frame tests again, on streams: the same events, stacks included. */
+static void
+test_stream_frame_tests (void)
+{
+  test_format = "stream";
+  run_basic ("fp");
+  run_basic ("dwarf");
+  run_backtrace ("dwarf", NULL, 0);
+  run_backtrace ("fp", "2", 2);
+  test_glib_dwarf ();
+  test_fork ();
+  test_format = NULL;
+}
+
+static Ring *
+find_stream (Server *server, gint32 pid, gint32 tid)
+{
+  for (guint i = 0; i < server->streams->len; i++)
+    {
+      Ring *stream = g_ptr_array_index (server->streams, i);
+
+      if (stream->pid == pid && stream->tid == tid)
+        return stream;
+    }
+  g_error ("no stream of thread %d of %d", tid, pid);
+  return NULL;
+}
+
+static void
+assert_all_ended (Server *server)
+{
+  for (guint i = 0; i < server->streams->len; i++)
+    g_assert_true (((Ring *) g_ptr_array_index (server->streams, i))->ended);
+}
+
+/* 2 threads x 1,000,000 pairs: every event in its stream, in order; each
+ * stream ends with is_last at the thread's exit; blocks near the size
+ * bound (the loop fills them in well under 10 ms). */
+static void
+test_stream_threads (void)
+{
+  Server server;
+  guint  n_bulk = 0;
+
+  server_init (&server);
+  server.format = "stream";
+  server.bulk = TRUE;
+  server.bulk_n = 1000000;
+  run_child (&server, "threads");
+  assert_child_ok (&server);
+  g_assert_cmpstr (server.out->str, ==, "bulk 1000000\n");
+  for (guint i = 0; i < server.streams->len; i++)
+    {
+      Ring *stream = g_ptr_array_index (server.streams, i);
+      gsize bytes = 0;
+      guint full = 0;
+
+      if (stream->bulk_done == 0)
+        continue;
+      n_bulk++;
+      g_assert_cmpuint (stream->bulk_done, ==, 1000000);
+      g_assert_cmpint (stream->bulk, ==, BULK_OFF);
+      g_assert_cmpint (stream->tid, ==, stream->bulk_tid);
+      g_assert_true (stream->ended);
+      for (guint b = 0; b < stream->blocks->len; b++)
+        {
+          const Block *block = &g_array_index (stream->blocks, Block, b);
+
+          bytes += block->len;
+          if (block->len > SYSPROF_COLLECTOR_MEMORY_STREAM_MAX_BLOCK - 2048)
+            full++;
+        }
+      /* Most blocks were written because they were full. */
+      g_assert_cmpuint (full, >=, stream->blocks->len / 2);
+      g_test_message ("stream %d: %u blocks, %" G_GSIZE_FORMAT " bytes", stream->tid, stream->blocks->len, bytes);
+    }
+  g_assert_cmpuint (n_bulk, ==, 2);
+  g_assert_cmpuint (server.lost, ==, 0);
+  assert_all_ended (&server);
+  server_clear (&server);
+}
+
+/* A block freed by another thread: the release in the worker's stream. */
+static void
+test_stream_cross (void)
+{
+  Server server;
+  Ring  *main_stream, *worker_stream;
+  guint  begin, end;
+  g_auto (GStrv) alloc = NULL;
+  g_auto (GStrv) worker = NULL;
+  const Event *ev;
+
+  server_init (&server);
+  server.format = "stream";
+  run_child (&server, "cross");
+  assert_child_ok (&server);
+  alloc = find_line (&server, "malloc");
+  worker = find_line (&server, "worker");
+  main_stream = between_fences (&server, 1, 2, &begin, &end);
+  g_assert_true (main_stream == find_stream (&server, server.pid, server.pid));
+  g_assert_cmpuint (end - begin, ==, 1);
+  ev = &g_array_index (main_stream->events, Event, begin);
+  g_assert_cmphex (ev->addr, ==, parse_ptr (alloc[1]));
+  g_assert_cmpint (ev->size, ==, 555);
+  worker_stream = between_fences (&server, 3, 4, &begin, &end);
+  g_assert_true (worker_stream == find_stream (&server, server.pid, (gint32) parse_u64 (worker[1])));
+  g_assert_cmpuint (end - begin, ==, 1);
+  ev = &g_array_index (worker_stream->events, Event, begin);
+  g_assert_cmphex (ev->addr, ==, parse_ptr (alloc[1]));
+  g_assert_cmpint (ev->size, ==, 0);
+  /* The worker's stream ended at its exit (in its own ring), the main
+   * thread's at exit(). */
+  g_assert_true (worker_stream->ended);
+  g_assert_true (main_stream->ended);
+  g_assert_cmpuint (server.lost, ==, 0);
+  server_clear (&server);
+}
+
+/* A thread that allocates once and then sleeps for a second: another
+ * thread writes its block out long before it wakes up (a sweep). */
+static void
+test_stream_idle (void)
+{
+  Server server;
+  Ring  *stream;
+  g_auto (GStrv) idle = NULL;
+  g_auto (GStrv) idle_end = NULL;
+  const Block *first = NULL;
+
+  server_init (&server);
+  server.format = "stream";
+  run_child (&server, "idle");
+  assert_child_ok (&server);
+  idle = find_line (&server, "idle");
+  idle_end = find_line (&server, "idle-end");
+  stream = find_stream (&server, server.pid, (gint32) parse_u64 (idle[1]));
+  for (guint i = 0; i < stream->events->len && first == NULL; i++)
+    if (g_array_index (stream->events, Event, i).size == 31337)
+      for (guint b = 0; b < stream->blocks->len; b++)
+        {
+          const Block *block = &g_array_index (stream->blocks, Block, b);
+
+          if (block->first_event <= i && i < block->first_event + block->n_events)
+            first = block;
+        }
+  g_assert_nonnull (first);
+  g_assert_true (g_ptr_array_index (server.rings, first->ring) != NULL);
+  g_assert_cmpint (first->frame_time - first->first_time, <, 500 * G_GINT64_CONSTANT (1000000));
+  g_assert_cmpint (first->frame_time, <, (gint64) parse_u64 (idle_end[1]));
+  g_assert_true (stream->ended);
+  server_clear (&server);
+}
+
+/* An allocation every 2 ms: each block is written once its first event is
+ * 10 ms old, at the event that finds it so. */
+static void
+test_stream_age (void)
+{
+  Server server;
+  Ring  *stream;
+  guint  aged = 0;
+
+  server_init (&server);
+  server.format = "stream";
+  run_child (&server, "slow");
+  assert_child_ok (&server);
+  stream = find_stream (&server, server.pid, server.pid);
+  for (guint b = 0; b < stream->blocks->len; b++)
+    {
+      const Block *block = &g_array_index (stream->blocks, Block, b);
+
+      if (block->n_events == 0)
+        continue;
+      /* Never more than one event past the age (which may come late on a
+       * loaded machine: generous bounds). */
+      g_assert_cmpint (block->frame_time, >=, block->last_time);
+      g_assert_cmpint (block->frame_time - block->last_time, <, 100 * G_GINT64_CONSTANT (1000000));
+      if (block->last_time - block->first_time >= 10 * G_GINT64_CONSTANT (1000000))
+        aged++;
+    }
+  /* 300 events over 300 ms or more, two per 2 ms: blocks of about 10 ms. */
+  g_assert_cmpuint (aged, >=, 5);
+  g_assert_true (stream->ended);
+  server_clear (&server);
+}
+
+/* exit() while a thread allocates: that thread's block is written by the
+ * exiting thread (its ring) as the stream's last, and the thread's later
+ * events come as frames, after. */
+static void
+test_stream_exit_busy (void)
+{
+  Server server;
+  Ring  *stream, *own_ring = NULL;
+  g_auto (GStrv) busy = NULL;
+  const Block *last;
+  gint32       tid;
+  guint        n_frames = 0;
+
+  server_init (&server);
+  server.format = "stream";
+  run_child (&server, "exit-busy");
+  assert_child_ok (&server);
+  busy = find_line (&server, "busy");
+  tid = (gint32) parse_u64 (busy[1]);
+  stream = find_stream (&server, server.pid, tid);
+  g_assert_true (stream->ended);
+  g_assert_cmpuint (stream->events->len, >, 1000);
+  last = &g_array_index (stream->blocks, Block, stream->blocks->len - 1);
+  g_assert_true (last->is_last);
+  /* Alternating allocations and releases of the same block. */
+  for (guint i = 0; i + 1 < stream->events->len; i += 2)
+    {
+      const Event *a = &g_array_index (stream->events, Event, i);
+      const Event *f = &g_array_index (stream->events, Event, i + 1);
+
+      g_assert_cmpint (a->size, ==, 48);
+      g_assert_cmpint (f->size, ==, 0);
+      g_assert_cmphex (f->addr, ==, a->addr);
+    }
+  /* The last block came through another thread's ring than the worker's
+   * own (the ring its other blocks came through). */
+  for (guint b = 0; b + 1 < stream->blocks->len; b++)
+    own_ring = g_ptr_array_index (server.rings, g_array_index (stream->blocks, Block, b).ring);
+  g_assert_true (own_ring != NULL);
+  g_assert_true (g_ptr_array_index (server.rings, last->ring) != own_ring);
+  for (guint r = 0; r < server.rings->len; r++)
+    {
+      Ring *ring = g_ptr_array_index (server.rings, r);
+
+      for (guint i = 0; i < ring->events->len; i++)
+        {
+          const Event *ev = &g_array_index (ring->events, Event, i);
+
+          if (ev->type == SYSPROF_CAPTURE_FRAME_ALLOCATION && ev->tid == tid)
+            n_frames++;
+        }
+    }
+  g_test_message ("worker: %u events in its stream, %u frames after", stream->events->len, n_frames);
+  server_clear (&server);
+}
+
+/* The ring is not drained for two seconds: the tracker gives up waiting,
+ * blocks are lost (counted), and the blocks after a lost one start by
+ * forgetting the stack ids (every id used is defined in what arrived: the
+ * decoder checks it). */
+static void
+test_stream_lost_blocks (void)
+{
+  Server   server;
+  Ring    *stream;
+  guint    n_loop = 0, resets = 0;
+  gboolean in_loop = FALSE;
+
+  server_init (&server);
+  server.format = "stream";
+  server.drain_delay_us = 2 * G_USEC_PER_SEC;
+  run_child (&server, "burst");
+  assert_child_ok (&server);
+  stream = find_stream (&server, server.pid, server.pid);
+  g_assert_cmpuint (server.lost, >, 0);
+  for (guint b = 0; b < stream->blocks->len; b++)
+    if (g_array_index (stream->blocks, Block, b).starts_with_reset)
+      resets++;
+  g_assert_cmpuint (resets, >=, 1);
+  for (guint i = 0; i < stream->events->len; i++)
+    {
+      const Event *ev = &g_array_index (stream->events, Event, i);
+
+      if (ev->size == FENCE_BASE + 1 || ev->size == FENCE_BASE + 2)
+        in_loop = ev->size == FENCE_BASE + 1;
+      else if (in_loop && ev->size != 0)
+        {
+          n_loop++;
+          /* burst_a/b/c or the scenario: a stack of at least 2 frames. */
+          g_assert_cmpuint (ev->n_addrs, >=, 2);
+        }
+    }
+  /* What arrived and what was counted lost make up the loop at least. */
+  g_assert_cmpuint (n_loop * 2 + server.lost, >=, 600000);
+  g_test_message ("%u of 300000 allocations arrived, %" G_GUINT64_FORMAT " events lost, %u resets", n_loop, server.lost,
+                  resets);
+  server_clear (&server);
+}
+
+/* A followed child: a stream of its own (its pid and tid), its stack ids
+ * from 1 again, ended at its exit(); the parent's stream goes on. */
+static void
+test_stream_fork_follow (void)
+{
+  Server server;
+  Ring  *parent, *child;
+  g_auto (GStrv) fork_line = NULL;
+  gint32 child_pid;
+  guint  begin, end;
+
+  server_init (&server);
+  server.format = "stream";
+  server.follow = TRUE;
+  run_child (&server, "fork-exit");
+  assert_child_ok (&server);
+  fork_line = find_line (&server, "fork");
+  child_pid = (gint32) parse_u64 (fork_line[1]);
+  g_assert_cmpstr (fork_line[2], ==, "0");
+  child = between_fences (&server, 5, 6, &begin, &end);
+  g_assert_true (child == find_stream (&server, child_pid, child_pid));
+  g_assert_cmpuint (end - begin, ==, 2);
+  g_assert_cmpint (g_array_index (child->events, Event, begin).size, ==, 4242);
+  g_assert_cmpuint (g_array_index (child->events, Event, begin).n_addrs, >=, 5);
+  g_assert_cmpuint (child->first_stack_id, ==, 1);
+  g_assert_true (child->ended);
+  parent = between_fences (&server, 1, 2, &begin, &end);
+  g_assert_true (parent == find_stream (&server, server.pid, server.pid));
+  g_assert_cmpint (g_array_index (parent->events, Event, end - 2).size, ==, 4242);
+  g_assert_true (parent->ended);
+  server_clear (&server);
+}
+
+/* The blocks of what came before dlopen() are written before the mappings
+ * are described again. */
+static void
+test_stream_dlopen (void)
+{
+  Server server;
+  Ring  *stream, *ring;
+  guint  begin, end, fence_block = G_MAXUINT;
+  gint   fence_pos = -1, process_pos = -1;
+
+  server_init (&server);
+  server.format = "stream";
+  run_child (&server, "dlopen");
+  assert_child_ok (&server);
+  g_assert_cmpstr (server.out->str, ==, "dlopen ok\n");
+  stream = between_fences (&server, 1, 2, &begin, &end);
+  for (guint b = 0; b < stream->blocks->len; b++)
+    {
+      const Block *block = &g_array_index (stream->blocks, Block, b);
+
+      if (block->first_event < begin && begin <= block->first_event + block->n_events)
+        fence_block = b;
+    }
+  g_assert_cmpuint (fence_block, !=, G_MAXUINT);
+  ring = g_ptr_array_index (server.rings, g_array_index (stream->blocks, Block, fence_block).ring);
+  fence_pos = g_array_index (stream->blocks, Block, fence_block).ring_pos;
+  /* The last PROCESS frame: the description after dlopen(). */
+  for (guint i = 0; i < ring->events->len; i++)
+    if (g_array_index (ring->events, Event, i).type == SYSPROF_CAPTURE_FRAME_PROCESS)
+      process_pos = (gint) i;
+  g_assert_cmpint (fence_pos, >=, 0);
+  g_assert_cmpint (process_pos, >, fence_pos);
+  server_clear (&server);
+}
+
+/* _exit() while a thread allocates, and exec: the streams end before. */
+static void
+test_stream_quick_exit (void)
+{
+  static const char *const scenarios[] = { "quick-exit", "exec-stream" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (scenarios); i++)
+    {
+      Server server;
+      Ring  *stream;
+      guint  begin, end;
+
+      server_init (&server);
+      server.format = "stream";
+      run_child (&server, scenarios[i]);
+      assert_child_ok (&server);
+      stream = between_fences (&server, 1, 2, &begin, &end);
+      g_assert_true (stream == find_stream (&server, server.pid, server.pid));
+      g_assert_cmpuint (end - begin, ==, 2);
+      g_assert_cmpint (g_array_index (stream->events, Event, begin).size, ==, 4321);
+      assert_all_ended (&server);
+      server_clear (&server);
+    }
+}
+
+/* ---- the unwind cache on a real program ----------------------------------------- */
+
+/* Debian's python3 (no frame pointers, deep interpreter stacks), every
+ * allocation through malloc: with SYSPROF_MEMORY_UNWIND=dwarf-verify the
+ * tracker unwinds each stack both through the cache and with libunwind and
+ * says, in a LOG frame at exit, how many differed: none may. */
+static void
+test_unwind_cache_python (void)
+{
+  static const char *const script = "import json, re\n"
+                                    "def deep(n):\n"
+                                    "    return [str(i) * 3 for i in range(50)] if n == 0 else deep(n - 1)\n"
+                                    "class Item:\n"
+                                    "    def __init__(self, i):\n"
+                                    "        self.name = 'item%d' % i\n"
+                                    "        self.tags = [i, str(i), {'k': i}]\n"
+                                    "data = [Item(i).__dict__ for i in range(3000)]\n"
+                                    "for r in range(3):\n"
+                                    "    data = json.loads(json.dumps(data))\n"
+                                    "for d in range(0, 60, 7):\n"
+                                    "    deep(d)\n"
+                                    "words = re.findall(r'\\w+', ' '.join(str(x) for x in range(5000)))\n"
+                                    "print(len(data), len(words))\n";
+  const char *const        command[] = { "/usr/bin/python3", "-c", script, NULL };
+  const char *const        env[] = { "PYTHONMALLOC", "malloc", NULL };
+  Server                   server;
+  const char              *summary = NULL;
+  guint64                  compared, differed;
+
+  if (!g_file_test (command[0], G_FILE_TEST_IS_EXECUTABLE))
+    {
+      g_test_skip ("no /usr/bin/python3");
+      return;
+    }
+  server_init (&server);
+  server.command = command;
+  server.extra_env = env;
+  server.unwind = "dwarf-verify";
+  run_child (&server, NULL);
+  assert_child_ok (&server);
+  g_assert_cmpstr (server.out->str, ==, "3000 5000\n");
+  for (guint r = 0; r < server.rings->len; r++)
+    {
+      Ring *ring = g_ptr_array_index (server.rings, r);
+
+      for (guint i = 0; i < ring->events->len; i++)
+        {
+          const Event *ev = &g_array_index (ring->events, Event, i);
+
+          if (ev->type == SYSPROF_CAPTURE_FRAME_LOG && g_str_has_prefix (ev->filename, "unwind cache: "))
+            summary = ev->filename;
+        }
+    }
+  g_assert_nonnull (summary);
+  g_test_message ("%s", summary);
+  g_assert_cmpint (sscanf (summary,
+                           "unwind cache: %" G_GUINT64_FORMAT " backtraces compared with libunwind, %" G_GUINT64_FORMAT
+                           " differed",
+                           &compared, &differed),
+                   ==, 2);
+  g_assert_cmpuint (compared, >, 10000);
+  g_assert_cmpuint (differed, ==, 0);
+  server_clear (&server);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1004,5 +1733,16 @@ main (int argc, char **argv)
   g_test_add_func ("/Preload/Memory/bad-control-fd", test_bad_control_fd);
   g_test_add_func ("/Preload/Memory/traced-work", test_traced_work);
   g_test_add_func ("/Preload/Memory/dlopen", test_dlopen);
+  g_test_add_func ("/Preload/Memory/stream/frame-tests", test_stream_frame_tests);
+  g_test_add_func ("/Preload/Memory/stream/threads", test_stream_threads);
+  g_test_add_func ("/Preload/Memory/stream/cross-thread-free", test_stream_cross);
+  g_test_add_func ("/Preload/Memory/stream/idle", test_stream_idle);
+  g_test_add_func ("/Preload/Memory/stream/age", test_stream_age);
+  g_test_add_func ("/Preload/Memory/stream/exit-busy", test_stream_exit_busy);
+  g_test_add_func ("/Preload/Memory/stream/lost-blocks", test_stream_lost_blocks);
+  g_test_add_func ("/Preload/Memory/stream/fork-follow", test_stream_fork_follow);
+  g_test_add_func ("/Preload/Memory/stream/dlopen", test_stream_dlopen);
+  g_test_add_func ("/Preload/Memory/stream/quick-exit", test_stream_quick_exit);
+  g_test_add_func ("/Preload/Memory/unwind-cache/python3", test_unwind_cache_python);
   return g_test_run ();
 }

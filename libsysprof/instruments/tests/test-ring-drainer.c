@@ -12,6 +12,7 @@
 
 #include <glib/gstdio.h>
 #include <sysprof-instruments.h>
+#include <zstd.h>
 
 #include "sysprof-ring-drainer-private.h"
 
@@ -882,6 +883,330 @@ test_writer_max_size (void)
   fixture_clear (&f);
 }
 
+/* ---- memory streams ---------------------------------------------------------- */
+
+#define STREAM_PATH_MAX 256
+
+/* Publishes a FILE_CHUNK frame: @path copied into the 256-byte field as is
+ * (@path_bytes of it, so that bytes after its NUL can be garbage), @len
+ * bytes of @data, and a frame of @frame_len bytes (0: what it needs). */
+static void
+write_chunk_raw (SysprofMappedRingBuffer *ring,
+                 gint32                   pid,
+                 gint64                   time,
+                 const char              *path,
+                 gsize                    path_bytes,
+                 gboolean                 is_last,
+                 const guint8            *data,
+                 gsize                    len,
+                 gsize                    frame_len)
+{
+  SysprofCaptureFileChunk *chunk;
+
+  if (frame_len == 0)
+    frame_len = (sizeof *chunk + len + 7) & ~(gsize) 7;
+  chunk = (SysprofCaptureFileChunk *) write_frame (ring, frame_len, SYSPROF_CAPTURE_FRAME_FILE_CHUNK, pid, time);
+  chunk->is_last = is_last;
+  chunk->len = (guint32) len;
+  memcpy (chunk->path, path, MIN (path_bytes, sizeof chunk->path));
+  memcpy (chunk->data, data, len);
+}
+
+static void
+write_chunk (
+    SysprofMappedRingBuffer *ring, gint32 pid, const char *path, gboolean is_last, const guint8 *data, gsize len)
+{
+  write_chunk_raw (ring, pid, 1000, path, strlen (path) + 1, is_last, data, len, 0);
+}
+
+/* The FILE_CHUNK frames of the capture, copied, in order; the memory-stream
+ * summary's text in @summary. */
+static GPtrArray *
+read_chunks (Fixture *f, char **summary)
+{
+  GPtrArray              *chunks = g_ptr_array_new_with_free_func (g_free);
+  SysprofCaptureReader   *reader;
+  SysprofCaptureFrameType type;
+
+  g_assert_true (sysprof_capture_writer_flush (f->writer));
+  reader = sysprof_capture_reader_new (f->path);
+  g_assert_nonnull (reader);
+  *summary = NULL;
+  while (sysprof_capture_reader_peek_type (reader, &type))
+    {
+      if (type == SYSPROF_CAPTURE_FRAME_FILE_CHUNK)
+        {
+          const SysprofCaptureFileChunk *chunk = sysprof_capture_reader_read_file (reader);
+
+          g_assert_nonnull (chunk);
+          g_ptr_array_add (chunks, g_memdup2 (chunk, chunk->frame.len));
+        }
+      else if (type == SYSPROF_CAPTURE_FRAME_METADATA)
+        {
+          const SysprofCaptureMetadata *meta = sysprof_capture_reader_read_metadata (reader);
+
+          g_assert_nonnull (meta);
+          if (g_str_equal (meta->id, SYSPROF_MEMORY_STREAM_METADATA_ID))
+            {
+              g_assert_null (*summary);
+              *summary = g_strdup (meta->metadata);
+            }
+        }
+      else
+        g_assert_true (sysprof_capture_reader_skip (reader));
+    }
+  sysprof_capture_reader_unref (reader);
+  return chunks;
+}
+
+/* A raw block as the tracker makes them: 'R', then records that repeat with
+ * small variations (compressible like a real stream). */
+static gsize
+fill_raw_block (guint8 *block, gsize len, guint32 seed)
+{
+  GRand *rand = g_rand_new_with_seed (seed);
+  gsize  n = 0;
+
+  block[n++] = 'R';
+  block[n++] = 0x81;
+  block[n++] = 0x02;
+  while (n + 6 <= len)
+    {
+      block[n++] = 0x01;
+      block[n++] = (guint8) g_rand_int_range (rand, 1, 40);
+      block[n++] = (guint8) (g_rand_int_range (rand, 0, 4) * 2);
+      block[n++] = (guint8) (16 * g_rand_int_range (rand, 1, 5));
+      block[n++] = (guint8) g_rand_int_range (rand, 1, 6);
+      block[n++] = 0x02;
+    }
+  while (n < len)
+    block[n++] = 0x05;
+  g_rand_free (rand);
+  return n;
+}
+
+static void
+assert_chunk_header (const SysprofCaptureFileChunk *chunk, gint32 pid, gint64 time, const char *path, gboolean is_last)
+{
+  g_assert_cmpint (chunk->frame.pid, ==, pid);
+  g_assert_cmpint (chunk->frame.time, ==, time);
+  g_assert_cmpstr (chunk->path, ==, path);
+  g_assert_cmpint (chunk->is_last, ==, is_last);
+  g_assert_cmpuint (chunk->frame.len, ==, (sizeof *chunk + chunk->len + 7) & ~(gsize) 7);
+  /* Zeros behind the path and behind the data. */
+  for (gsize i = strlen (path); i < sizeof chunk->path; i++)
+    g_assert_cmpint (chunk->path[i], ==, 0);
+  for (gsize i = sizeof *chunk + chunk->len; i < chunk->frame.len; i++)
+    g_assert_cmpint (((const guint8 *) chunk)[i], ==, 0);
+}
+
+/* Raw blocks are compressed into 'Z' blocks that decompress to exactly the
+ * bytes the tracker wrote; blocks that would not shrink, and blocks that are
+ * not raw, are written as they came. */
+static void
+test_stream_compress (void)
+{
+  static guint8 big[SYSPROF_COLLECTOR_MEMORY_STREAM_MAX_BLOCK], noise[5000], zblock[100], other[50];
+  static guint8 out[SYSPROF_COLLECTOR_MEMORY_STREAM_MAX_BLOCK];
+  g_autoptr (GPtrArray) chunks = NULL;
+  g_autofree char               *summary = NULL;
+  g_autofree char               *want = NULL;
+  SysprofMappedRingBuffer       *ring;
+  const SysprofCaptureFileChunk *c;
+  GRand                         *rand = g_rand_new_with_seed (0x5a);
+  guint64                        blocks, packed, refused, raw, stored;
+  guint64                        raw_len = 0;
+  gsize                          shift = 0, n = 1;
+  Fixture                        f;
+
+  fill_raw_block (big, sizeof big, 1);
+  noise[0] = 'R';
+  for (gsize i = 1; i < sizeof noise; i++)
+    noise[i] = (guint8) g_rand_int (rand);
+  zblock[0] = 'Z';
+  for (gsize i = 1; i < sizeof zblock; i++)
+    zblock[i] = (guint8) g_rand_int (rand);
+  for (gsize i = 0; i < sizeof other; i++)
+    other[i] = 'x';
+
+  fixture_init (&f);
+  sysprof_ring_drainer_set_writer (f.drainer, f.writer);
+  ring = producer_ring (&f, 64);
+  write_chunk (ring, 42, "sysprof/memory-stream/42", FALSE, big, sizeof big);
+  write_chunk (ring, 42, "sysprof/memory-stream/42", FALSE, noise, sizeof noise);
+  write_chunk (ring, 42, "sysprof/memory-stream/43", FALSE, zblock, sizeof zblock);
+  write_chunk (ring, 42, "sysprof/memory-stream/43", FALSE, other, sizeof other);
+  write_chunk (ring, 42, "sysprof/memory-stream/42", TRUE, (const guint8 *) "R\001", 2);
+  sysprof_ring_drainer_close (f.drainer);
+
+  chunks = read_chunks (&f, &summary);
+  g_assert_cmpuint (chunks->len, ==, 5);
+  /* 'Z', the raw length, then one zstd frame of the whole raw block. */
+  c = g_ptr_array_index (chunks, 0);
+  assert_chunk_header (c, 42, 1000, "sysprof/memory-stream/42", FALSE);
+  g_assert_cmpint (c->data[0], ==, 'Z');
+  do
+    raw_len |= (guint64) (c->data[n] & 0x7F) << shift, shift += 7;
+  while (c->data[n++] & 0x80);
+  g_assert_cmpuint (raw_len, ==, sizeof big);
+  g_assert_cmpuint (c->len, <, sizeof big / 2);
+  g_assert_cmpuint (ZSTD_decompress (out, sizeof out, c->data + n, c->len - n), ==, sizeof big);
+  g_assert_cmpmem (out, sizeof big, big, sizeof big);
+  /* Noise does not shrink; the others are not raw blocks. */
+  c = g_ptr_array_index (chunks, 1);
+  assert_chunk_header (c, 42, 1000, "sysprof/memory-stream/42", FALSE);
+  g_assert_cmpmem (c->data, c->len, noise, sizeof noise);
+  c = g_ptr_array_index (chunks, 2);
+  assert_chunk_header (c, 42, 1000, "sysprof/memory-stream/43", FALSE);
+  g_assert_cmpmem (c->data, c->len, zblock, sizeof zblock);
+  c = g_ptr_array_index (chunks, 3);
+  g_assert_cmpmem (c->data, c->len, other, sizeof other);
+  c = g_ptr_array_index (chunks, 4);
+  assert_chunk_header (c, 42, 1000, "sysprof/memory-stream/42", TRUE);
+  g_assert_cmpmem (c->data, c->len, "R\001", 2);
+
+  sysprof_ring_drainer_get_memory_streams (f.drainer, &blocks, &packed, &refused, &raw, &stored);
+  g_assert_cmpuint (blocks, ==, 5);
+  g_assert_cmpuint (packed, ==, 1);
+  g_assert_cmpuint (refused, ==, 0);
+  g_assert_cmpuint (raw, ==, sizeof big + sizeof noise + sizeof zblock + sizeof other + 2);
+  g_assert_cmpuint (stored, ==,
+                    raw - sizeof big + ((const SysprofCaptureFileChunk *) g_ptr_array_index (chunks, 0))->len);
+  want = g_strdup_printf ("blocks=5 raw-bytes=%" G_GUINT64_FORMAT " stored-bytes=%" G_GUINT64_FORMAT
+                          " compressed=1 refused=0 zstd-level=%d",
+                          raw, stored, SYSPROF_RING_DRAINER_ZSTD_LEVEL);
+  g_assert_cmpstr (summary, ==, want);
+  g_assert_cmpuint (sysprof_ring_drainer_get_n_lost (f.drainer), ==, 0);
+  sysprof_mapped_ring_buffer_unref (ring);
+  g_rand_free (rand);
+  fixture_clear (&f);
+}
+
+/* A hostile producer's memory streams: every malformed chunk is refused and
+ * counted, and nothing else is lost; what is taken has no stray bytes. */
+static void
+test_stream_hostile (void)
+{
+  static const char *const bad_paths[] = {
+    "sysprof/memory-stream/",
+    "sysprof/memory-stream/0",
+    "sysprof/memory-stream/-1",
+    "sysprof/memory-stream/12a",
+    "sysprof/memory-stream/01",
+    "sysprof/memory-stream/2147483648",
+    "sysprof/memory-stream/99999999999",
+    "sysprof/memory-stream/1/2",
+    "sysprof/memory-stream/ 7",
+  };
+  static guint8 block[SYSPROF_COLLECTOR_MEMORY_STREAM_MAX_BLOCK + 8];
+  char          path[STREAM_PATH_MAX];
+  g_autoptr (GPtrArray) chunks = NULL;
+  g_autofree char         *summary = NULL;
+  SysprofMappedRingBuffer *a, *b;
+  GRand                   *rand = g_rand_new_with_seed (0xbad);
+  guint64                  refused, blocks;
+  guint                    n_refused = 0;
+  Fixture                  f;
+
+  for (gsize i = 0; i < sizeof block; i++)
+    block[i] = (guint8) g_rand_int (rand);
+  block[0] = 'R';
+  fixture_init (&f);
+  sysprof_ring_drainer_set_writer (f.drainer, f.writer);
+  a = producer_ring (&f, 64);
+  b = producer_ring (&f, 64);
+
+  /* Ring a belongs to pid 42 (its first frame's). */
+  write_mark_at (a, "first", 1000);
+  for (guint i = 0; i < G_N_ELEMENTS (bad_paths); i++, n_refused++)
+    write_chunk (a, 42, bad_paths[i], FALSE, block, 16);
+  /* Another process's stream in this ring. */
+  write_chunk (a, 43, "sysprof/memory-stream/43", FALSE, block, 16), n_refused++;
+  /* Too large a block; an empty one; a frame longer than its block. */
+  write_chunk (a, 42, "sysprof/memory-stream/42", FALSE, block, SYSPROF_COLLECTOR_MEMORY_STREAM_MAX_BLOCK + 1),
+      n_refused++;
+  write_chunk (a, 42, "sysprof/memory-stream/42", FALSE, block, 0), n_refused++;
+  write_chunk_raw (a, 42, 1000, "sysprof/memory-stream/42", 25, FALSE, block, 10, 400), n_refused++;
+  /* Taken: garbage after the path's NUL (zeroed), the largest thread id,
+   * noise as data (kept raw), and a file that is not a stream at all, from
+   * any pid (written untouched, as before). */
+  memset (path, '#', sizeof path);
+  memcpy (path, "sysprof/memory-stream/42", 25);
+  write_chunk_raw (a, 42, 1000, path, sizeof path, FALSE, block, 300, 0);
+  write_chunk (a, 42, "sysprof/memory-stream/2147483647", TRUE, block, SYSPROF_COLLECTOR_MEMORY_STREAM_MAX_BLOCK);
+  write_chunk (a, 43, "some/other/file", FALSE, block, 16);
+  /* Ring b starts with a chunk: pid 7 is its process's. */
+  write_chunk (b, 7, "sysprof/memory-stream/7", FALSE, block, 20);
+  write_chunk (b, 42, "sysprof/memory-stream/42", FALSE, block, 20), n_refused++;
+  write_chunk (b, 7, "sysprof/memory-stream/8", FALSE, block, 20);
+  sysprof_ring_drainer_close (f.drainer);
+
+  chunks = read_chunks (&f, &summary);
+  g_assert_cmpuint (chunks->len, ==, 5);
+  assert_chunk_header (g_ptr_array_index (chunks, 0), 42, 1000, "sysprof/memory-stream/42", FALSE);
+  g_assert_cmpuint (((SysprofCaptureFileChunk *) g_ptr_array_index (chunks, 0))->len, ==, 300);
+  g_assert_cmpmem (((SysprofCaptureFileChunk *) g_ptr_array_index (chunks, 0))->data, 300, block, 300);
+  assert_chunk_header (g_ptr_array_index (chunks, 1), 42, 1000, "sysprof/memory-stream/2147483647", TRUE);
+  g_assert_cmpstr (((SysprofCaptureFileChunk *) g_ptr_array_index (chunks, 2))->path, ==, "some/other/file");
+  g_assert_cmpint (((SysprofCaptureFileChunk *) g_ptr_array_index (chunks, 2))->frame.pid, ==, 43);
+  assert_chunk_header (g_ptr_array_index (chunks, 3), 7, 1000, "sysprof/memory-stream/7", FALSE);
+  assert_chunk_header (g_ptr_array_index (chunks, 4), 7, 1000, "sysprof/memory-stream/8", FALSE);
+
+  sysprof_ring_drainer_get_memory_streams (f.drainer, &blocks, NULL, &refused, NULL, NULL);
+  g_assert_cmpuint (refused, ==, n_refused);
+  g_assert_cmpuint (blocks, ==, 4);
+  g_assert_cmpuint (sysprof_ring_drainer_get_n_lost (f.drainer), ==, n_refused);
+  g_assert_cmpuint (n_refused, ==, G_N_ELEMENTS (bad_paths) + 5);
+  g_assert_nonnull (strstr (summary, " refused=14 "));
+  sysprof_mapped_ring_buffer_unref (a);
+  sysprof_mapped_ring_buffer_unref (b);
+  g_rand_free (rand);
+  fixture_clear (&f);
+}
+
+/* A pass takes only what was stamped before it began: a frame stamped a
+ * little ahead waits for a later pass (close takes it at once), one far
+ * ahead (another clock) does not wait. */
+static void
+test_horizon (void)
+{
+  SysprofMappedRingBuffer *a, *b;
+  Fixture                  f;
+  guint                    frames;
+  gsize                    bytes;
+  gint64                   now;
+
+  fixture_init (&f);
+  sysprof_ring_drainer_set_writer (f.drainer, f.writer);
+  a = producer_ring (&f, 1);
+  b = producer_ring (&f, 1);
+  now = SYSPROF_CAPTURE_CURRENT_TIME;
+  write_frame (a, 24, SYSPROF_CAPTURE_FRAME_TIMESTAMP, 1, now);
+  write_frame (b, 24, SYSPROF_CAPTURE_FRAME_TIMESTAMP, 2, now + 300 * 1000 * 1000);
+  write_frame (b, 24, SYSPROF_CAPTURE_FRAME_TIMESTAMP, 2, now + 301 * 1000 * 1000);
+  _sysprof_ring_drainer_drain_pass (f.drainer);
+  _sysprof_ring_drainer_get_last_pass (f.drainer, &frames, &bytes);
+  g_assert_cmpuint (frames, ==, 3);
+  /* 5 ms ahead: not yet, nor what its ring holds behind it. */
+  now = SYSPROF_CAPTURE_CURRENT_TIME;
+  write_frame (a, 24, SYSPROF_CAPTURE_FRAME_TIMESTAMP, 1, now + 5 * 1000 * 1000);
+  write_frame (a, 24, SYSPROF_CAPTURE_FRAME_TIMESTAMP, 1, now + 6 * 1000 * 1000);
+  write_frame (b, 24, SYSPROF_CAPTURE_FRAME_TIMESTAMP, 2, now);
+  _sysprof_ring_drainer_drain_pass (f.drainer);
+  _sysprof_ring_drainer_get_last_pass (f.drainer, &frames, &bytes);
+  g_assert_cmpuint (frames, ==, 1);
+  g_usleep (7000);
+  _sysprof_ring_drainer_drain_pass (f.drainer);
+  _sysprof_ring_drainer_get_last_pass (f.drainer, &frames, &bytes);
+  g_assert_cmpuint (frames, ==, 2);
+  write_frame (a, 24, SYSPROF_CAPTURE_FRAME_TIMESTAMP, 1, SYSPROF_CAPTURE_CURRENT_TIME + 5 * 1000 * 1000);
+  sysprof_ring_drainer_close (f.drainer);
+  g_assert_cmpuint (sysprof_ring_drainer_get_n_frames (f.drainer), ==, 7);
+  sysprof_mapped_ring_buffer_unref (a);
+  sysprof_mapped_ring_buffer_unref (b);
+  fixture_clear (&f);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -899,5 +1224,8 @@ main (int argc, char **argv)
   g_test_add_func ("/Libsysprof/RingDrainer/merge-many", test_merge_many);
   g_test_add_func ("/Libsysprof/RingDrainer/max-bytes", test_max_bytes);
   g_test_add_func ("/Libsysprof/RingDrainer/writer-max-size", test_writer_max_size);
+  g_test_add_func ("/Libsysprof/RingDrainer/stream-compress", test_stream_compress);
+  g_test_add_func ("/Libsysprof/RingDrainer/stream-hostile", test_stream_hostile);
+  g_test_add_func ("/Libsysprof/RingDrainer/horizon", test_horizon);
   return g_test_run ();
 }
