@@ -83,7 +83,12 @@ for fn in grouped_crc_step grouped_match_len grouped_range_encode; do
   self=$(awk -F'\t' -v f="$name" '$1 == f { print $3 }' "$W/top.tsv")
   [ "${self:-0}" -gt 0 ] || fail "$fn of the stripped library is not the row $name: $(awk -F'\t' '$2 == "libgrouped.so"' "$W/top.tsv" | head -8 | tr '\n' '|')"
 done
-[ "$rows" -le 4 ] || fail "the stripped library has $rows rows, not one per function: $(awk -F'\t' '$2 == "libgrouped.so" { print $1 }' "$W/top.tsv" | head -8 | tr '\n' ' ')"
+# Every row is a whole function: a name the stripped file exports, or
+# +0xSTART where a function of the unstripped file starts (a rare sample in
+# _init, which ld.so runs at load, is a row of its own, rightly).
+starts=$(nm --defined-only "$lib" | awk '$2 ~ /^[tTwW]$/ { sub(/^0+/, "", $1); print "libgrouped.so+0x" $1 } $2 ~ /^[TW]$/ { print $3 }')
+bad=$(awk -F'\t' '$2 == "libgrouped.so" { print $1 }' "$W/top.tsv" | grep -vxF "$starts" || true)
+[ -z "$bad" ] || fail "the stripped library has rows that are not functions (one per address?): $(echo "$bad" | head -8 | tr '\n' ' ')"
 ok "the stripped library is $rows rows, its static functions named by their start"
 
 # 3. The binaries gone: the capture's own tables say the same.
