@@ -138,18 +138,23 @@ lzma_self=$(awk -F'\t' 'NR > 1 && $2 ~ /^liblzma/ { s += $5 } END { print s + 0 
 at_least "$lzma_self" 50 || fail "liblzma has only $lzma_self % of xz's samples"
 ok "Debian's xz: ${start_total} % of its samples reach __libc_start_main, ${lzma_self} % in liblzma"
 
+# $helper: the unwinding helper of the session being recorded.
+find_helper () {
+  helper=
+  for _ in $(seq 100); do
+    helper=$(pgrep -x sysprof-unwinde | head -1 || true)
+    [ -n "$helper" ] && return 0
+    sleep 0.1
+  done
+  fail "no sysprof-unwinder while a session records"
+}
+
 # 6. The helper of a running session: no capability, no_new_privs, a seccomp
 # filter, not dumpable, its parent sysprofd, and no descriptor but its
 # socket, the standard ones and the files it was handed (read-only).
 as "$W/bin/sysprof-cli" --force --duration 3 "$W/u/conf.syscap" > "$W/cli5.out" 2>&1 &
 cli_pid=$!
-helper=
-for _ in $(seq 100); do
-  helper=$(pgrep -x sysprof-unwinde | head -1 || true)
-  [ -n "$helper" ] && break
-  sleep 0.1
-done
-[ -n "$helper" ] || fail "no sysprof-unwinder while a session records"
+find_helper
 status=/proc/$helper/status
 for cap in CapInh CapPrm CapEff CapAmb; do
   grep -q "^$cap:[[:space:]]*0000000000000000$" "$status" || fail "the helper holds capabilities: $(grep "^$cap" "$status")"
@@ -186,13 +191,7 @@ ok "the helper (pid $helper) runs without capabilities, with no_new_privs, secco
 # (sysprofd's session Warnings reach sysprof-cli).
 as "$W/bin/sysprof-cli" --force --duration 3 "$W/u/killed.syscap" > "$W/cli7.out" 2>&1 &
 cli_pid=$!
-helper=
-for _ in $(seq 100); do
-  helper=$(pgrep -x sysprof-unwinde | head -1 || true)
-  [ -n "$helper" ] && break
-  sleep 0.1
-done
-[ -n "$helper" ] || fail "no sysprof-unwinder while a session records"
+find_helper
 sleep 0.5
 kill -KILL "$helper"
 wait "$cli_pid" || fail "sysprof-cli failed after its helper was killed: $(cat "$W/cli7.out")"
