@@ -22,6 +22,10 @@
 
 SYSPROF_STATIC_ASSERT (SYSPROF_MEMORY_STREAM_ENCODER_MIN_CAPACITY >= HEADER_ROOM + MAX_STACK_RECORD,
                        "a cleared encoder must fit the largest record");
+SYSPROF_STATIC_ASSERT (SYSPROF_MEMORY_STREAM_MAX_EVENT_BYTES == 1 + MAX_STACK_RECORD + MAX_ALLOCATION_RECORD,
+                       "the public bound of one event is its records' bounds");
+SYSPROF_STATIC_ASSERT (SYSPROF_MEMORY_STREAM_ENCODER_MIN_CAPACITY >= HEADER_ROOM + SYSPROF_MEMORY_STREAM_MAX_EVENT_BYTES,
+                       "a cleared encoder must fit the largest event");
 
 bool
 sysprof_memory_stream_encoder_init (SysprofMemoryStreamEncoder *self, void *buffer, size_t capacity)
@@ -198,6 +202,12 @@ sysprof_memory_stream_encoder_add_lost (SysprofMemoryStreamEncoder *self, uint64
   p = _sysprof_put_varint (p, n);
   self->p_len = (uint32_t) (p - self->p_buffer);
   return true;
+}
+
+size_t
+sysprof_memory_stream_encoder_get_room (const SysprofMemoryStreamEncoder *self)
+{
+  return self == NULL ? 0 : self->p_capacity - self->p_len;
 }
 
 bool

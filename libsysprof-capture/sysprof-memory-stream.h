@@ -94,6 +94,12 @@ typedef struct
 
 /* The smallest buffer an encoder takes: a cleared encoder fits any record. */
 #define SYSPROF_MEMORY_STREAM_ENCODER_MIN_CAPACITY 2048
+/* The most bytes one event may take with everything it can bring: a reset,
+ * the definition of its stack (SYSPROF_MEMORY_STREAM_MAX_FRAMES frames) and
+ * the allocation record.  With this much room (get_room) all three fit. */
+#define SYSPROF_MEMORY_STREAM_MAX_EVENT_BYTES                                                                   \
+  (1 + (1 + SYSPROF_MEMORY_STREAM_MAX_VARINT + 2 + SYSPROF_MEMORY_STREAM_MAX_FRAMES * SYSPROF_MEMORY_STREAM_MAX_VARINT) + \
+   (1 + 4 * SYSPROF_MEMORY_STREAM_MAX_VARINT))
 
 /* Starts the encoder of a new stream in @buffer; @capacity above
  * SYSPROF_MEMORY_STREAM_MAX_BLOCK is not used.  false with errno EINVAL for a
@@ -132,6 +138,10 @@ bool sysprof_memory_stream_encoder_add_reset (SysprofMemoryStreamEncoder *self);
 /* @n events the caller could not record (n 0 records nothing). */
 SYSPROF_AVAILABLE_IN_ALL
 bool sysprof_memory_stream_encoder_add_lost (SysprofMemoryStreamEncoder *self, uint64_t n);
+/* Bytes left for records in the block: any records of at most this many
+ * bytes together fit. */
+SYSPROF_AVAILABLE_IN_ALL
+size_t sysprof_memory_stream_encoder_get_room (const SysprofMemoryStreamEncoder *self);
 /* True when no record was added since the last clear. */
 SYSPROF_AVAILABLE_IN_ALL
 bool sysprof_memory_stream_encoder_is_empty (const SysprofMemoryStreamEncoder *self);

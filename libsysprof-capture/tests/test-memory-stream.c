@@ -502,6 +502,30 @@ test_encoder_full (void)
   g_assert_cmpmem (ev.frames, 128 * 8, frames, 128 * 8);
   g_assert_null (sysprof_memory_stream_decoder_get_error (dec));
 
+  /* get_room's promise, as the tracker uses it: with
+   * SYSPROF_MEMORY_STREAM_MAX_EVENT_BYTES left, the worst event (a reset,
+   * a 128-frame stack of ten-byte deltas, an allocation of ten-byte fields)
+   * fits, and the room shrinks by exactly what was written (the header is
+   * final from the block's first event on). */
+  sysprof_memory_stream_encoder_clear (&enc);
+  g_assert_cmpuint (sysprof_memory_stream_encoder_get_room (&enc), ==, sizeof buffer - 11);
+  g_assert_cmpuint (sysprof_memory_stream_encoder_get_room (NULL), ==, 0);
+  for (guint64 id = 100;; id++)
+    {
+      gsize room = sysprof_memory_stream_encoder_get_room (&enc), before, after;
+
+      data = sysprof_memory_stream_encoder_get_block (&enc, &before);
+      if (room < SYSPROF_MEMORY_STREAM_MAX_EVENT_BYTES)
+        break;
+      g_assert_true (sysprof_memory_stream_encoder_add_reset (&enc));
+      g_assert_true (sysprof_memory_stream_encoder_add_stack (&enc, id, frames, G_N_ELEMENTS (frames)));
+      g_assert_true (sysprof_memory_stream_encoder_add_allocation (&enc, G_MAXINT64, G_MAXUINT64 / 3 * (id & 1),
+                                                                   G_MAXINT64, G_MAXUINT64));
+      data = sysprof_memory_stream_encoder_get_block (&enc, &after);
+      if (id > 100)
+        g_assert_cmpuint (sysprof_memory_stream_encoder_get_room (&enc), ==, room - (after - before));
+    }
+
   /* A block not read to its end: its stack records still apply. */
   sysprof_memory_stream_encoder_clear (&enc);
   g_assert_true (sysprof_memory_stream_encoder_add_release (&enc, 2000, 1));
