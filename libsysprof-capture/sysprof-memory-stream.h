@@ -165,6 +165,8 @@ bool sysprof_memory_stream_format_path (char *path, size_t path_size, int32_t ti
 SYSPROF_AVAILABLE_IN_ALL
 bool sysprof_memory_stream_parse_path (const char *path, int32_t *tid);
 
+/* ---- for drainers: what writes the tracker's blocks into a capture ---- */
+
 /* Compresses the raw block @raw ('R' first, at most
  * SYSPROF_MEMORY_STREAM_MAX_RAW_LENGTH bytes) into a 'Z' block in @out.
  * Returns the 'Z' block's length, or 0 with errno: EINVAL (not a raw block,
@@ -172,5 +174,34 @@ bool sysprof_memory_stream_parse_path (const char *path, int32_t *tid);
  * raw block), ENOMEM.  @level is a zstd level (1 is fast and good here). */
 SYSPROF_AVAILABLE_IN_ALL
 size_t sysprof_memory_stream_compress (const uint8_t *raw, size_t raw_len, uint8_t *out, size_t out_size, int level);
+
+/* The same with a zstd context kept from block to block (creating one per
+ * block costs more than compressing a small block).  new: NULL with errno
+ * ENOMEM; free accepts NULL. */
+typedef struct _SysprofMemoryStreamCompressor SysprofMemoryStreamCompressor;
+SYSPROF_AVAILABLE_IN_ALL
+SysprofMemoryStreamCompressor *sysprof_memory_stream_compressor_new (int level);
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_memory_stream_compressor_free (SysprofMemoryStreamCompressor *self);
+SYSPROF_AVAILABLE_IN_ALL
+size_t sysprof_memory_stream_compressor_pack (
+    SysprofMemoryStreamCompressor *self, const uint8_t *raw, size_t raw_len, uint8_t *out, size_t out_size);
+
+/* The records of one raw block, counted without decoding them (no stack ids
+ * are kept: a drainer's progress figures, not a check). */
+typedef struct
+{
+  uint64_t allocations;
+  uint64_t releases;
+  uint64_t stacks;
+  uint64_t resets;
+  uint64_t lost; /* the sum of the lost records */
+} SysprofMemoryStreamCounts;
+
+/* Adds the records of the raw block @block to @counts.  false with errno
+ * EINVAL when @block is not a raw block or a record is malformed (the
+ * records before it are counted). */
+SYSPROF_AVAILABLE_IN_ALL
+bool sysprof_memory_stream_count (const uint8_t *block, size_t len, SysprofMemoryStreamCounts *counts);
 
 SYSPROF_END_DECLS
