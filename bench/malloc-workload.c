@@ -29,9 +29,12 @@
  * Every block's first and last bytes are written and read back, so the
  * compiler cannot drop an allocation and the allocator's memory is touched.
  *
- *   malloc-workload [-t THREADS] [-n PAIRS]
+ *   malloc-workload [-t THREADS] [-n PAIRS] [-r RATE]
  *     -t THREADS  threads, default 2
  *     -n PAIRS    malloc/free pairs per thread, default 10000000
+ *     -r RATE     at most RATE pairs a second per thread (paced every 1000
+ *                 pairs: a long run at a steady rate, bench/run-memory-
+ *                 longrun.sh); default: as fast as it can
  *
  * It prints one line on standard output when every thread has finished:
  *   malloc-workload: threads=2 pairs=10000000 allocations=20000000 frees=20000000 elapsed=1.234567 s cpu=2.345678 s
@@ -61,6 +64,7 @@ typedef struct
 {
   uint64_t  rng;
   long      pairs;
+  long      rate; /* pairs a second at most; 0: no pacing */
   long      allocations;
   long      frees;
   uint64_t  checksum;
@@ -203,9 +207,24 @@ __attribute__ ((noinline)) static void
 worker_run (Worker *w)
 {
   unsigned char *window[WINDOW] = { NULL };
+  double         start = now_s ();
 
   for (long i = 0; i < w->pairs && !w->failed; i++)
-    worker_step (w, window);
+    {
+      worker_step (w, window);
+      /* Ahead of the rate: sleep until the pair is due. */
+      if (w->rate > 0 && i % 1000 == 999)
+        {
+          double ahead = start + (double) (i + 1) / (double) w->rate - now_s ();
+
+          if (ahead > 0)
+            {
+              struct timespec ts = { (time_t) ahead, (long) ((ahead - (double) (time_t) ahead) * 1e9) };
+
+              nanosleep (&ts, NULL);
+            }
+        }
+    }
   for (unsigned i = 0; i < WINDOW; i++)
     drop_block (w, window[i]);
 }
@@ -220,7 +239,7 @@ worker_main (void *data)
 static int
 usage (void)
 {
-  fprintf (stderr, "usage: malloc-workload [-t THREADS] [-n PAIRS]\n");
+  fprintf (stderr, "usage: malloc-workload [-t THREADS] [-n PAIRS] [-r RATE]\n");
   return 2;
 }
 
@@ -230,6 +249,7 @@ main (int argc, char **argv)
   static Worker workers[MAX_THREADS];
   long          threads = DEFAULT_THREADS;
   long          pairs = DEFAULT_PAIRS;
+  long          rate = 0;
   long          allocations = 0;
   long          frees = 0;
   uint64_t      checksum = 0;
@@ -240,7 +260,7 @@ main (int argc, char **argv)
   double        cpu;
   int           opt;
 
-  while ((opt = getopt (argc, argv, "t:n:")) != -1)
+  while ((opt = getopt (argc, argv, "t:n:r:")) != -1)
     {
       char *end = NULL;
       long  v;
@@ -261,6 +281,11 @@ main (int argc, char **argv)
             return usage ();
           pairs = v;
           break;
+        case 'r':
+          if (v < 1)
+            return usage ();
+          rate = v;
+          break;
         default: return usage ();
         }
     }
@@ -277,6 +302,7 @@ main (int argc, char **argv)
 
       workers[t].rng = 0x9E3779B97F4A7C15u * (uint64_t) (t + 1);
       workers[t].pairs = pairs;
+      workers[t].rate = rate;
       err = pthread_create (&workers[t].thread, NULL, worker_main, &workers[t]);
       if (err != 0)
         {
