@@ -7,6 +7,7 @@
  * skipped by the next feed).  The decoder's promises are checked: times never
  * go backwards in a stream, frames are there exactly when counted. */
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,14 +37,19 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   while (pos + 2 <= size)
     {
       size_t         len = data[pos] | (size_t) data[pos + 1] << 8;
-      const uint8_t *block = data + pos + 2;
-      unsigned       n = 0;
+      const uint8_t            *block = data + pos + 2;
+      unsigned                  n = 0;
+      uint64_t                  errors_before;
+      SysprofMemoryStreamCounts counts = { 0 };
+      bool                      counted;
 
       pos += 2;
       if (len > size - pos)
         len = size - pos;
       pos += len;
 
+      /* What the drainer (in sysprofd) counts in a raw block. */
+      counted = sysprof_memory_stream_count (block, len, &counts);
       if ((flags & 1) && len > 0 && block[0] == SYSPROF_MEMORY_STREAM_BLOCK_RAW)
         {
           size_t z = sysprof_memory_stream_compress (block, len, packed, sizeof packed, 1);
@@ -54,6 +60,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
               len = z;
             }
         }
+      sysprof_memory_stream_decoder_get_stats (dec, &stats);
+      errors_before = stats.errors;
       if (!sysprof_memory_stream_decoder_feed (dec, block, len, pos))
         break;
 
@@ -69,9 +77,18 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
           for (uint32_t i = 0; i < ev.n_frames; i++)
             sum += ev.frames[i];
           sink = sum;
-          if ((flags & 2) && ++n == 1)
+          n++;
+          if ((flags & 2) && n == 1)
             break;
         }
+      /* A raw block the decoder took whole, read whole: the count agrees
+       * (the counter reads the records' shape, the decoder their sense). */
+      sysprof_memory_stream_decoder_get_stats (dec, &stats);
+      if (!(flags & 3) && counted && stats.errors == errors_before && counts.allocations + counts.releases != n)
+        abort ();
+      if (!(flags & 3) && !counted && len > 0 && block[0] == SYSPROF_MEMORY_STREAM_BLOCK_RAW &&
+          stats.errors == errors_before)
+        abort ();
     }
 
   sysprof_memory_stream_decoder_get_stats (dec, &stats);
