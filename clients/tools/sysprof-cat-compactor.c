@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "sysprof-cat-compactor.h"
+#include "sysprof-thread-map.h"
 
 #define MAX_OPEN_BLOCKS   1024
 #define GLOBAL_MAX_STACKS (SYSPROF_MEMORY_STREAM_MAX_STORED_STACKS / 2)
@@ -50,13 +51,6 @@ typedef struct
   size_t                 frames_size;
 } Stream;
 
-typedef struct
-{
-  int32_t  pid;
-  int32_t  tid;
-  uint32_t stream; /* index + 1; 0: empty slot */
-} StreamSlot;
-
 struct _SysprofCatCompactor
 {
   SysprofCaptureWriter    *writer;
@@ -64,8 +58,7 @@ struct _SysprofCatCompactor
   Stream                 **streams;
   size_t                   n_streams;
   size_t                   streams_size;
-  StreamSlot              *slots;
-  size_t                   slots_size;
+  SysprofThreadMap         by_thread;
   Stream                  *open[MAX_OPEN_BLOCKS];
   uint32_t                 n_open;
   uint64_t                 total_ids;
@@ -147,7 +140,7 @@ sysprof_cat_compactor_free (SysprofCatCompactor *self)
   for (size_t i = 0; i < self->n_streams; i++)
     stream_free (self, self->streams[i]);
   free (self->streams);
-  free (self->slots);
+  sysprof_thread_map_clear (&self->by_thread);
   free (self);
 }
 
@@ -231,53 +224,20 @@ stream_open (SysprofCatCompactor *self, Stream *s)
 static Stream *
 find_stream (SysprofCatCompactor *self, int32_t pid, int32_t tid)
 {
-  size_t  mask;
-  size_t  i;
-  Stream *s;
+  Stream *s = sysprof_thread_map_lookup (&self->by_thread, pid, tid);
 
-  if (self->slots_size > 0)
-    {
-      mask = self->slots_size - 1;
-      for (i = mix (pid, (uint32_t) tid) & mask; self->slots[i].stream != 0; i = (i + 1) & mask)
-        if (self->slots[i].pid == pid && self->slots[i].tid == tid)
-          return self->streams[self->slots[i].stream - 1];
-    }
-
-  if ((self->n_streams + 1) * 2 > self->slots_size)
-    {
-      size_t      new_size = self->slots_size ? self->slots_size * 2 : 64;
-      StreamSlot *slots = calloc (new_size, sizeof *slots);
-
-      if (slots == NULL)
-        {
-          errno = ENOMEM;
-          return NULL;
-        }
-      for (size_t j = 0; j < self->slots_size; j++)
-        if (self->slots[j].stream != 0)
-          {
-            for (i = mix (self->slots[j].pid, (uint32_t) self->slots[j].tid) & (new_size - 1); slots[i].stream != 0;
-                 i = (i + 1) & (new_size - 1))
-              ;
-            slots[i] = self->slots[j];
-          }
-      free (self->slots);
-      self->slots = slots;
-      self->slots_size = new_size;
-    }
+  if (s != NULL)
+    return s;
   if (!grow ((void **) &self->streams, &self->streams_size, self->n_streams + 1, sizeof *self->streams) ||
-      !(s = calloc (1, sizeof *s)))
+      !(s = calloc (1, sizeof *s)) || !sysprof_thread_map_insert (&self->by_thread, pid, tid, s))
     {
+      free (s);
       errno = ENOMEM;
       return NULL;
     }
   s->pid = pid;
   s->tid = tid;
   self->streams[self->n_streams++] = s;
-  mask = self->slots_size - 1;
-  for (i = mix (pid, (uint32_t) tid) & mask; self->slots[i].stream != 0; i = (i + 1) & mask)
-    ;
-  self->slots[i] = (StreamSlot){ pid, tid, (uint32_t) self->n_streams };
   self->stats.streams++;
   return s;
 }
@@ -460,7 +420,7 @@ sysprof_cat_compactor_finish (SysprofCatCompactor *self)
     }
   self->n_streams = 0;
   self->n_open = 0;
-  memset (self->slots, 0, self->slots_size * sizeof *self->slots);
+  sysprof_thread_map_clear (&self->by_thread);
   return ok;
 }
 
