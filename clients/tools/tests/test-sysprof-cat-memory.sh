@@ -28,7 +28,7 @@ stat_of () { awk -v k="$2" '$1 == k { v = $2 } END { print v + 0 }' "$1"; }
 # The allocation events of a capture as our reader sees the frames, without
 # the CPU (streams do not keep it), thread by thread in capture order (events
 # of different threads at the same nanosecond may come in either order).
-by_thread () { grep '^ALLOCATION ' | sed 's/ cpu=[-0-9]*//' | sort -s -k2,2 -k4,4; }
+by_thread () { { grep '^ALLOCATION ' || true; } | sed 's/ cpu=[-0-9]*//' | sort -s -k2,2 -k4,4; }
 events () { "$ours" dump "$1" | by_thread; }
 # Allocation count, free count, allocated bytes, from the canonical dump of
 # either library.
