@@ -107,6 +107,15 @@ translate_addrs (TranslationTable *jit, const void *in, unsigned int n, SysprofC
 bool
 sysprof_capture_writer_cat (SysprofCaptureWriter *self, SysprofCaptureReader *reader)
 {
+  return sysprof_capture_writer_cat_full (self, reader, NULL, NULL);
+}
+
+bool
+sysprof_capture_writer_cat_full (SysprofCaptureWriter *self,
+                                 SysprofCaptureReader *reader,
+                                 SysprofCaptureCatFunc func,
+                                 void                 *user_data)
+{
   TranslationTable         jit = { 0 };
   TranslationTable         counters = { 0 };
   SysprofCaptureReader    *src = NULL;
@@ -148,15 +157,26 @@ sysprof_capture_writer_cat (SysprofCaptureWriter *self, SysprofCaptureReader *re
     {
       SysprofCaptureFrameType    type;
       const SysprofCaptureFrame *frame;
+      uint64_t                   offset;
       bool                       added = true;
 
       if (!sysprof_capture_reader_peek_type (src, &type))
         break;
+      offset = sysprof_capture_reader_get_offset (src);
       if (!(frame = sysprof_capture_reader_read_frame (src)))
         {
           /* A corrupt payload: the rest can still be merged. */
           sysprof_capture_reader_skip (src);
           continue;
+        }
+      if (func != NULL)
+        {
+          SysprofCaptureCatAction action = func (self, frame, offset, user_data);
+
+          if (action == SYSPROF_CAPTURE_CAT_FAIL)
+            goto out;
+          if (action == SYSPROF_CAPTURE_CAT_DROP)
+            continue;
         }
 
       switch (type)

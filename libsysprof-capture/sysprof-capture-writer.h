@@ -228,6 +228,32 @@ bool sysprof_capture_writer_splice (SysprofCaptureWriter *self, SysprofCaptureWr
  * counter ids new values that cannot collide with those already in @self. */
 SYSPROF_AVAILABLE_IN_ALL
 bool sysprof_capture_writer_cat (SysprofCaptureWriter *self, SysprofCaptureReader *reader);
+
+/* What a SysprofCaptureCatFunc decides for a frame. */
+typedef enum
+{
+  SYSPROF_CAPTURE_CAT_COPY, /* re-emitted, as sysprof_capture_writer_cat does */
+  SYSPROF_CAPTURE_CAT_DROP, /* left out */
+  SYSPROF_CAPTURE_CAT_FAIL, /* the merge stops and fails with the errno set */
+} SysprofCaptureCatAction;
+
+/* Sees each readable frame of the source (at @offset in it) before it is
+ * re-emitted, and may first add frames of its own to @self, which then
+ * precede it.  @frame's addresses and counter ids are the source's: JIT
+ * addresses translate by name (sysprof_capture_writer_add_jitmap returns the
+ * address @self gives a name it has, and the merge registers every name of
+ * the source before the first frame). */
+typedef SysprofCaptureCatAction (*SysprofCaptureCatFunc) (SysprofCaptureWriter      *self,
+                                                          const SysprofCaptureFrame *frame,
+                                                          uint64_t                   offset,
+                                                          void                      *user_data);
+/* sysprof_capture_writer_cat, with @func (NULL: none) deciding frame by
+ * frame (sysprof-cat's memory stream expansion and compaction). */
+SYSPROF_AVAILABLE_IN_ALL
+bool sysprof_capture_writer_cat_full (SysprofCaptureWriter *self,
+                                      SysprofCaptureReader *reader,
+                                      SysprofCaptureCatFunc func,
+                                      void                 *user_data);
 /* Overrides the header start and end times written by the next flush. */
 SYSPROF_AVAILABLE_IN_ALL
 bool sysprof_capture_writer_set_time_range (SysprofCaptureWriter *self, int64_t start_time, int64_t end_time);

@@ -401,9 +401,23 @@ add_frames (AdwPreferencesPage *page, SysprofDocument *document)
     {
       guint64 n = sysprof_document_get_n_frames (document, type);
 
+      /* Memory streams carry allocations and frees in file chunks: their
+       * events count with the allocation frames, their blocks apart. */
+      if (type == SYSPROF_CAPTURE_FRAME_ALLOCATION)
+        n = sysprof_document_get_n_allocation_events (document);
+      else if (type == SYSPROF_CAPTURE_FRAME_FILE_CHUNK)
+        n -= MIN (n, sysprof_document_get_n_stream_blocks (document));
       if (n == 0)
         continue;
-      if (frame_type_names[type] != NULL)
+      if (type == SYSPROF_CAPTURE_FRAME_ALLOCATION && sysprof_document_get_n_stream_events (document) > 0)
+        {
+          g_autofree char *subtitle = g_strdup_printf ("%" G_GUINT64_FORMAT " of them in memory streams",
+                                                       sysprof_document_get_n_stream_events (document));
+
+          row = add_count_row (group, frame_type_names[type], n);
+          adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
+        }
+      else if (frame_type_names[type] != NULL)
         add_count_row (group, frame_type_names[type], n);
       else
         {
@@ -412,6 +426,8 @@ add_frames (AdwPreferencesPage *page, SysprofDocument *document)
           add_count_row (group, title, n);
         }
     }
+  if (sysprof_document_get_n_stream_blocks (document) > 0)
+    add_count_row (group, "Memory stream blocks", sysprof_document_get_n_stream_blocks (document));
   row = add_count_row (group, "Total", sysprof_document_get_n_frames_total (document));
   gtk_widget_add_css_class (g_object_get_data (G_OBJECT (row), "value-label"), "heading");
 }

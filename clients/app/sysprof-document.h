@@ -58,8 +58,15 @@ guint64 sysprof_document_get_n_frames (SysprofDocument *self, SysprofCaptureFram
 guint64 sysprof_document_get_n_frames_total (SysprofDocument *self);
 /* Events the recording lost, from the "sysprof.lost-events" metadata. */
 guint64 sysprof_document_get_n_lost_events (SysprofDocument *self);
-/* ALLOCATION frames with a size (allocations; the others are frees). */
+/* Allocations: ALLOCATION frames with a size (the others are frees) and the
+ * allocation records of memory streams. */
 guint64 sysprof_document_get_n_allocations (SysprofDocument *self);
+/* Allocations and frees, from ALLOCATION frames and memory streams. */
+guint64 sysprof_document_get_n_allocation_events (SysprofDocument *self);
+/* Of them, those of memory streams, and the streams' blocks (FILE_CHUNK
+ * frames sysprof/memory-stream/TID, not listed as files). */
+guint64 sysprof_document_get_n_stream_events (SysprofDocument *self);
+guint64 sysprof_document_get_n_stream_blocks (SysprofDocument *self);
 /* Highest cpu number of the samples plus one (0 without samples). */
 guint sysprof_document_get_n_cpus (SysprofDocument *self);
 
@@ -78,7 +85,7 @@ GArray *sysprof_document_get_marks (SysprofDocument *self);
 GArray *sysprof_document_get_logs (SysprofDocument *self);
 /* SysprofSummaryProcess, by begin time. */
 GArray *sysprof_document_get_processes (SysprofDocument *self);
-/* SysprofSummaryFile, by path. */
+/* SysprofSummaryFile, by path; memory streams are not files. */
 GArray *sysprof_document_get_files (SysprofDocument *self);
 /* SysprofSummaryMetadata, in capture order. */
 GArray *sysprof_document_get_metadata (SysprofDocument *self);

@@ -10,6 +10,8 @@
 
 #include <sysprof-capture.h>
 
+#include "sysprof-thread-map.h"
+
 static const char *type_names[SYSPROF_CAPTURE_FRAME_LAST] = {
   [SYSPROF_CAPTURE_FRAME_TIMESTAMP] = "TIMESTAMP",
   [SYSPROF_CAPTURE_FRAME_SAMPLE] = "SAMPLE",
@@ -44,6 +46,32 @@ typedef struct
   size_t size_files;
 } Stats;
 
+/* One memory stream: the blocks of a thread, decoded as they come (each
+ * block's events are listed under its FILE_CHUNK frame). */
+typedef struct
+{
+  int32_t                     pid;
+  int32_t                     tid;
+  SysprofMemoryStreamDecoder *decoder; /* NULL once the stream ended */
+  uint64_t                    blocks;
+  uint64_t                    allocs;
+  uint64_t                    frees;
+  uint64_t                    alloc_bytes;
+  SysprofMemoryStreamStats    last; /* the decoder's stats after the previous block */
+} Stream;
+
+typedef struct
+{
+  const char      *file;
+  bool             print;
+  bool             damaged;
+  Stream         **streams; /* in the order of their first blocks */
+  size_t           n_streams;
+  size_t           size_streams;
+  SysprofThreadMap current; /* (pid, tid) -> its stream being read */
+  uint64_t         unnamed; /* stream chunks naming no thread */
+} Streams;
+
 static void
 usage (FILE *out)
 {
@@ -56,23 +84,38 @@ usage (FILE *out)
                 "frame, in file order; each block starts with the frame type and its byte\n"
                 "offset in the file (\"SAMPLE @4096: ...\").\n"
                 "\n"
+                "Memory streams (compact allocation records: FILE_CHUNK frames named\n"
+                "sysprof/memory-stream/TID, one stream per thread) are decoded: under each\n"
+                "such chunk come its block type, the stacks it defines, the events it carries\n"
+                "(\"alloc tid: T time: NS addr: A size: N addresses: K\" and its stack, or\n"
+                "\"free tid: T time: NS addr: A\"), the events the tracker said it lost, and\n"
+                "the error that ended the block if it is unsound (also on standard error).\n"
+                "\n"
                 "Options:\n"
                 "  -l, --list-files   List the files embedded in the capture, one path per line,\n"
-                "                     sorted.  Sysprof 45+ stores compressed copies under\n"
-                "                     PATH.gz; they are listed as stored.\n"
+                "                     sorted (memory streams are not files: not listed).\n"
+                "                     Sysprof 45+ stores compressed copies under PATH.gz; they\n"
+                "                     are listed as stored.\n"
                 "  -s, --stats        Print one line 'NAME COUNT' per frame type present (TIMESTAMP,\n"
                 "                     SAMPLE, MAP, PROCESS, FORK, EXIT, JITMAP, CTRDEF, CTRSET, MARK,\n"
                 "                     METADATA, LOG, FILE_CHUNK, ALLOCATION, OVERLAY, TRACE,\n"
                 "                     DBUS_MESSAGE, and UNKNOWN for types this tool does not know),\n"
                 "                     then SAMPLE_ADDRS (addresses in all SAMPLE frames), ALLOCS\n"
-                "                     (ALLOCATION frames with size > 0), FREES, ALLOC_BYTES, then\n"
-                "                     'FILE PATH' for each embedded file.\n"
+                "                     (allocations: ALLOCATION frames with size > 0 and stream\n"
+                "                     allocation records), FREES (the other ALLOCATION frames and\n"
+                "                     stream release records), ALLOC_BYTES, then 'FILE PATH' for\n"
+                "                     each embedded file, then one line per memory stream:\n"
+                "                     'STREAM pid=P tid=T blocks=N allocs=N frees=N bytes=N\n"
+                "                     stacks=N lost=N errors=N' (a thread id reused after its\n"
+                "                     stream ended has a line per stream).\n"
                 "  -h, --help         Show this help and exit.\n"
                 "      --version      Print the version and exit.\n"
                 "\n"
                 "Exit status: 0 when the whole capture was read; 1 when the file cannot be\n"
                 "opened or is corrupt or truncated (everything before the damage is printed,\n"
-                "then an error naming the byte offset); 2 on a usage error.\n");
+                "then an error naming the byte offset), or holds an unsound memory stream\n"
+                "block (its events before the fault are printed and counted); 2 on a usage\n"
+                "error.\n");
 }
 
 static void
@@ -334,6 +377,168 @@ stats_clear (Stats *stats)
   free (stats->files);
 }
 
+static bool
+is_stream_chunk (const SysprofCaptureFrame *frame)
+{
+  return frame->type == SYSPROF_CAPTURE_FRAME_FILE_CHUNK &&
+         strncmp (((const SysprofCaptureFileChunk *) frame)->path, SYSPROF_MEMORY_STREAM_PATH_PREFIX,
+                  sizeof SYSPROF_MEMORY_STREAM_PATH_PREFIX - 1) == 0;
+}
+
+static void
+out_of_memory (void)
+{
+  fprintf (stderr, "sysprof-dump: out of memory\n");
+  exit (1);
+}
+
+/* The stream a block of (@pid, @tid) belongs to: a new one after a block
+ * with is_last. */
+static Stream *
+stream_for (Streams *streams, int32_t pid, int32_t tid)
+{
+  Stream *stream = sysprof_thread_map_lookup (&streams->current, pid, tid);
+
+  if (stream != NULL && stream->decoder != NULL)
+    return stream;
+  if (streams->n_streams == streams->size_streams)
+    {
+      size_t   new_size = streams->size_streams ? streams->size_streams * 2 : 64;
+      Stream **items = realloc (streams->streams, new_size * sizeof *items);
+
+      if (items == NULL)
+        out_of_memory ();
+      streams->streams = items;
+      streams->size_streams = new_size;
+    }
+  if (!(stream = calloc (1, sizeof *stream)) || !(stream->decoder = sysprof_memory_stream_decoder_new (pid, tid)) ||
+      !sysprof_thread_map_insert (&streams->current, pid, tid, stream))
+    out_of_memory ();
+  stream->pid = pid;
+  stream->tid = tid;
+  streams->streams[streams->n_streams++] = stream;
+  return stream;
+}
+
+/* Decodes the block of a stream chunk, listing what it holds when printing. */
+static void
+decode_chunk (Streams *streams, Stats *stats, const SysprofCaptureFileChunk *chunk, uint64_t offset)
+{
+  SysprofMemoryStreamStats now;
+  SysprofAllocationEvent   event;
+  Stream                  *stream;
+  int32_t                  tid;
+
+  if (!sysprof_memory_stream_parse_path (chunk->path, &tid))
+    {
+      if (streams->print)
+        printf ("  memory stream: none, the path names no thread\n");
+      fflush (stdout);
+      fprintf (stderr, "sysprof-dump: %s: the stream chunk at offset %" PRIu64 " names no thread (\"%s\")\n",
+               streams->file, offset, chunk->path);
+      streams->unnamed++;
+      streams->damaged = true;
+      return;
+    }
+
+  stream = stream_for (streams, chunk->frame.pid, tid);
+  stream->blocks++;
+  if (!sysprof_memory_stream_decoder_feed (stream->decoder, chunk->data, chunk->len, offset))
+    out_of_memory ();
+  if (streams->print)
+    printf ("  memory stream block: %s\n", chunk->len == 0                                      ? "empty"
+                                           : chunk->data[0] == SYSPROF_MEMORY_STREAM_BLOCK_ZSTD ? "zstd ('Z')"
+                                           : chunk->data[0] == SYSPROF_MEMORY_STREAM_BLOCK_RAW  ? "raw ('R')"
+                                                                                                : "unknown type");
+  while (sysprof_memory_stream_decoder_next (stream->decoder, &event))
+    {
+      if (event.size > 0)
+        {
+          stream->allocs++;
+          stream->alloc_bytes += (uint64_t) event.size;
+          stats->allocs++;
+          stats->alloc_bytes += (uint64_t) event.size;
+        }
+      else
+        {
+          stream->frees++;
+          stats->frees++;
+        }
+      if (!streams->print)
+        continue;
+      if (event.size > 0)
+        {
+          printf ("  alloc tid: %d time: %" PRId64 " addr: " SYSPROF_CAPTURE_ADDRESS_FORMAT " size: %" PRId64
+                  " addresses: %u\n",
+                  event.tid, event.time, event.address, event.size, event.n_frames);
+          for (uint32_t i = 0; i < event.n_frames; i++)
+            printf ("    " SYSPROF_CAPTURE_ADDRESS_FORMAT "\n", event.frames[i]);
+        }
+      else
+        printf ("  free tid: %d time: %" PRId64 " addr: " SYSPROF_CAPTURE_ADDRESS_FORMAT "\n", event.tid, event.time,
+                event.address);
+    }
+
+  sysprof_memory_stream_decoder_get_stats (stream->decoder, &now);
+  if (streams->print && now.stacks > stream->last.stacks)
+    printf ("  stacks defined: %" PRIu64 "\n", now.stacks - stream->last.stacks);
+  if (streams->print && now.resets > stream->last.resets)
+    printf ("  stack ids reset\n");
+  if (streams->print && now.lost > stream->last.lost)
+    printf ("  lost: %" PRIu64 " events the tracker could not record\n", now.lost - stream->last.lost);
+  if (now.errors > stream->last.errors)
+    {
+      char why[512];
+
+      /* The decoder describes the first error of a stream only. */
+      if (stream->last.errors == 0)
+        snprintf (why, sizeof why, "%s", sysprof_memory_stream_decoder_get_error (stream->decoder));
+      else
+        snprintf (why, sizeof why,
+                  "the memory stream of thread %d (pid %d) has another unsound block, at offset %" PRIu64
+                  ": its events after the fault are left out",
+                  tid, chunk->frame.pid, offset);
+      if (streams->print)
+        printf ("  error: %s\n", why);
+      fflush (stdout);
+      fprintf (stderr, "sysprof-dump: %s: %s\n", streams->file, why);
+      streams->damaged = true;
+    }
+  stream->last = now;
+
+  if (chunk->is_last)
+    {
+      sysprof_memory_stream_decoder_free (stream->decoder);
+      stream->decoder = NULL;
+    }
+}
+
+static void
+print_streams (Streams *streams)
+{
+  for (size_t i = 0; i < streams->n_streams; i++)
+    {
+      const Stream *st = streams->streams[i];
+
+      printf ("STREAM pid=%d tid=%d blocks=%" PRIu64 " allocs=%" PRIu64 " frees=%" PRIu64 " bytes=%" PRIu64
+              " stacks=%" PRIu64 " lost=%" PRIu64 " errors=%" PRIu64 "\n",
+              st->pid, st->tid, st->blocks, st->allocs, st->frees, st->alloc_bytes, st->last.stacks, st->last.lost,
+              st->last.errors);
+    }
+}
+
+static void
+streams_clear (Streams *streams)
+{
+  for (size_t i = 0; i < streams->n_streams; i++)
+    {
+      sysprof_memory_stream_decoder_free (streams->streams[i]->decoder);
+      free (streams->streams[i]);
+    }
+  free (streams->streams);
+  sysprof_thread_map_clear (&streams->current);
+}
+
 static void
 account (Stats *stats, const SysprofCaptureFrame *frame)
 {
@@ -344,7 +549,7 @@ account (Stats *stats, const SysprofCaptureFrame *frame)
     }
 
   stats->frames[frame->type]++;
-  if (frame->type == SYSPROF_CAPTURE_FRAME_FILE_CHUNK)
+  if (frame->type == SYSPROF_CAPTURE_FRAME_FILE_CHUNK && !is_stream_chunk (frame))
     add_file (stats, ((const SysprofCaptureFileChunk *) frame)->path);
   else if (frame->type == SYSPROF_CAPTURE_FRAME_SAMPLE)
     stats->sample_addrs += ((const SysprofCaptureSample *) frame)->n_addrs;
@@ -379,6 +584,7 @@ main (int argc, char **argv)
   SysprofCaptureError   error;
   SysprofCaptureReader *reader;
   Stats                 stats = { { 0 } };
+  Streams               streams = { 0 };
   bool                  list_files = false;
   bool                  show_stats = false;
   bool                  damaged = false;
@@ -409,6 +615,8 @@ main (int argc, char **argv)
       return 1;
     }
 
+  streams.file = argv[optind];
+  streams.print = !show_stats && !list_files;
   if (!show_stats && !list_files)
     {
       printf ("Capture time: %s\n", sysprof_capture_reader_get_time (reader));
@@ -442,6 +650,8 @@ main (int argc, char **argv)
       account (&stats, frame);
       if (!show_stats && !list_files)
         print_frame (frame, offset);
+      if (is_stream_chunk (frame))
+        decode_chunk (&streams, &stats, (const SysprofCaptureFileChunk *) frame, offset);
     }
 
   if (sysprof_capture_reader_get_error (reader)->code != 0)
@@ -463,11 +673,13 @@ main (int argc, char **argv)
       printf ("FREES %" PRIu64 "\n", stats.frees);
       printf ("ALLOC_BYTES %" PRIu64 "\n", stats.alloc_bytes);
       print_files (&stats, "FILE ");
+      print_streams (&streams);
     }
   else if (list_files)
     print_files (&stats, "");
 
   stats_clear (&stats);
+  streams_clear (&streams);
   sysprof_capture_reader_unref (reader);
-  return damaged ? 1 : 0;
+  return damaged || streams.damaged ? 1 : 0;
 }

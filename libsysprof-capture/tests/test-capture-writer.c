@@ -757,6 +757,66 @@ test_cat_remaps (void)
   sysprof_capture_reader_unref (r);
 }
 
+/* cat_full: the function sees every frame with its offset, in order, drops
+ * what it asks to, adds frames before the one it sees, and stops the merge. */
+static SysprofCaptureCatAction
+cat_func (SysprofCaptureWriter *w, const SysprofCaptureFrame *frame, uint64_t offset, void *user_data)
+{
+  uint64_t *last_offset = user_data;
+
+  g_assert_cmpuint (offset, >, *last_offset);
+  *last_offset = offset;
+  if (frame->type != SYSPROF_CAPTURE_FRAME_MARK)
+    return SYSPROF_CAPTURE_CAT_COPY;
+  if (g_str_equal (((const SysprofCaptureMark *) frame)->name, "drop"))
+    return SYSPROF_CAPTURE_CAT_DROP;
+  if (g_str_equal (((const SysprofCaptureMark *) frame)->name, "fail"))
+    {
+      errno = ENOTRECOVERABLE;
+      return SYSPROF_CAPTURE_CAT_FAIL;
+    }
+  g_assert_true (sysprof_capture_writer_add_log (w, frame->time, -1, -1, 0, "before", "the mark"));
+  return SYSPROF_CAPTURE_CAT_COPY;
+}
+
+static void
+test_cat_full (void)
+{
+  g_autofree char        *pin = tmp_path ("cat-full-in.syscap");
+  g_autofree char        *pout = tmp_path ("cat-full-out.syscap");
+  const char             *names[] = { "keep", "drop", "keep", "fail", "keep" };
+  SysprofCaptureWriter   *w = sysprof_capture_writer_new (pin, 0);
+  SysprofCaptureReader   *r;
+  SysprofCaptureFrameType type;
+  uint64_t                last_offset = 0;
+  g_autoptr (GString) got = g_string_new (NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    g_assert_true (sysprof_capture_writer_add_mark (w, 10 + i, -1, -1, 0, "group", names[i], ""));
+  sysprof_capture_writer_unref (w);
+
+  w = sysprof_capture_writer_new (pout, 0);
+  r = reopen (pin);
+  errno = 0;
+  g_assert_false (sysprof_capture_writer_cat_full (w, r, cat_func, &last_offset));
+  g_assert_cmpint (errno, ==, ENOTRECOVERABLE);
+  sysprof_capture_reader_unref (r);
+  sysprof_capture_writer_unref (w);
+
+  r = reopen (pout);
+  while (sysprof_capture_reader_peek_type (r, &type))
+    {
+      if (type == SYSPROF_CAPTURE_FRAME_MARK)
+        g_string_append_printf (got, "mark %s;", sysprof_capture_reader_read_mark (r)->name);
+      else if (type == SYSPROF_CAPTURE_FRAME_LOG)
+        g_string_append_printf (got, "log %s;", sysprof_capture_reader_read_log (r)->domain);
+      else
+        sysprof_capture_reader_skip (r);
+    }
+  g_assert_cmpstr (got->str, ==, "log before;mark keep;log before;mark keep;");
+  sysprof_capture_reader_unref (r);
+}
+
 /* A full disk (here: RLIMIT_FSIZE) fails the write with a clear errno; what
  * reached the disk stays readable and what was buffered is not thrown away. */
 static void
@@ -1013,6 +1073,7 @@ main (int argc, char **argv)
   g_test_add_func ("/Capture/Writer/socket", test_socket);
   g_test_add_func ("/Capture/Writer/splice", test_splice_and_create_reader);
   g_test_add_func ("/Capture/Writer/cat-remaps", test_cat_remaps);
+  g_test_add_func ("/Capture/Writer/cat-full", test_cat_full);
   g_test_add_func ("/Capture/Writer/disk-full", test_disk_full);
   g_test_add_func ("/Capture/Writer/max-size", test_max_size);
   g_test_add_func ("/Capture/Writer/from-env", test_from_env);

@@ -19,12 +19,16 @@
 # Captures also open by drag and drop (the window's drop target given a file
 # list) and from the command line of the installed program, `sysprof FILE`.
 #
-# Usage: test-app-views.sh TEST_APP MAKE_MARKS_LOGS SYSPROF_CLI SYSPROF_DUMP HOT_FUNCTIONS MEMORY_WORKLOAD DATA_DIR SHOT_DIR SYSPROF_APP TO_NEW_FORMAT
+# The memory recording compacted into memory streams (sysprof-cat
+# --compact-memory) shows the same views, its streams are not embedded
+# files, and the details view counts their events with the allocations.
+#
+# Usage: test-app-views.sh TEST_APP MAKE_MARKS_LOGS SYSPROF_CLI SYSPROF_DUMP HOT_FUNCTIONS MEMORY_WORKLOAD DATA_DIR SHOT_DIR SYSPROF_APP TO_NEW_FORMAT SYSPROF_CAT
 
 set -euo pipefail
 
 TEST_APP=$1 MAKE_MARKS_LOGS=$2 SYSPROF_CLI=$3 SYSPROF_DUMP=$4 HOT_FUNCTIONS=$5 MEMORY_WORKLOAD=$6
-DATA_DIR=$7 SHOT_DIR=$8 SYSPROF_APP=$9 TO_NEW_FORMAT=${10}
+DATA_DIR=$7 SHOT_DIR=$8 SYSPROF_APP=$9 TO_NEW_FORMAT=${10} SYSPROF_CAT=${11}
 
 work=$(mktemp -d /tmp/test-app-views.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -75,7 +79,36 @@ check_capture () { # NAME CAPTURE [SPELLED-OUT EXPECTATION]
     ok "$name: exactly the views with data ($got); screenshots in $SHOT_DIR/$name"
 }
 
-echo "1..13"
+check_streams () { # CAPTURE with ALLOCATION frames
+    local stats="$work/frames.stats" cstats="$work/streams.stats" rows="$work/rows" want got files
+    "$SYSPROF_DUMP" --stats "$1" >"$stats"
+    "$SYSPROF_CAT" --compact-memory "$1" >"$work/streams.syscap"
+    "$SYSPROF_DUMP" --stats "$work/streams.syscap" >"$cstats"
+    if [ "$(stat_of "$cstats" ALLOCATION)" -ne 0 ] || ! grep -q '^STREAM ' "$cstats"; then
+        not_ok "memory streams: sysprof-cat did not compact the recording"; return
+    fi
+    if ! "$TEST_APP" details "$work/streams.syscap" >"$rows" 2>"$work/err"; then
+        not_ok "memory streams: details"; sed 's/^/# /' "$work/err"; return
+    fi
+    # Counts are shown with digit groups.
+    row () { awk -F'\t' -v t="$1" '$1 == t { gsub(/[^0-9]/, "", $2); print $2; exit }' "$rows"; }
+    want=$(($(stat_of "$stats" ALLOCS) + $(stat_of "$stats" FREES)))
+    got=$(row "Allocations and frees")
+    files=$(grep -c '^FILE ' "$cstats" || true)
+    if [ "$got" != "$want" ]; then
+        not_ok "memory streams: details says ${got:-no} allocations and frees, recorded $want"
+    elif [ "$(row Allocations)" != "$(stat_of "$stats" ALLOCS)" ]; then
+        not_ok "memory streams: details says $(row Allocations) allocations, recorded $(stat_of "$stats" ALLOCS)"
+    elif [ "$(row "Embedded files")" != "$files" ]; then
+        not_ok "memory streams: details says $(row "Embedded files") embedded files, $files without the streams"
+    else
+        check_capture memory-streams "$work/streams.syscap" details,memory,marks,processes,files
+        return
+    fi
+    sed 's/^/# /' "$rows"
+}
+
+echo "1..14"
 
 quiet=(--no-cpu --no-memory --no-disk --no-network)
 if [ "$(id -u)" = 0 ]; then
@@ -86,8 +119,10 @@ if [ "$(id -u)" = 0 ]; then
     fi
     if "$SYSPROF_CLI" -f "$work/memory.syscap" --memprof --no-perf "${quiet[@]}" -- "$MEMORY_WORKLOAD" 2 2000 100 50 10 1000 >"$work/cli.log" 2>&1; then
         check_capture memory "$work/memory.syscap" details,memory,marks,processes,files
+        check_streams "$work/memory.syscap"
     else
         not_ok "memory: sysprof-cli --memprof failed"; sed 's/^/# /' "$work/cli.log"
+        skip "memory streams: no recording"
     fi
     if "$SYSPROF_CLI" -f "$work/counters.syscap" --no-perf --duration 2 >"$work/cli.log" 2>&1; then
         check_capture counters "$work/counters.syscap"
@@ -97,6 +132,7 @@ if [ "$(id -u)" = 0 ]; then
 else
     skip "cpu: recording needs root"
     skip "memory: recording needs root"
+    skip "memory streams: recording needs root"
     skip "counters: recording needs root"
 fi
 

@@ -30,6 +30,9 @@
  *       Opens CAPTURE in a window and prints "loaded_ms T" (the views are
  *       added) and "callgraph_ms T" (the callgraph view shows its table),
  *       from the window's creation; for bench/run-app-bench.sh.
+ *   test-app details CAPTURE
+ *       Shows the details view of CAPTURE and prints each of its rows as
+ *       "TITLE<TAB>VALUE" (the value label's text), depth first.
  *   test-app refused SHOTDIR
  *       Records the whole system and expects a refusal on the page (for a
  *       user polkit says no to); prints the message.
@@ -51,7 +54,8 @@
 static int
 usage (void)
 {
-  fprintf (stderr, "usage: test-app views|shot|selection|lines|record|drop|time|refused ARGS (see the source)\n");
+  fprintf (stderr,
+           "usage: test-app views|shot|selection|lines|record|drop|time|details|refused ARGS (see the source)\n");
   return 2;
 }
 
@@ -122,6 +126,37 @@ cmd_views (const char *capture, const char *expected, const char *shot_dir, gboo
     ok = FALSE;
   gtk_window_destroy (GTK_WINDOW (window));
   return ok ? 0 : 1;
+}
+
+static void
+print_rows (GtkWidget *widget)
+{
+  if (ADW_IS_ACTION_ROW (widget) && g_object_get_data (G_OBJECT (widget), "value-label") != NULL)
+    printf ("%s\t%s\n", adw_preferences_row_get_title (ADW_PREFERENCES_ROW (widget)),
+            gtk_label_get_text (GTK_LABEL (g_object_get_data (G_OBJECT (widget), "value-label"))));
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    print_rows (child);
+}
+
+static int
+cmd_details (const char *capture)
+{
+  g_autofree char *error = NULL;
+  SysprofWindow   *window = app_test_open (capture, 120, &error);
+
+  if (window == NULL)
+    {
+      fprintf (stderr, "%s\n", error);
+      return 1;
+    }
+  if (!app_test_show_view (window, "details", 60))
+    {
+      fprintf (stderr, "the details view is still busy after 60 s\n");
+      return 1;
+    }
+  print_rows (GTK_WIDGET (window));
+  gtk_window_destroy (GTK_WINDOW (window));
+  return 0;
 }
 
 static gboolean
@@ -562,6 +597,8 @@ main (int argc, char **argv)
     return cmd_drop (argv[2]);
   if (strcmp (argv[1], "time") == 0 && argc == 3)
     return cmd_time (argv[2]);
+  if (strcmp (argv[1], "details") == 0 && argc == 3)
+    return cmd_details (argv[2]);
   if (strcmp (argv[1], "refused") == 0 && argc == 3)
     return cmd_refused (argv[2]);
   return usage ();

@@ -563,6 +563,64 @@ test_progress_text (Fixture *f, gconstpointer data)
   g_assert_cmpfloat (sysprof_document_get_progress (document), <, 0);
 }
 
+/* Memory streams are allocation records, not embedded files: a capture with
+ * two ALLOCATION frames, a stream of two blocks (3 allocations, 1 release;
+ * the second block zstd-compressed as the drainer writes them) and one real
+ * file. */
+static void
+test_memory_streams (Fixture *f, gconstpointer data)
+{
+  g_autofree char            *path = g_build_filename (f->dir, "streams.syscap", NULL);
+  SysprofCaptureWriter       *writer = sysprof_capture_writer_new (path, 0);
+  SysprofMemoryStreamEncoder  encoder;
+  const SysprofCaptureAddress stack[] = { 0x401000, 0x402000 };
+  guint8                      buffer[4096];
+  guint8                      packed[4096];
+  const guint8               *block;
+  gsize                       len;
+  char                        stream_path[256];
+  const guint8                mounts[] = "none / tmpfs rw 0 0\n";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SysprofDocument) document = NULL;
+  GArray *files;
+
+  (void) data;
+  g_assert_nonnull (writer);
+  writer_ok (sysprof_capture_writer_add_allocation_copy (writer, 10 * MS, 0, 300, 300, 0x1000, 64, stack, 2));
+  writer_ok (sysprof_capture_writer_add_allocation_copy (writer, 11 * MS, 0, 300, 300, 0x1000, 0, NULL, 0));
+  g_assert_true (sysprof_memory_stream_format_path (stream_path, sizeof stream_path, 301));
+  g_assert_true (sysprof_memory_stream_encoder_init (&encoder, buffer, sizeof buffer));
+  g_assert_true (sysprof_memory_stream_encoder_add_stack (&encoder, 1, stack, 2));
+  g_assert_true (sysprof_memory_stream_encoder_add_allocation (&encoder, 12 * MS, 0x2000, 32, 1));
+  g_assert_true (sysprof_memory_stream_encoder_add_allocation (&encoder, 13 * MS, 0x3000, 48, 1));
+  block = sysprof_memory_stream_encoder_get_block (&encoder, &len);
+  writer_ok (sysprof_capture_writer_add_file (writer, 14 * MS, -1, 300, stream_path, FALSE, block, len));
+  sysprof_memory_stream_encoder_clear (&encoder);
+  for (guint i = 0; i < 100; i++)
+    g_assert_true (sysprof_memory_stream_encoder_add_allocation (&encoder, 15 * MS, 0x4000, 16, 1));
+  g_assert_true (sysprof_memory_stream_encoder_add_release (&encoder, 16 * MS, 0x2000));
+  block = sysprof_memory_stream_encoder_get_block (&encoder, &len);
+  len = sysprof_memory_stream_compress (block, len, packed, sizeof packed, 1);
+  g_assert_cmpuint (len, >, 0);
+  writer_ok (sysprof_capture_writer_add_file (writer, 17 * MS, -1, 300, stream_path, TRUE, packed, len));
+  writer_ok (
+      sysprof_capture_writer_add_file (writer, 18 * MS, -1, 300, "/proc/mounts", TRUE, mounts, sizeof mounts - 1));
+  writer_ok (sysprof_capture_writer_flush (writer));
+  sysprof_capture_writer_unref (writer);
+
+  document = load (path, &error);
+  g_assert_no_error (error);
+  /* 1 + 102 allocations; 4 + 103 events; the two blocks apart. */
+  g_assert_cmpuint (sysprof_document_get_n_allocations (document), ==, 1 + 102);
+  g_assert_cmpuint (sysprof_document_get_n_allocation_events (document), ==, 2 + 103);
+  g_assert_cmpuint (sysprof_document_get_n_stream_events (document), ==, 103);
+  g_assert_cmpuint (sysprof_document_get_n_stream_blocks (document), ==, 2);
+  g_assert_cmpuint (sysprof_document_get_n_frames (document, SYSPROF_CAPTURE_FRAME_FILE_CHUNK), ==, 3);
+  files = sysprof_document_get_files (document);
+  g_assert_cmpuint (files->len, ==, 1);
+  g_assert_cmpstr (g_array_index (files, SysprofSummaryFile, 0).path, ==, "/proc/mounts");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -574,5 +632,6 @@ main (int argc, char **argv)
   g_test_add ("/document/released-on-main-thread", Fixture, NULL, fixture_set_up, test_released_on_main_thread,
               fixture_tear_down);
   g_test_add ("/document/progress-text", Fixture, NULL, fixture_set_up, test_progress_text, fixture_tear_down);
+  g_test_add ("/document/memory-streams", Fixture, NULL, fixture_set_up, test_memory_streams, fixture_tear_down);
   return g_test_run ();
 }
