@@ -128,10 +128,42 @@ if [ -n "$cli" ] && [ "$(id -u)" = 0 ]; then
     skip "Debian's Sysprof 3.46 library (compat) not built"
   fi
   damaged_input="$tmp/rec-c.syscap"
+
+  # 2b. The tracker's own streams (--memprof-format stream), expanded: the
+  #     same exact numbers, and Sysprof 3.46 reads every event of them.
+  "$cli" -f "$tmp/srec.syscap" --memprof --memprof-format stream --no-perf --no-cpu --no-memory --no-disk \
+    --no-network -- "$workload" $threads $per 100 10 7 50 > "$tmp/cli.log" 2>&1 || fail "stream recording failed: $(cat "$tmp/cli.log")"
+  "$dump" --stats "$tmp/srec.syscap" > "$tmp/srec.stats" || fail "the stream recording does not read cleanly"
+  [ "$(stat_of "$tmp/srec.stats" ALLOCATION)" -eq 0 ] || fail "ALLOCATION frames in a stream recording"
+  "$cat_" --expand-memory "$tmp/srec.syscap" > "$tmp/srec-e.syscap" 2> "$tmp/err" || fail "stream expansion failed: $(cat "$tmp/err")"
+  [ ! -s "$tmp/err" ] || fail "stream expansion said: $(cat "$tmp/err")"
+  "$dump" --stats "$tmp/srec-e.syscap" > "$tmp/srec-e.stats"
+  for k in ALLOCS FREES ALLOC_BYTES; do
+    [ "$(stat_of "$tmp/srec-e.stats" $k)" -eq "$(stat_of "$tmp/srec.stats" $k)" ] \
+      || fail "stream recording: $k $(stat_of "$tmp/srec-e.stats" $k) expanded, $(stat_of "$tmp/srec.stats" $k) in the streams"
+  done
+  [ "$(stat_of "$tmp/srec-e.stats" ALLOCATION)" -eq "$(($(stat_of "$tmp/srec.stats" ALLOCS) + $(stat_of "$tmp/srec.stats" FREES)))" ] \
+    || fail "stream recording: $(stat_of "$tmp/srec-e.stats" ALLOCATION) ALLOCATION frames expanded"
+  "$report" top --memory --format tsv --limit 0 "$tmp/srec-e.syscap" > "$tmp/stop.tsv" || fail "sysprof-report on the expanded streams"
+  for spec in churn_alloc:$((threads * per)) cross_alloc:$((threads * 10)) temp_alloc:$((threads * 100)) leak_alloc:7 grow_alloc:50; do
+    got=$(awk -F'\t' -v f="${spec%:*}" '$1 == f { print $3 }' "$tmp/stop.tsv")
+    [ "$got" = "${spec#*:}" ] || fail "${spec%:*}: ${got:-no} allocations in the expanded streams, expected ${spec#*:}"
+  done
+  if [ -n "$oracle" ]; then
+    "$oracle" dump "$tmp/srec.syscap" > /dev/null || fail "Sysprof 3.46 cannot read the stream recording"
+    "$oracle" dump "$tmp/srec-e.syscap" > "$tmp/se-346.txt" || fail "Sysprof 3.46 cannot read the expanded streams"
+    want="$(stat_of "$tmp/srec.stats" ALLOCS) $(stat_of "$tmp/srec.stats" FREES) $(stat_of "$tmp/srec.stats" ALLOC_BYTES)"
+    got=$(sums < "$tmp/se-346.txt")
+    [ "$got" = "$want" ] || fail "Sysprof 3.46 reads allocations, frees, bytes $got from the expanded streams; recorded $want"
+    ok "the tracker's streams ($(stat_of "$tmp/srec.stats" ALLOCS) allocations): expanded, every site's exact count, and Sysprof 3.46 reads $got (allocations, frees, bytes) from them"
+  else
+    ok "the tracker's streams ($(stat_of "$tmp/srec.stats" ALLOCS) allocations): expanded, every site's exact count (Sysprof 3.46's library not built)"
+  fi
 else
   skip "recording: needs root and the memory tracker"
   skip "recording: exact numbers"
   skip "recording: Sysprof 3.46"
+  skip "stream recording: expanded"
   damaged_input="$tmp/fixture-c.syscap"
 fi
 
