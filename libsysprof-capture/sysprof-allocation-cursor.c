@@ -43,7 +43,11 @@ typedef struct
   bool                        ready; /* head is the next event; else block is to be loaded */
   uint32_t                    first; /* first block */
   uint32_t                    block; /* current block, or the last one while indexing */
+  uint32_t                    n_blocks;
   SysprofMemoryStreamDecoder *decoder;
+  /* Of its decoder, once freed. */
+  uint64_t lost;
+  uint64_t errors;
   SysprofAllocationEvent      head;
   int64_t                     key_time;
   uint64_t                    key_offset;
@@ -65,6 +69,7 @@ struct _SysprofAllocationCursor
   SysprofCaptureReader      *plain_reader;
   SysprofMemoryStreamShared *shared;
   SysprofCaptureError        capture_error;
+  SysprofAllocationCursorOptions options;
 
   Block   *blocks;
   uint32_t n_blocks;
@@ -247,6 +252,7 @@ index_chunk (SysprofAllocationCursor       *self,
       self->n_streams++;
     }
   source = &self->sources[slot->source];
+  source->n_blocks++;
 
   if (!_sysprof_grow ((void **) &self->blocks, &self->blocks_size, self->n_blocks, sizeof *self->blocks, 256, NONE))
     return false;
@@ -278,11 +284,38 @@ index_capture (SysprofAllocationCursor *self)
   const size_t               prefix_len = sizeof SYSPROF_MEMORY_STREAM_PATH_PREFIX - 1;
   bool                       ok = true;
 
+  uint64_t                   n_frames = 0;
+
   while (ok && sysprof_capture_reader_peek_type (r, &type))
     {
       /* peek stepped over any index frame: this is the frame's offset. */
       uint64_t                       offset = sysprof_capture_reader_get_offset (r);
       const SysprofCaptureFileChunk *chunk;
+
+      if (self->options.progress != NULL && (++n_frames & 0xffff) == 0)
+        self->options.progress (offset, self->options.user_data);
+
+      if (type < 64 ? (self->options.frame_types >> type) & 1 : self->options.frame_types == UINT64_MAX)
+        {
+          /* A stream chunk given to the caller is still a stream's block:
+           * it is indexed from a copy of the position. */
+          if (type == SYSPROF_CAPTURE_FRAME_ALLOCATION)
+            self->allocation_frames++;
+          if (!self->options.frame_func (r, type, self->options.user_data))
+            {
+              free (open.slots);
+              self->capture_error = *sysprof_capture_reader_get_error (r);
+              errno = ECANCELED;
+              return false;
+            }
+          if (sysprof_capture_reader_get_offset (r) == offset)
+            sysprof_capture_reader_skip (r);
+          if (type != SYSPROF_CAPTURE_FRAME_FILE_CHUNK)
+            continue;
+          /* The caller read the chunk (or stepped over it): read it again. */
+          if (!_sysprof_capture_reader_seek (r, offset))
+            break;
+        }
 
       if (type == SYSPROF_CAPTURE_FRAME_ALLOCATION)
         {
@@ -292,7 +325,8 @@ index_capture (SysprofAllocationCursor *self)
               sysprof_capture_reader_skip (r);
               continue;
             }
-          if (self->allocation_frames++ == 0)
+          self->allocation_frames++;
+          if (self->last_plain_offset == 0)
             self->first_plain_offset = offset;
           self->last_plain_offset = offset;
         }
@@ -312,6 +346,8 @@ index_capture (SysprofAllocationCursor *self)
     }
   free (open.slots);
   self->capture_error = *sysprof_capture_reader_get_error (r);
+  if (self->options.progress != NULL)
+    self->options.progress (sysprof_capture_reader_get_offset (r), self->options.user_data);
   if (!ok)
     {
       errno = ENOMEM;
@@ -390,6 +426,8 @@ stream_finish (SysprofAllocationCursor *self, Source *source)
   if (source->decoder != NULL)
     {
       sysprof_memory_stream_decoder_get_stats (source->decoder, &stats);
+      source->lost = stats.lost;
+      source->errors = stats.errors;
       self->done_errors += stats.errors;
       self->done_lost = stats.lost > UINT64_MAX - self->done_lost ? UINT64_MAX : self->done_lost + stats.lost;
       self->done_stacks += stats.stacks;
@@ -501,7 +539,7 @@ cursor_start (SysprofAllocationCursor *self)
 {
   uint32_t plain;
 
-  if (self->allocation_frames > 0)
+  if (self->last_plain_offset > 0)
     {
       if (!(self->plain_reader = sysprof_capture_reader_copy (self->blocks_reader)) ||
           !_sysprof_capture_reader_seek (self->plain_reader, self->first_plain_offset) || !add_source (self, &plain))
@@ -533,13 +571,23 @@ cursor_start (SysprofAllocationCursor *self)
 SysprofAllocationCursor *
 sysprof_allocation_cursor_new (SysprofCaptureReader *reader)
 {
+  return sysprof_allocation_cursor_new_full (reader, NULL);
+}
+
+SysprofAllocationCursor *
+sysprof_allocation_cursor_new_full (SysprofCaptureReader *reader, const SysprofAllocationCursorOptions *options)
+{
   SysprofAllocationCursor *self;
 
   sysprof_return_val_if_fail (reader != NULL, NULL);
+  sysprof_return_val_if_fail (options == NULL || options->size >= sizeof *options, NULL);
+  sysprof_return_val_if_fail (options == NULL || options->frame_types == 0 || options->frame_func != NULL, NULL);
 
   if (!(self = calloc (1, sizeof *self)))
     return NULL;
   atomic_init (&self->ref_count, 1);
+  if (options != NULL)
+    self->options = *options;
   self->pending = NONE;
   if (!(self->shared = _sysprof_memory_stream_shared_new (SYSPROF_MEMORY_STREAM_MAX_STORED_STACKS,
                                                           SYSPROF_MEMORY_STREAM_MAX_STORED_FRAMES)) ||
@@ -662,6 +710,38 @@ sysprof_allocation_cursor_get_capture_error (SysprofAllocationCursor *self)
 {
   sysprof_return_val_if_fail (self != NULL, NULL);
   return &self->capture_error;
+}
+
+bool
+sysprof_allocation_cursor_get_stream (SysprofAllocationCursor *self, uint64_t index, SysprofAllocationStreamInfo *info)
+{
+  const Source *source;
+
+  sysprof_return_val_if_fail (self != NULL, false);
+  sysprof_return_val_if_fail (info != NULL, false);
+
+  /* Streams are the first sources, in the order the first pass met them. */
+  if (index >= self->n_streams)
+    {
+      errno = EINVAL;
+      return false;
+    }
+  source = &self->sources[index];
+  memset (info, 0, sizeof *info);
+  info->pid = source->pid;
+  info->tid = source->tid;
+  info->blocks = source->n_blocks;
+  info->lost = source->lost;
+  info->errors = source->errors;
+  if (source->decoder != NULL)
+    {
+      SysprofMemoryStreamStats stats;
+
+      sysprof_memory_stream_decoder_get_stats (source->decoder, &stats);
+      info->lost = stats.lost;
+      info->errors = stats.errors;
+    }
+  return true;
 }
 
 uint64_t
