@@ -297,8 +297,6 @@ index_capture (SysprofAllocationCursor *self)
 
       if (type < 64 ? (self->options.frame_types >> type) & 1 : self->options.frame_types == UINT64_MAX)
         {
-          /* A stream chunk given to the caller is still a stream's block:
-           * it is indexed from a copy of the position. */
           if (type == SYSPROF_CAPTURE_FRAME_ALLOCATION)
             self->allocation_frames++;
           if (!self->options.frame_func (r, type, self->options.user_data))
@@ -308,12 +306,15 @@ index_capture (SysprofAllocationCursor *self)
               errno = ECANCELED;
               return false;
             }
-          if (sysprof_capture_reader_get_offset (r) == offset)
-            sysprof_capture_reader_skip (r);
           if (type != SYSPROF_CAPTURE_FRAME_FILE_CHUNK)
-            continue;
-          /* The caller read the chunk (or stepped over it): read it again. */
-          if (!_sysprof_capture_reader_seek (r, offset))
+            {
+              if (sysprof_capture_reader_get_offset (r) == offset)
+                sysprof_capture_reader_skip (r);
+              continue;
+            }
+          /* A stream chunk given to the caller is still a stream's block:
+           * read again if the caller read it, then indexed. */
+          if (sysprof_capture_reader_get_offset (r) != offset && !_sysprof_capture_reader_seek (r, offset))
             break;
         }
 
