@@ -12,6 +12,7 @@
 #include "sysprof-capture-types.h"
 #include "sysprof-capture-writer.h"
 #include "sysprof-macros.h"
+#include "sysprof-memory-stream.h"
 
 SYSPROF_BEGIN_DECLS
 
@@ -145,8 +146,8 @@ bool sysprof_collector_follows_children (void);
 
 /* Each block of a stream is one FILE_CHUNK frame with this path prefix and
  * the thread id in decimal, and at most this many bytes of data. */
-#define SYSPROF_COLLECTOR_MEMORY_STREAM_PREFIX    "sysprof/memory-stream/"
-#define SYSPROF_COLLECTOR_MEMORY_STREAM_MAX_BLOCK 61440
+#define SYSPROF_COLLECTOR_MEMORY_STREAM_PREFIX    SYSPROF_MEMORY_STREAM_PATH_PREFIX
+#define SYSPROF_COLLECTOR_MEMORY_STREAM_MAX_BLOCK SYSPROF_MEMORY_STREAM_MAX_BLOCK
 
 /* The time the collector stamps the calling thread's frames with now
  * (sysprof_clock nanoseconds, never going backwards within a thread); cheap

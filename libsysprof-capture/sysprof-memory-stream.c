@@ -22,6 +22,10 @@
 
 SYSPROF_STATIC_ASSERT (SYSPROF_MEMORY_STREAM_ENCODER_MIN_CAPACITY >= HEADER_ROOM + MAX_STACK_RECORD,
                        "a cleared encoder must fit the largest record");
+SYSPROF_STATIC_ASSERT (SYSPROF_MEMORY_STREAM_MAX_EVENT_BYTES == 1 + MAX_STACK_RECORD + MAX_ALLOCATION_RECORD,
+                       "the public bound of one event is its records' bounds");
+SYSPROF_STATIC_ASSERT (SYSPROF_MEMORY_STREAM_ENCODER_MIN_CAPACITY >= HEADER_ROOM + SYSPROF_MEMORY_STREAM_MAX_EVENT_BYTES,
+                       "a cleared encoder must fit the largest event");
 
 bool
 sysprof_memory_stream_encoder_init (SysprofMemoryStreamEncoder *self, void *buffer, size_t capacity)
@@ -200,6 +204,12 @@ sysprof_memory_stream_encoder_add_lost (SysprofMemoryStreamEncoder *self, uint64
   return true;
 }
 
+size_t
+sysprof_memory_stream_encoder_get_room (const SysprofMemoryStreamEncoder *self)
+{
+  return self == NULL ? 0 : self->p_capacity - self->p_len;
+}
+
 bool
 sysprof_memory_stream_encoder_is_empty (const SysprofMemoryStreamEncoder *self)
 {
@@ -274,6 +284,64 @@ sysprof_memory_stream_parse_path (const char *path, int32_t *tid)
   if (value > INT32_MAX)
     goto invalid;
   *tid = (int32_t) value;
+  return true;
+
+invalid:
+  errno = EINVAL;
+  return false;
+}
+
+/* Skips @n varints; false when one is malformed. */
+static inline bool
+skip_varints (const uint8_t **p, const uint8_t *end, unsigned int n)
+{
+  uint64_t v;
+
+  for (unsigned int i = 0; i < n; i++)
+    if (_sysprof_read_varint (p, end, &v) != SYSPROF_VARINT_OK)
+      return false;
+  return true;
+}
+
+bool
+sysprof_memory_stream_count (const uint8_t *block, size_t len, SysprofMemoryStreamCounts *counts)
+{
+  const uint8_t *p = block, *end = block + len;
+  uint64_t       v;
+
+  sysprof_return_val_if_fail (block != NULL && counts != NULL, false);
+
+  if (len == 0 || *p++ != SYSPROF_MEMORY_STREAM_BLOCK_RAW || !skip_varints (&p, end, 1))
+    goto invalid;
+  while (p < end)
+    {
+      switch (*p++)
+        {
+        case SYSPROF_MEMORY_STREAM_TAG_ALLOCATION:
+          if (!skip_varints (&p, end, 4))
+            goto invalid;
+          counts->allocations++;
+          break;
+        case SYSPROF_MEMORY_STREAM_TAG_RELEASE:
+          if (!skip_varints (&p, end, 2))
+            goto invalid;
+          counts->releases++;
+          break;
+        case SYSPROF_MEMORY_STREAM_TAG_STACK:
+          if (!skip_varints (&p, end, 1) || _sysprof_read_varint (&p, end, &v) != SYSPROF_VARINT_OK ||
+              v > SYSPROF_MEMORY_STREAM_MAX_FRAMES || !skip_varints (&p, end, (unsigned int) v))
+            goto invalid;
+          counts->stacks++;
+          break;
+        case SYSPROF_MEMORY_STREAM_TAG_RESET: counts->resets++; break;
+        case SYSPROF_MEMORY_STREAM_TAG_LOST:
+          if (_sysprof_read_varint (&p, end, &v) != SYSPROF_VARINT_OK)
+            goto invalid;
+          counts->lost = counts->lost + v < counts->lost ? UINT64_MAX : counts->lost + v;
+          break;
+        default: goto invalid;
+        }
+    }
   return true;
 
 invalid:

@@ -94,6 +94,12 @@ typedef struct
 
 /* The smallest buffer an encoder takes: a cleared encoder fits any record. */
 #define SYSPROF_MEMORY_STREAM_ENCODER_MIN_CAPACITY 2048
+/* The most bytes one event may take with everything it can bring: a reset,
+ * the definition of its stack (SYSPROF_MEMORY_STREAM_MAX_FRAMES frames) and
+ * the allocation record.  With this much room (get_room) all three fit. */
+#define SYSPROF_MEMORY_STREAM_MAX_EVENT_BYTES                                                                   \
+  (1 + (1 + SYSPROF_MEMORY_STREAM_MAX_VARINT + 2 + SYSPROF_MEMORY_STREAM_MAX_FRAMES * SYSPROF_MEMORY_STREAM_MAX_VARINT) + \
+   (1 + 4 * SYSPROF_MEMORY_STREAM_MAX_VARINT))
 
 /* Starts the encoder of a new stream in @buffer; @capacity above
  * SYSPROF_MEMORY_STREAM_MAX_BLOCK is not used.  false with errno EINVAL for a
@@ -132,6 +138,10 @@ bool sysprof_memory_stream_encoder_add_reset (SysprofMemoryStreamEncoder *self);
 /* @n events the caller could not record (n 0 records nothing). */
 SYSPROF_AVAILABLE_IN_ALL
 bool sysprof_memory_stream_encoder_add_lost (SysprofMemoryStreamEncoder *self, uint64_t n);
+/* Bytes left for records in the block: any records of at most this many
+ * bytes together fit. */
+SYSPROF_AVAILABLE_IN_ALL
+size_t sysprof_memory_stream_encoder_get_room (const SysprofMemoryStreamEncoder *self);
 /* True when no record was added since the last clear. */
 SYSPROF_AVAILABLE_IN_ALL
 bool sysprof_memory_stream_encoder_is_empty (const SysprofMemoryStreamEncoder *self);
@@ -155,6 +165,8 @@ bool sysprof_memory_stream_format_path (char *path, size_t path_size, int32_t ti
 SYSPROF_AVAILABLE_IN_ALL
 bool sysprof_memory_stream_parse_path (const char *path, int32_t *tid);
 
+/* ---- for drainers: what writes the tracker's blocks into a capture ---- */
+
 /* Compresses the raw block @raw ('R' first, at most
  * SYSPROF_MEMORY_STREAM_MAX_RAW_LENGTH bytes) into a 'Z' block in @out.
  * Returns the 'Z' block's length, or 0 with errno: EINVAL (not a raw block,
@@ -162,5 +174,34 @@ bool sysprof_memory_stream_parse_path (const char *path, int32_t *tid);
  * raw block), ENOMEM.  @level is a zstd level (1 is fast and good here). */
 SYSPROF_AVAILABLE_IN_ALL
 size_t sysprof_memory_stream_compress (const uint8_t *raw, size_t raw_len, uint8_t *out, size_t out_size, int level);
+
+/* The same with a zstd context kept from block to block (creating one per
+ * block costs more than compressing a small block).  new: NULL with errno
+ * ENOMEM; free accepts NULL. */
+typedef struct _SysprofMemoryStreamCompressor SysprofMemoryStreamCompressor;
+SYSPROF_AVAILABLE_IN_ALL
+SysprofMemoryStreamCompressor *sysprof_memory_stream_compressor_new (int level);
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_memory_stream_compressor_free (SysprofMemoryStreamCompressor *self);
+SYSPROF_AVAILABLE_IN_ALL
+size_t sysprof_memory_stream_compressor_pack (
+    SysprofMemoryStreamCompressor *self, const uint8_t *raw, size_t raw_len, uint8_t *out, size_t out_size);
+
+/* The records of one raw block, counted without decoding them (no stack ids
+ * are kept: a drainer's progress figures, not a check). */
+typedef struct
+{
+  uint64_t allocations;
+  uint64_t releases;
+  uint64_t stacks;
+  uint64_t resets;
+  uint64_t lost; /* the sum of the lost records */
+} SysprofMemoryStreamCounts;
+
+/* Adds the records of the raw block @block to @counts.  false with errno
+ * EINVAL when @block is not a raw block or a record is malformed (the
+ * records before it are counted). */
+SYSPROF_AVAILABLE_IN_ALL
+bool sysprof_memory_stream_count (const uint8_t *block, size_t len, SysprofMemoryStreamCounts *counts);
 
 SYSPROF_END_DECLS

@@ -274,92 +274,6 @@ backtrace_cached_cb (SysprofCaptureAddress *addrs, unsigned int n_addrs, void *d
   return n;
 }
 
-/* ---- the memory stream: the encoder's call sites ---------------------------
- *
- * Issue 16's codec (libsysprof-capture/sysprof-memory-stream.h, from another
- * branch) is wired in here, and only here: each function below is the one
- * place its record is written, and STREAM_EVENT_MAX is the most one event
- * (a reset, a stack of SYSPROF_COLLECTOR_MAX_ADDRS addresses, an allocation)
- * may take.  Until then they write a test payload that preload/tests read
- * (not a memory stream: no reader decodes it): a block starts with 'T', then
- * records 'A' time address size stack-id, 'F' time address, 'S' id n
- * addresses, 'X' (reset); integers little-endian, 8 bytes (ids 4, n 1). */
-
-#define STREAM_EVENT_MAX (1 + (1 + 4 + 1 + SYSPROF_COLLECTOR_MAX_ADDRS * 8) + (1 + 8 + 8 + 8 + 4))
-
-static size_t
-put_le (uint8_t *out, uint64_t value, size_t bytes)
-{
-  for (size_t i = 0; i < bytes; i++)
-    out[i] = (uint8_t) (value >> (8 * i));
-  return bytes;
-}
-
-/* ENCODER: a block's header, given its first event's time; resets the
- * block's deltas (SysprofStreamBuffer.prev_time, prev_addr). */
-static size_t
-stream_block_begin (SysprofStreamBuffer *b, uint8_t *out, int64_t time)
-{
-  b->prev_time = time;
-  b->prev_addr = 0;
-  out[0] = 'T';
-  return 1;
-}
-
-/* ENCODER: the reset record. */
-static size_t
-stream_put_reset (SysprofStreamBuffer *b, uint8_t *out)
-{
-  (void) b;
-  out[0] = 'X';
-  return 1;
-}
-
-/* ENCODER: the stack record of id @id. */
-static size_t
-stream_put_stack (SysprofStreamBuffer *b, uint8_t *out, uint32_t id, const uint64_t *addrs, unsigned int n)
-{
-  size_t len = 0;
-
-  (void) b;
-  out[len++] = 'S';
-  len += put_le (out + len, id, 4);
-  out[len++] = (uint8_t) n;
-  for (unsigned int i = 0; i < n; i++)
-    len += put_le (out + len, addrs[i], 8);
-  return len;
-}
-
-/* ENCODER: an allocation (@size >= 1, @stack 0: no stack). */
-static size_t
-stream_put_alloc (SysprofStreamBuffer *b, uint8_t *out, int64_t time, uint64_t addr, uint64_t size, uint32_t stack)
-{
-  size_t len = 0;
-
-  b->prev_time = time;
-  b->prev_addr = addr;
-  out[len++] = 'A';
-  len += put_le (out + len, (uint64_t) time, 8);
-  len += put_le (out + len, addr, 8);
-  len += put_le (out + len, size, 8);
-  len += put_le (out + len, stack, 4);
-  return len;
-}
-
-/* ENCODER: a release. */
-static size_t
-stream_put_free (SysprofStreamBuffer *b, uint8_t *out, int64_t time, uint64_t addr)
-{
-  size_t len = 0;
-
-  b->prev_time = time;
-  b->prev_addr = addr;
-  out[len++] = 'F';
-  len += put_le (out + len, (uint64_t) time, 8);
-  len += put_le (out + len, addr, 8);
-  return len;
-}
-
 /* ---- recording ------------------------------------------------------------- */
 
 /* One event of the calling thread's stream (@caller NULL: a release); false
@@ -371,10 +285,9 @@ record_stream (void *ptr, size_t size, const Caller *caller)
   uint64_t             addrs[SYSPROF_COLLECTOR_MAX_ADDRS];
   unsigned int         flags = 0;
   uint32_t             id = 0, last_id = 0;
-  int64_t              time;
-  uint8_t             *out;
-  size_t               len = 0;
-  int                  n = 0;
+  int64_t                     time;
+  SysprofMemoryStreamEncoder *enc;
+  int                         n = 0;
 
   if (b == NULL)
     return false;
@@ -394,7 +307,7 @@ record_stream (void *ptr, size_t size, const Caller *caller)
   /* Read before the real free() (the caller's order), so that a thread
    * given the same block afterwards has a later time. */
   time = sysprof_collector_get_time ();
-  out = sysprof_stream_buffer_reserve (b, STREAM_EVENT_MAX, time);
+  enc = sysprof_stream_buffer_reserve (b, SYSPROF_MEMORY_STREAM_MAX_EVENT_BYTES, time);
   /* The same stack as the last event's, by the unwind cache's word, in the
    * same table: its id, without hashing it again. */
   if (n > 0 && tls.same_stack && last_id != 0 && tls.last_stack_epoch == sysprof_stack_table_get_epoch (b->stacks))
@@ -406,15 +319,16 @@ record_stream (void *ptr, size_t size, const Caller *caller)
       tls.last_stack_id = id;
       tls.last_stack_epoch = sysprof_stack_table_get_epoch (b->stacks);
     }
+  /* reserve() made room for all of these: they cannot fail. */
   if (flags & SYSPROF_STACK_TABLE_RESET)
-    len += stream_put_reset (b, out + len);
+    sysprof_memory_stream_encoder_add_reset (enc);
   if (flags & SYSPROF_STACK_TABLE_NEW)
-    len += stream_put_stack (b, out + len, id, addrs, (unsigned int) n);
+    sysprof_memory_stream_encoder_add_stack (enc, id, addrs, (unsigned int) n);
   if (caller != NULL)
-    len += stream_put_alloc (b, out + len, time, (uintptr_t) ptr, size, id);
+    sysprof_memory_stream_encoder_add_allocation (enc, time, (uintptr_t) ptr, size, id);
   else
-    len += stream_put_free (b, out + len, time, (uintptr_t) ptr);
-  sysprof_stream_buffer_commit (b, len, time);
+    sysprof_memory_stream_encoder_add_release (enc, time, (uintptr_t) ptr);
+  sysprof_stream_buffer_commit (b, time);
   sysprof_stream_buffer_end (b);
   return true;
 }
@@ -953,8 +867,6 @@ threads_init (void)
   thread_key_ok = pthread_key_create (&thread_key, thread_exit_cb) == 0;
   if (stream_mode && !thread_key_ok)
     stream_mode = false;
-  if (stream_mode)
-    sysprof_stream_buffers_init (stream_block_begin, stream_put_reset);
 }
 
 static void

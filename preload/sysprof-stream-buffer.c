@@ -18,9 +18,6 @@
  * the collector waits for room in a ring (about 1 s). */
 #define CLOSE_WAIT_NS (2 * 1000 * 1000 * 1000LL)
 
-static SysprofStreamBlockBegin block_begin;
-static SysprofStreamBlockReset block_reset;
-
 /* Every buffer, under list_lock; closed once exit() wrote them out. */
 static pthread_mutex_t      list_lock = PTHREAD_MUTEX_INITIALIZER;
 static SysprofStreamBuffer *list_head;
@@ -31,13 +28,6 @@ static _Atomic int64_t last_sweep;
 static TLS SysprofStreamBuffer *own;
 /* This thread's stream ended, or it could get no buffer: frames from now. */
 static TLS bool own_over;
-
-void
-sysprof_stream_buffers_init (SysprofStreamBlockBegin begin, SysprofStreamBlockReset reset)
-{
-  block_begin = begin;
-  block_reset = reset;
-}
 
 static void
 buffer_free (SysprofStreamBuffer *self)
@@ -61,6 +51,7 @@ sysprof_stream_buffer_get (void)
   if (p == MAP_FAILED)
     return NULL;
   self = p;
+  sysprof_memory_stream_encoder_init (&self->encoder, self->data, sizeof self->data);
   if ((self->stacks = sysprof_stack_table_new ()) == NULL)
     {
       munmap (p, sizeof *self);
@@ -109,16 +100,15 @@ _sysprof_stream_buffer_wait (SysprofStreamBuffer *self)
 static void
 flush_held (SysprofStreamBuffer *self, bool is_last)
 {
-  uint32_t n_events = atomic_load_explicit (&self->n_events, memory_order_relaxed);
+  uint32_t       n_events = atomic_load_explicit (&self->n_events, memory_order_relaxed);
+  const uint8_t *block;
+  size_t         len;
 
-  if (self->len == 0)
-    {
-      /* An empty block says the stream ended, when there was a stream. */
-      if (!is_last || self->n_blocks == 0)
-        return;
-      self->len = (uint32_t) block_begin (self, self->data, sysprof_collector_get_time ());
-    }
-  if (sysprof_collector_write_memory_stream (self->tid, self->data, self->len, is_last, n_events))
+  /* An empty block says the stream ended, when there was a stream. */
+  if (sysprof_memory_stream_encoder_is_empty (&self->encoder) && (!is_last || self->n_blocks == 0))
+    return;
+  block = sysprof_memory_stream_encoder_get_block (&self->encoder, &len);
+  if (sysprof_collector_write_memory_stream (self->tid, block, len, is_last, n_events))
     self->n_blocks++;
   else
     {
@@ -127,27 +117,28 @@ flush_held (SysprofStreamBuffer *self, bool is_last)
       sysprof_stack_table_clear (self->stacks);
       self->need_reset = true;
     }
-  self->len = 0;
+  sysprof_memory_stream_encoder_clear (&self->encoder);
   atomic_store_explicit (&self->n_events, 0, memory_order_relaxed);
   atomic_store_explicit (&self->first_time, 0, memory_order_relaxed);
 }
 
-uint8_t *
+SysprofMemoryStreamEncoder *
 sysprof_stream_buffer_reserve (SysprofStreamBuffer *self, size_t max_bytes, int64_t time)
 {
-  if (self->len != 0 && self->len + max_bytes > sizeof self->data)
+  if (!sysprof_memory_stream_encoder_is_empty (&self->encoder) &&
+      sysprof_memory_stream_encoder_get_room (&self->encoder) < max_bytes)
     flush_held (self, false);
-  if (self->len == 0)
+  if (atomic_load_explicit (&self->first_time, memory_order_relaxed) == 0)
     {
-      self->len = (uint32_t) block_begin (self, self->data, time);
+      /* A cleared encoder fits a reset and any event. */
       if (self->need_reset)
         {
-          self->len += (uint32_t) block_reset (self, self->data + self->len);
+          sysprof_memory_stream_encoder_add_reset (&self->encoder);
           self->need_reset = false;
         }
-      atomic_store_explicit (&self->first_time, time, memory_order_relaxed);
+      atomic_store_explicit (&self->first_time, time > 0 ? time : 1, memory_order_relaxed);
     }
-  return self->data + self->len;
+  return &self->encoder;
 }
 
 /* Takes @b from its idle owner (IDLE -> TAKEN), writes its block out and
@@ -187,11 +178,10 @@ sweep (SysprofStreamBuffer *self, int64_t now)
 }
 
 void
-sysprof_stream_buffer_commit (SysprofStreamBuffer *self, size_t len, int64_t time)
+sysprof_stream_buffer_commit (SysprofStreamBuffer *self, int64_t time)
 {
   int64_t first = atomic_load_explicit (&self->first_time, memory_order_relaxed);
 
-  self->len += (uint32_t) len;
   atomic_store_explicit (&self->n_events, atomic_load_explicit (&self->n_events, memory_order_relaxed) + 1,
                          memory_order_relaxed);
   if (time - first >= SYSPROF_STREAM_BUFFER_MAX_AGE_NS)
@@ -319,7 +309,7 @@ sysprof_stream_buffers_fork_child (void)
     {
       /* A new stream: another process, another thread id, no stack ids. */
       own->tid = (int32_t) gettid ();
-      own->len = 0;
+      sysprof_memory_stream_encoder_init (&own->encoder, own->data, sizeof own->data);
       own->n_blocks = 0;
       own->need_reset = false;
       atomic_store (&own->n_events, 0);

@@ -49,7 +49,7 @@
 
 #include "sysprof-stack-table.h"
 
-#define SYSPROF_STREAM_BUFFER_SIZE       SYSPROF_COLLECTOR_MEMORY_STREAM_MAX_BLOCK
+#define SYSPROF_STREAM_BUFFER_SIZE       SYSPROF_MEMORY_STREAM_MAX_BLOCK
 #define SYSPROF_STREAM_BUFFER_MAX_AGE_NS (10 * 1000 * 1000)
 
 typedef enum
@@ -62,41 +62,28 @@ typedef enum
 
 typedef struct _SysprofStreamBuffer SysprofStreamBuffer;
 
-/* The encoder's two block-level writers (see sysprof_stream_buffers_init):
- * what a block starts with, given the time of its first event; and the
- * record that forgets every stack id of the stream.  Each writes at @out and
- * returns its length. */
-typedef size_t (*SysprofStreamBlockBegin) (SysprofStreamBuffer *self, uint8_t *out, int64_t time);
-typedef size_t (*SysprofStreamBlockReset) (SysprofStreamBuffer *self, uint8_t *out);
-
 struct _SysprofStreamBuffer
 {
   _Atomic uint32_t state;
   int32_t          tid;
-  /* Bytes of the block so far; 0: no block begun. */
-  uint32_t len;
   /* Events in the block (what is lost if it cannot be written). */
   _Atomic uint32_t n_events;
-  /* The time of the block's first event (0: none yet), read by sweeps. */
+  /* The time of the block's first event (0: no block begun), read by
+   * sweeps. */
   _Atomic int64_t first_time;
   /* Blocks written so far: a stream that wrote none needs no last block. */
   uint64_t n_blocks;
-  /* The encoder's state within the block (memory-stream.md: times and
-   * addresses are deltas from the previous event of the block), reset by
-   * the block's beginning.  Only the holder of the state uses these. */
-  int64_t  prev_time;
-  uint64_t prev_addr;
   /* The stream's stack ids. */
   SysprofStackTable *stacks;
   /* A block was lost: the next one starts by forgetting every stack id
    * (the lost block may have defined some). */
   bool                 need_reset;
   SysprofStreamBuffer *prev, *next; /* the list, under its lock */
+  /* libsysprof-capture's encoder writes the block into data; only the
+   * holder of the state uses it. */
+  SysprofMemoryStreamEncoder encoder;
   _Alignas(8) uint8_t data[SYSPROF_STREAM_BUFFER_SIZE];
 };
-
-/* Once, before any buffer, with the encoder's block writers. */
-void sysprof_stream_buffers_init (SysprofStreamBlockBegin begin, SysprofStreamBlockReset reset);
 
 /* The calling thread's buffer, created on its first call (mmap, the list's
  * lock); NULL once the thread's stream ended (its exit, exit()) or when no
@@ -110,13 +97,14 @@ bool _sysprof_stream_buffer_wait (SysprofStreamBuffer *self);
 /* The owner's side of one event.
  * begin(): false when the stream ended (record the event as a frame); waits
  *   while another thread writes the block out.
- * reserve(): room for @max_bytes more: the block is written out first when
- *   they might not fit, and a block is begun at @time when none is (its
- *   header, then the reset record after a lost block).  Returns where to
- *   write.  The stack table may have been emptied: look stacks up after it.
- * commit(): @len bytes of one event written at the place reserve() gave;
- *   ends the block when its first event is SYSPROF_STREAM_BUFFER_MAX_AGE_NS
- *   old at @time, and now and then sweeps other threads' old blocks.
+ * reserve(): room for @max_bytes more records: the block is written out
+ *   first when they might not fit, and a block is begun at @time when none
+ *   is (after a lost block, with the reset record).  Returns the encoder to
+ *   add the event's records to; they fit.  The stack table may have been
+ *   emptied: look stacks up after it.
+ * commit(): one event was added; ends the block when its first event is
+ *   SYSPROF_STREAM_BUFFER_MAX_AGE_NS old at @time, and now and then sweeps
+ *   other threads' old blocks.
  * end(): the state back to IDLE. */
 static inline bool
 sysprof_stream_buffer_begin (SysprofStreamBuffer *self)
@@ -130,8 +118,8 @@ sysprof_stream_buffer_begin (SysprofStreamBuffer *self)
   return _sysprof_stream_buffer_wait (self);
 }
 
-uint8_t *sysprof_stream_buffer_reserve (SysprofStreamBuffer *self, size_t max_bytes, int64_t time);
-void     sysprof_stream_buffer_commit (SysprofStreamBuffer *self, size_t len, int64_t time);
+SysprofMemoryStreamEncoder *sysprof_stream_buffer_reserve (SysprofStreamBuffer *self, size_t max_bytes, int64_t time);
+void                        sysprof_stream_buffer_commit (SysprofStreamBuffer *self, int64_t time);
 
 static inline void
 sysprof_stream_buffer_end (SysprofStreamBuffer *self)

@@ -73,6 +73,13 @@ static const char description[] =
     "  through code built without frame pointers, such as most of Debian);\n"
     "  --memprof-unwind fp walks frame pointers instead (about 10x faster per\n"
     "  allocation, but the stack ends at the first code built without them).\n"
+    "  --memprof-format says how the events are stored.  stream: each thread's\n"
+    "  events in a compact stream (each distinct stack once, then a few bytes\n"
+    "  per event, compressed with zstd: about 1 byte per event for a program\n"
+    "  that allocates from few places); sysprof-report and the app read it, and\n"
+    "  `sysprof-cat --expand-memory` turns it into frames for Sysprof 3.46's app.\n"
+    "  frames: one ALLOCATION frame per event with its whole stack (about 60\n"
+    "  bytes each), the form Sysprof 3.46 records itself.\n"
     "  CPU sampling goes on unless --no-perf.  Without sysprofd, allocations are still recorded, by\n"
     "  sysprof-cli, for any user.  Analyse with `sysprof-report memory`.\n"
     "\n"
@@ -114,6 +121,8 @@ static const char description[] =
     "  SYSPROF_MEMORY_UNWIND     dwarf (default) or fp: how --memprof unwinds\n"
     "                           (--memprof-unwind overrides it)\n"
     "  SYSPROF_MEMORY_DEPTH      frames kept per allocation, 0-128 (default 64)\n"
+    "  SYSPROF_MEMORY_FORMAT     stream or frames: how --memprof stores events\n"
+    "                           (--memprof-format overrides it)\n"
     "  DEBUGINFOD_URLS          debuginfod servers asked for missing debug files\n"
     "  DEBUGINFOD_TIMEOUT       seconds without data before a fetch, and the rest,\n"
     "                           are given up (default 10; 6 times that in all)\n"
@@ -442,6 +451,7 @@ main (int argc, char **argv)
   gboolean memprof_children = FALSE;
   g_autofree char *command = NULL;
   g_autofree char *memprof_unwind = NULL;
+  g_autofree char *memprof_format = NULL;
   g_autofree char *directory = NULL;
   g_auto (GStrv) envs = NULL;
   g_auto (GStrv) pid_args = NULL;
@@ -481,6 +491,8 @@ main (int argc, char **argv)
       "With --memprof, also trace the processes the command starts", NULL },
     { "memprof-unwind", 0, 0, G_OPTION_ARG_STRING, &memprof_unwind,
       "With --memprof, how allocation stacks are unwound: dwarf (default) or fp", "dwarf|fp" },
+    { "memprof-format", 0, 0, G_OPTION_ARG_STRING, &memprof_format,
+      "With --memprof, how allocations are stored: stream (compact) or frames (one frame per event)", "stream|frames" },
     { "no-perf", 0, 0, G_OPTION_ARG_NONE, &no_perf,
       "Do not sample stacks (record counters, and allocations with --memprof, only)", NULL },
     { "no-cpu", 0, 0, G_OPTION_ARG_NONE, &no_cpu, "Do not record the CPU usage counters", NULL },
@@ -563,6 +575,10 @@ main (int argc, char **argv)
     return usage_error ("--memprof-unwind goes with --memprof");
   if (memprof_unwind != NULL && !g_str_equal (memprof_unwind, "dwarf") && !g_str_equal (memprof_unwind, "fp"))
     return usage_error ("--memprof-unwind %s: say dwarf or fp", memprof_unwind);
+  if (memprof_format != NULL && !memprof)
+    return usage_error ("--memprof-format goes with --memprof");
+  if (memprof_format != NULL && !g_str_equal (memprof_format, "stream") && !g_str_equal (memprof_format, "frames"))
+    return usage_error ("--memprof-format %s: say stream or frames", memprof_format);
   if (memprof && command_argv == NULL)
     return usage_error ("--memprof traces the allocations of a command: give one with -c or after --");
 
@@ -625,6 +641,8 @@ main (int argc, char **argv)
       /* After --env: the option says it more plainly than a variable. */
       if (memprof_unwind != NULL)
         sysprof_recording_setenv (recording, "SYSPROF_MEMORY_UNWIND", memprof_unwind);
+      if (memprof_format != NULL)
+        sysprof_recording_setenv (recording, "SYSPROF_MEMORY_FORMAT", memprof_format);
     }
 
   loop = g_main_loop_new (NULL, FALSE);

@@ -502,6 +502,30 @@ test_encoder_full (void)
   g_assert_cmpmem (ev.frames, 128 * 8, frames, 128 * 8);
   g_assert_null (sysprof_memory_stream_decoder_get_error (dec));
 
+  /* get_room's promise, as the tracker uses it: with
+   * SYSPROF_MEMORY_STREAM_MAX_EVENT_BYTES left, the worst event (a reset,
+   * a 128-frame stack of ten-byte deltas, an allocation of ten-byte fields)
+   * fits, and the room shrinks by exactly what was written (the header is
+   * final from the block's first event on). */
+  sysprof_memory_stream_encoder_clear (&enc);
+  g_assert_cmpuint (sysprof_memory_stream_encoder_get_room (&enc), ==, sizeof buffer - 11);
+  g_assert_cmpuint (sysprof_memory_stream_encoder_get_room (NULL), ==, 0);
+  for (guint64 id = 100;; id++)
+    {
+      gsize room = sysprof_memory_stream_encoder_get_room (&enc), before, after;
+
+      data = sysprof_memory_stream_encoder_get_block (&enc, &before);
+      if (room < SYSPROF_MEMORY_STREAM_MAX_EVENT_BYTES)
+        break;
+      g_assert_true (sysprof_memory_stream_encoder_add_reset (&enc));
+      g_assert_true (sysprof_memory_stream_encoder_add_stack (&enc, id, frames, G_N_ELEMENTS (frames)));
+      g_assert_true (sysprof_memory_stream_encoder_add_allocation (&enc, G_MAXINT64, G_MAXUINT64 / 3 * (id & 1),
+                                                                   G_MAXINT64, G_MAXUINT64));
+      data = sysprof_memory_stream_encoder_get_block (&enc, &after);
+      if (id > 100)
+        g_assert_cmpuint (sysprof_memory_stream_encoder_get_room (&enc), ==, room - (after - before));
+    }
+
   /* A block not read to its end: its stack records still apply. */
   sysprof_memory_stream_encoder_clear (&enc);
   g_assert_true (sysprof_memory_stream_encoder_add_release (&enc, 2000, 1));
@@ -544,6 +568,92 @@ test_encoder_full (void)
     g_assert_cmpuint (sysprof_memory_stream_compress (raw, sizeof raw, out, sizeof out, 1), ==, 0);
     g_assert_cmpint (errno, ==, EINVAL);
   }
+}
+
+/* What a drainer uses: counts of a raw block's records without decoding it,
+ * and a compressor kept from block to block whose blocks decode. */
+static void
+test_count_and_compressor (void)
+{
+  static const guint64           frames[4] = { 0x401000, 0x401100, 0x7f0000001000, 0x7f0000002000 };
+  guint8                         buffer[SYSPROF_MEMORY_STREAM_MAX_BLOCK];
+  guint8                         packed[SYSPROF_MEMORY_STREAM_MAX_BLOCK];
+  SysprofMemoryStreamEncoder     enc;
+  SysprofMemoryStreamCounts      counts = { 0 };
+  SysprofMemoryStreamCompressor *z = sysprof_memory_stream_compressor_new (1);
+  SysprofMemoryStreamDecoder    *dec = NULL;
+  SysprofAllocationEvent         ev;
+  const guint8                  *data;
+  gsize                          len, zlen;
+  guint                          n_alloc = 0, n_free = 0, n_events = 0;
+
+  g_assert_nonnull (z);
+  g_assert_true (sysprof_memory_stream_encoder_init (&enc, buffer, sizeof buffer));
+  g_assert_true (sysprof_memory_stream_encoder_add_stack (&enc, 1, frames, 4));
+  g_assert_true (sysprof_memory_stream_encoder_add_stack (&enc, 2, frames, 2));
+  for (guint i = 0; sysprof_memory_stream_encoder_get_room (&enc) > 64; i++)
+    {
+      if (i % 3 == 2)
+        {
+          g_assert_true (sysprof_memory_stream_encoder_add_release (&enc, 1000 + i, 0x5000 + 16 * (i - 1)));
+          n_free++;
+        }
+      else
+        {
+          g_assert_true (
+              sysprof_memory_stream_encoder_add_allocation (&enc, 1000 + i, 0x5000 + 16 * i, 16 + i % 7, 1 + i % 2));
+          n_alloc++;
+        }
+    }
+  g_assert_true (sysprof_memory_stream_encoder_add_reset (&enc));
+  g_assert_true (sysprof_memory_stream_encoder_add_lost (&enc, 5));
+  g_assert_true (sysprof_memory_stream_encoder_add_lost (&enc, 7));
+  data = sysprof_memory_stream_encoder_get_block (&enc, &len);
+  g_assert_true (sysprof_memory_stream_count (data, len, &counts));
+  g_assert_cmpuint (counts.allocations, ==, n_alloc);
+  g_assert_cmpuint (counts.releases, ==, n_free);
+  g_assert_cmpuint (counts.stacks, ==, 2);
+  g_assert_cmpuint (counts.resets, ==, 1);
+  g_assert_cmpuint (counts.lost, ==, 12);
+
+  /* Counts add up; a cut record stops the count with EINVAL, the records
+   * before it counted; a 'Z' block is not counted. */
+  g_assert_true (sysprof_memory_stream_count (data, len, &counts));
+  g_assert_cmpuint (counts.allocations, ==, 2 * n_alloc);
+  memset (&counts, 0, sizeof counts);
+  errno = 0;
+  g_assert_false (sysprof_memory_stream_count (data, len - 1, &counts));
+  g_assert_cmpint (errno, ==, EINVAL);
+  g_assert_cmpuint (counts.allocations, ==, n_alloc);
+  g_assert_cmpuint (counts.lost, ==, 5);
+
+  /* The compressor, twice with one context: both blocks decode to every
+   * event (as two streams: times never go back within one). */
+  for (guint round = 0; round < 2; round++)
+    {
+      g_clear_pointer (&dec, sysprof_memory_stream_decoder_free);
+      dec = sysprof_memory_stream_decoder_new (1, 1 + round);
+      zlen = sysprof_memory_stream_compressor_pack (z, data, len, packed, sizeof packed);
+      g_assert_cmpuint (zlen, >, 0);
+      g_assert_cmpuint (zlen, <, len / 4);
+      g_assert_cmpint (packed[0], ==, SYSPROF_MEMORY_STREAM_BLOCK_ZSTD);
+      memset (&counts, 0, sizeof counts);
+      errno = 0;
+      g_assert_false (sysprof_memory_stream_count (packed, zlen, &counts));
+      g_assert_cmpint (errno, ==, EINVAL);
+      g_assert_true (sysprof_memory_stream_decoder_feed (dec, packed, zlen, UINT64_MAX));
+      while (sysprof_memory_stream_decoder_next (dec, &ev))
+        n_events++;
+      g_assert_null (sysprof_memory_stream_decoder_get_error (dec));
+    }
+  g_assert_cmpuint (n_events, ==, 2 * (n_alloc + n_free));
+  /* Too small an output: ENOSPC, as for the one-shot function. */
+  errno = 0;
+  g_assert_cmpuint (sysprof_memory_stream_compressor_pack (z, data, len, packed, 8), ==, 0);
+  g_assert_cmpint (errno, ==, ENOSPC);
+  sysprof_memory_stream_compressor_free (z);
+  sysprof_memory_stream_compressor_free (NULL);
+  sysprof_memory_stream_decoder_free (dec);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1039,6 +1149,7 @@ main (int argc, char **argv)
   g_test_add_func ("/MemoryStream/round-trip/large-blocks", test_round_trip_large_blocks);
   g_test_add_func ("/MemoryStream/round-trip/zstd", test_round_trip_zstd);
   g_test_add_func ("/MemoryStream/encoder/full", test_encoder_full);
+  g_test_add_func ("/MemoryStream/drainer/count-and-compressor", test_count_and_compressor);
   g_test_add_func ("/MemoryStream/decoder/hostile-records", test_hostile_records);
   g_test_add_func ("/MemoryStream/decoder/hostile-zstd", test_hostile_zstd);
   g_test_add_func ("/MemoryStream/decoder/stack-limit", test_stack_limit);

@@ -4,7 +4,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <zstd.h>
 
 #include "sysprof-ring-drainer-private.h"
 
@@ -77,8 +76,10 @@ struct _SysprofRingDrainer
   gsize last_bytes;
 
   /* Memory streams (see take_stream_chunk). */
-  ZSTD_CCtx *zstd;
-  guint8    *packed; /* a 'Z' block's frame */
+  SysprofMemoryStreamCompressor *zstd;
+  guint8                        *packed; /* a 'Z' block's frame */
+  /* Allocation and release records of the raw blocks taken. */
+  SysprofMemoryStreamCounts stream_counts;
   guint64    stream_blocks;
   guint64    stream_packed;
   guint64    stream_refused;
@@ -121,7 +122,7 @@ sysprof_ring_drainer_finalize (GObject *object)
   g_clear_pointer (&self->heap, g_free);
   g_clear_pointer (&self->frame, g_free);
   g_clear_pointer (&self->packed, g_free);
-  g_clear_pointer (&self->zstd, ZSTD_freeCCtx);
+  g_clear_pointer (&self->zstd, sysprof_memory_stream_compressor_free);
 
   G_OBJECT_CLASS (sysprof_ring_drainer_parent_class)->finalize (object);
 }
@@ -287,11 +288,11 @@ limit_stops (SysprofRingDrainer *self, gsize len)
 /* ---- memory streams ------------------------------------------------------ */
 
 /* Whether @path (NUL-terminated by the frame's validation) names a memory
- * stream: SYSPROF_COLLECTOR_MEMORY_STREAM_PREFIX and then anything. */
+ * stream: SYSPROF_MEMORY_STREAM_PATH_PREFIX and then anything. */
 static gboolean
 is_stream_path (const char *path)
 {
-  return strncmp (path, SYSPROF_COLLECTOR_MEMORY_STREAM_PREFIX, strlen (SYSPROF_COLLECTOR_MEMORY_STREAM_PREFIX)) == 0;
+  return strncmp (path, SYSPROF_MEMORY_STREAM_PATH_PREFIX, strlen (SYSPROF_MEMORY_STREAM_PATH_PREFIX)) == 0;
 }
 
 /* The length of the path when it is exactly the prefix and a thread id
@@ -299,7 +300,7 @@ is_stream_path (const char *path)
 static gsize
 stream_path_len (const char *path)
 {
-  gsize   prefix = strlen (SYSPROF_COLLECTOR_MEMORY_STREAM_PREFIX);
+  gsize   prefix = strlen (SYSPROF_MEMORY_STREAM_PATH_PREFIX);
   guint64 tid = 0;
   gsize   i;
 
@@ -314,20 +315,6 @@ stream_path_len (const char *path)
   return path[i] == 0 ? i : 0;
 }
 
-static gsize
-put_varint (guint8 *out, guint64 value)
-{
-  gsize n = 0;
-
-  while (value >= 0x80)
-    {
-      out[n++] = (guint8) (value | 0x80);
-      value >>= 7;
-    }
-  out[n++] = (guint8) value;
-  return n;
-}
-
 /* The chunk's raw block as a 'Z' block (memory-stream.md: 'Z', the raw
  * length as a varint, one zstd frame of the whole raw block) in a frame of
  * its own, or NULL when it would not be smaller. */
@@ -335,28 +322,25 @@ static const SysprofCaptureFrame *
 pack_chunk (SysprofRingDrainer *self, const SysprofCaptureFileChunk *chunk)
 {
   SysprofCaptureFileChunk *out;
-  gsize                    head, packed, frame_len;
+  gsize                    packed, frame_len;
 
   /* A zstd frame alone takes a dozen bytes. */
   if (chunk->len < MIN_PACK)
     return NULL;
   if (self->zstd == NULL)
     {
-      if ((self->zstd = ZSTD_createCCtx ()) == NULL)
+      if ((self->zstd = sysprof_memory_stream_compressor_new (SYSPROF_RING_DRAINER_ZSTD_LEVEL)) == NULL)
         return NULL;
-      self->packed = g_malloc (sizeof *out + SYSPROF_COLLECTOR_MEMORY_STREAM_MAX_BLOCK + SYSPROF_CAPTURE_ALIGN);
+      self->packed = g_malloc (sizeof *out + SYSPROF_MEMORY_STREAM_MAX_BLOCK + SYSPROF_CAPTURE_ALIGN);
     }
   out = (SysprofCaptureFileChunk *) (gpointer) self->packed;
   memcpy (out, chunk, sizeof *out);
-  out->data[0] = 'Z';
-  head = 1 + put_varint (out->data + 1, chunk->len);
-  /* Room for less than the raw block only: zstd fails when it cannot do
+  /* Room for less than the raw block only: it fails when it cannot do
    * better, and the block is stored as it came. */
-  packed = ZSTD_compressCCtx (self->zstd, out->data + head, chunk->len - head - 1, chunk->data, chunk->len,
-                              SYSPROF_RING_DRAINER_ZSTD_LEVEL);
-  if (ZSTD_isError (packed))
+  packed = sysprof_memory_stream_compressor_pack (self->zstd, chunk->data, chunk->len, out->data, chunk->len - 1);
+  if (packed == 0)
     return NULL;
-  out->len = (guint32) (head + packed);
+  out->len = (guint32) packed;
   frame_len = FRAME_LEN (sizeof *out + out->len);
   memset (out->data + out->len, 0, frame_len - sizeof *out - out->len);
   out->frame.len = (guint16) frame_len;
@@ -367,7 +351,7 @@ pack_chunk (SysprofRingDrainer *self, const SysprofCaptureFileChunk *chunk)
  * validated copy in self->frame): what to write for it, or NULL when it is
  * refused.  The producer claims the thread id; it must be a well-formed one,
  * the frame must be the ring's own process's, the block at most
- * SYSPROF_COLLECTOR_MEMORY_STREAM_MAX_BLOCK bytes and the frame no longer
+ * SYSPROF_MEMORY_STREAM_MAX_BLOCK bytes and the frame no longer
  * than it needs.  The block's content is not looked at here beyond its first
  * byte (the reader's decoder checks the rest): a raw block ('R') is
  * compressed when that makes it smaller, anything else is kept as it is. */
@@ -378,7 +362,7 @@ take_stream_chunk (SysprofRingDrainer *self, const Ring *ring, gsize len)
   const SysprofCaptureFrame *packed;
   gsize                      path_len = stream_path_len (chunk->path);
 
-  if (path_len == 0 || chunk->len == 0 || chunk->len > SYSPROF_COLLECTOR_MEMORY_STREAM_MAX_BLOCK ||
+  if (path_len == 0 || chunk->len == 0 || chunk->len > SYSPROF_MEMORY_STREAM_MAX_BLOCK ||
       len != FRAME_LEN (sizeof *chunk + chunk->len) || chunk->frame.pid != ring->pid)
     {
       self->stream_refused++;
@@ -391,7 +375,11 @@ take_stream_chunk (SysprofRingDrainer *self, const Ring *ring, gsize len)
   chunk->padding1 = 0;
   self->stream_blocks++;
   self->stream_raw_bytes += chunk->len;
-  if (chunk->data[0] == 'R' && (packed = pack_chunk (self, chunk)) != NULL)
+  if (chunk->data[0] == SYSPROF_MEMORY_STREAM_BLOCK_RAW)
+    /* Figures only: a malformed block is counted up to its fault and kept
+     * as it came, for the reader's decoder to describe. */
+    sysprof_memory_stream_count (chunk->data, chunk->len, &self->stream_counts);
+  if (chunk->data[0] == SYSPROF_MEMORY_STREAM_BLOCK_RAW && (packed = pack_chunk (self, chunk)) != NULL)
     {
       self->stream_packed++;
       self->stream_stored_bytes += ((const SysprofCaptureFileChunk *) (gconstpointer) packed)->len;
@@ -700,9 +688,11 @@ sysprof_ring_drainer_close (SysprofRingDrainer *self)
     {
       g_autofree char *text = g_strdup_printf (
           "blocks=%" G_GUINT64_FORMAT " raw-bytes=%" G_GUINT64_FORMAT " stored-bytes=%" G_GUINT64_FORMAT
-          " compressed=%" G_GUINT64_FORMAT " refused=%" G_GUINT64_FORMAT " zstd-level=%d",
+          " compressed=%" G_GUINT64_FORMAT " refused=%" G_GUINT64_FORMAT " zstd-level=%d allocations=%" G_GUINT64_FORMAT
+          " releases=%" G_GUINT64_FORMAT " stacks=%" G_GUINT64_FORMAT " lost=%" G_GUINT64_FORMAT,
           self->stream_blocks, self->stream_raw_bytes, self->stream_stored_bytes, self->stream_packed,
-          self->stream_refused, SYSPROF_RING_DRAINER_ZSTD_LEVEL);
+          self->stream_refused, SYSPROF_RING_DRAINER_ZSTD_LEVEL, self->stream_counts.allocations,
+          self->stream_counts.releases, self->stream_counts.stacks, self->stream_counts.lost);
 
       sysprof_capture_writer_add_metadata (self->writer, SYSPROF_CAPTURE_CURRENT_TIME, -1, -1,
                                            SYSPROF_MEMORY_STREAM_METADATA_ID, text, -1);
@@ -751,6 +741,13 @@ sysprof_ring_drainer_get_limit_reached (SysprofRingDrainer *self)
 {
   g_return_val_if_fail (SYSPROF_IS_RING_DRAINER (self), FALSE);
   return self->limit_reached;
+}
+
+guint64
+sysprof_ring_drainer_get_n_stream_events (SysprofRingDrainer *self)
+{
+  g_return_val_if_fail (SYSPROF_IS_RING_DRAINER (self), 0);
+  return self->stream_counts.allocations + self->stream_counts.releases;
 }
 
 void

@@ -50,13 +50,14 @@ G_BEGIN_DECLS
  * Memory streams (libsysprof-capture/memory-stream.md): FILE_CHUNK frames
  * with a path starting "sysprof/memory-stream/" are taken only when the path
  * is that prefix and a thread id, the frame's pid is the ring's (that of its
- * first frame), the block at most SYSPROF_COLLECTOR_MEMORY_STREAM_MAX_BLOCK
+ * first frame), the block at most SYSPROF_MEMORY_STREAM_MAX_BLOCK
  * bytes and the frame no longer than the block needs; otherwise they are
  * refused and counted lost.  A raw block ('R') is compressed with zstd into a
  * 'Z' block when that makes it smaller; other blocks are written as they
  * came (the reader's decoder checks them).  At close, a METADATA frame
  * SYSPROF_MEMORY_STREAM_METADATA_ID sums them up: "blocks=N raw-bytes=N
- * stored-bytes=N compressed=N refused=N zstd-level=N". */
+ * stored-bytes=N compressed=N refused=N zstd-level=N allocations=N
+ * releases=N stacks=N lost=N" (the last four counted in the raw blocks). */
 SYSPROF_AVAILABLE_IN_ALL
 G_DECLARE_FINAL_TYPE (SysprofRingDrainer, sysprof_ring_drainer, SYSPROF, RING_DRAINER, GObject)
 
@@ -109,6 +110,10 @@ guint64 sysprof_ring_drainer_get_n_frames (SysprofRingDrainer *self);
  * SYSPROF_LOST_EVENTS_METADATA_ID frames. */
 SYSPROF_AVAILABLE_IN_ALL
 guint64 sysprof_ring_drainer_get_n_lost (SysprofRingDrainer *self);
+/* Allocations and releases in the raw memory-stream blocks taken so far
+ * (counted, not decoded: a block's records up to a fault). */
+SYSPROF_AVAILABLE_IN_ALL
+guint64 sysprof_ring_drainer_get_n_stream_events (SysprofRingDrainer *self);
 /* The memory-stream blocks taken so far (of which compressed), refused, and
  * their data bytes as they came and as written; each pointer may be NULL. */
 SYSPROF_AVAILABLE_IN_ALL

@@ -854,7 +854,10 @@ update_from_writer (SysprofRecording *self)
 
   sysprof_capture_writer_stat (self->writer, &stat);
   self->n_samples = stat.frame_count[SYSPROF_CAPTURE_FRAME_SAMPLE];
-  self->n_allocation_records = stat.frame_count[SYSPROF_CAPTURE_FRAME_ALLOCATION];
+  /* Allocations and frees: ALLOCATION frames, and the events of the
+   * memory streams the drainer took. */
+  self->n_allocation_records = stat.frame_count[SYSPROF_CAPTURE_FRAME_ALLOCATION] +
+                               (self->drainer ? sysprof_ring_drainer_get_n_stream_events (self->drainer) : 0);
   self->n_bytes = sysprof_capture_writer_get_size (self->writer);
   self->n_lost = (self->local ? sysprof_session_recorder_get_n_lost (self->local) : 0) +
                  (self->drainer ? sysprof_ring_drainer_get_n_lost (self->drainer) : 0);

@@ -71,7 +71,7 @@ typedef struct
   guint    ring;     /* index of the ring it came through */
   gint     ring_pos; /* its position among that ring's events */
   gboolean is_last;
-  gboolean starts_with_reset;
+  guint    n_resets; /* reset records in it */
 } Block;
 
 /* A ring; or a stream (buffer NULL): one thread's blocks decoded. */
@@ -87,10 +87,10 @@ typedef struct
   /* Streams. */
   gint32      pid;
   gint32      tid;
-  GHashTable *stacks; /* id -> GArray of guint64 */
+  SysprofMemoryStreamDecoder *decoder;
+  guint64                     n_stacks; /* stack definitions */
   GArray     *blocks;
   gint64      last_time;
-  guint32     first_stack_id;
 } Ring;
 
 typedef struct
@@ -135,7 +135,7 @@ ring_free (gpointer data)
 
   g_clear_pointer (&ring->buffer, sysprof_mapped_ring_buffer_unref);
   g_array_unref (ring->events);
-  g_clear_pointer (&ring->stacks, g_hash_table_unref);
+  g_clear_pointer (&ring->decoder, sysprof_memory_stream_decoder_free);
   g_clear_pointer (&ring->blocks, g_array_unref);
   g_free (ring);
 }
@@ -248,132 +248,81 @@ stream_for (Server *server, gint32 pid, gint32 tid)
   stream = ring_new (server);
   stream->pid = pid;
   stream->tid = tid;
-  stream->stacks = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_array_unref);
+  stream->decoder = sysprof_memory_stream_decoder_new (pid, tid);
+  g_assert_nonnull (stream->decoder);
   stream->blocks = g_array_new (FALSE, TRUE, sizeof (Block));
   g_ptr_array_add (server->streams, stream);
   return stream;
 }
 
-static guint64
-get_le (const guint8 *p, guint bytes)
-{
-  guint64 v = 0;
-
-  for (guint i = 0; i < bytes; i++)
-    v |= (guint64) p[i] << (8 * i);
-  return v;
-}
-
 /* One event of a stream, as a frame would have carried it. */
 static void
-stream_event (Server *server, Ring *stream, guint64 addr, gint64 size, guint32 stack, gint64 time)
+stream_event (Server *server, Ring *stream, const SysprofAllocationEvent *e)
 {
   SysprofCaptureAllocation a = { 0 };
   Event                    ev = { 0 };
 
   /* Times never go backwards within a stream. */
-  g_assert_cmpint (time, >=, stream->last_time);
-  stream->last_time = time;
+  g_assert_cmpint (e->time, >=, stream->last_time);
+  stream->last_time = e->time;
+  g_assert_cmpint (e->pid, ==, stream->pid);
+  g_assert_cmpint (e->tid, ==, stream->tid);
   ev.type = SYSPROF_CAPTURE_FRAME_ALLOCATION;
   ev.pid = stream->pid;
   ev.tid = stream->tid;
-  ev.addr = addr;
-  ev.size = size;
-  if (stack != 0)
-    {
-      GArray *addrs = g_hash_table_lookup (stream->stacks, GUINT_TO_POINTER (stack));
-
-      /* Defined before use, in this stream, since its last reset. */
-      g_assert_nonnull (addrs);
-      ev.n_addrs = addrs->len;
-      for (guint i = 0; i < addrs->len && i < MAX_KEPT_ADDRS; i++)
-        ev.addrs[i] = g_array_index (addrs, guint64, i);
-    }
-  a.alloc_addr = addr;
-  a.alloc_size = size;
+  ev.addr = e->address;
+  ev.size = e->size;
+  ev.n_addrs = e->n_frames;
+  for (guint i = 0; i < e->n_frames && i < MAX_KEPT_ADDRS; i++)
+    ev.addrs[i] = e->frames[i];
+  a.alloc_addr = ev.addr;
+  a.alloc_size = ev.size;
   a.tid = stream->tid;
   a.n_addrs = (guint16) ev.n_addrs;
   if (!bulk_take (server, stream, &a))
     g_array_append_val (stream->events, ev);
 }
 
-/* Decodes a block of the test payload the tracker writes until issue 16's
- * codec is wired in (preload/sysprof-memory-collector.c, "the encoder's call
- * sites"): 'T', then records 'A' time address size stack, 'F' time address,
- * 'S' id n addresses, 'X'.  With the codec, this becomes its decoder. */
+/* Decodes a block with libsysprof-capture's decoder (the stream's), which
+ * checks the format, stack ids included: the tracker's blocks decode
+ * without a single error. */
 static void
 decode_block (Server *server, const Pending *pending)
 {
   const SysprofCaptureFileChunk *chunk = (const SysprofCaptureFileChunk *) pending->chunk;
-  const guint8                  *p = chunk->data, *end = chunk->data + chunk->len;
-  gint32 tid = (gint32) g_ascii_strtoll (chunk->path + strlen (SYSPROF_COLLECTOR_MEMORY_STREAM_PREFIX), NULL, 10);
-  Ring  *stream = stream_for (server, chunk->frame.pid, tid);
-  Block  block = { 0 };
+  SysprofMemoryStreamStats       before, after;
+  SysprofAllocationEvent         e;
+  Ring                          *stream;
+  Block                          block = { 0 };
+  gint32                         tid = 0;
 
-  g_assert_cmpuint (chunk->len, <=, SYSPROF_COLLECTOR_MEMORY_STREAM_MAX_BLOCK);
+  g_assert_true (sysprof_memory_stream_parse_path (chunk->path, &tid));
   g_assert_cmpint (tid, >, 0);
-  g_assert_cmpint (*p++, ==, 'T');
+  g_assert_cmpuint (chunk->len, >, 0);
+  g_assert_cmpuint (chunk->len, <=, SYSPROF_MEMORY_STREAM_MAX_BLOCK);
+  /* Raw: compressing is the drainer's work. */
+  g_assert_cmpint (chunk->data[0], ==, SYSPROF_MEMORY_STREAM_BLOCK_RAW);
+  stream = stream_for (server, chunk->frame.pid, tid);
   block.frame_time = chunk->frame.time;
   block.first_event = stream->events->len;
   block.len = chunk->len;
   block.ring = pending->ring;
   block.ring_pos = pending->ring_pos;
   block.is_last = chunk->is_last;
-  block.starts_with_reset = p < end && *p == 'X';
   block.first_time = G_MAXINT64;
-  while (p < end)
+  sysprof_memory_stream_decoder_get_stats (stream->decoder, &before);
+  g_assert_true (sysprof_memory_stream_decoder_feed (stream->decoder, chunk->data, chunk->len, UINT64_MAX));
+  while (sysprof_memory_stream_decoder_next (stream->decoder, &e))
     {
-      guint8  tag = *p++;
-      gint64  time;
-      guint32 id;
-
-      switch (tag)
-        {
-        case 'A':
-          g_assert_cmpint (end - p, >=, 28);
-          time = (gint64) get_le (p, 8);
-          stream_event (server, stream, get_le (p + 8, 8), (gint64) get_le (p + 16, 8), (guint32) get_le (p + 24, 4),
-                        time);
-          p += 28;
-          break;
-        case 'F':
-          g_assert_cmpint (end - p, >=, 16);
-          time = (gint64) get_le (p, 8);
-          stream_event (server, stream, get_le (p + 8, 8), 0, 0, time);
-          p += 16;
-          break;
-        case 'S':
-          {
-            GArray *addrs = g_array_new (FALSE, FALSE, sizeof (guint64));
-            guint   n;
-
-            g_assert_cmpint (end - p, >=, 5);
-            id = (guint32) get_le (p, 4);
-            n = p[4];
-            p += 5;
-            g_assert_cmpint (end - p, >=, (gssize) n * 8);
-            for (guint i = 0; i < n; i++, p += 8)
-              {
-                guint64 a = get_le (p, 8);
-
-                g_array_append_val (addrs, a);
-              }
-            /* Defined once (since the last reset), ids dense from 1. */
-            g_assert_cmpuint (id, >=, 1);
-            g_assert_false (g_hash_table_contains (stream->stacks, GUINT_TO_POINTER (id)));
-            g_assert_cmpuint (id, ==, g_hash_table_size (stream->stacks) + 1);
-            if (stream->first_stack_id == 0)
-              stream->first_stack_id = id;
-            g_hash_table_insert (stream->stacks, GUINT_TO_POINTER (id), addrs);
-            continue;
-          }
-        case 'X': g_hash_table_remove_all (stream->stacks); continue;
-        default: g_error ("unknown record 0x%02x in a stream block", tag);
-        }
-      block.first_time = MIN (block.first_time, time);
-      block.last_time = MAX (block.last_time, time);
+      stream_event (server, stream, &e);
+      block.first_time = MIN (block.first_time, e.time);
+      block.last_time = MAX (block.last_time, e.time);
       block.n_events++;
     }
+  g_assert_cmpstr (sysprof_memory_stream_decoder_get_error (stream->decoder), ==, NULL);
+  sysprof_memory_stream_decoder_get_stats (stream->decoder, &after);
+  block.n_resets = (guint) (after.resets - before.resets);
+  stream->n_stacks += after.stacks - before.stacks;
   g_array_append_val (stream->blocks, block);
   if (chunk->is_last)
     stream->ended = TRUE;
@@ -1529,7 +1478,7 @@ test_stream_lost_blocks (void)
   stream = find_stream (&server, server.pid, server.pid);
   g_assert_cmpuint (server.lost, >, 0);
   for (guint b = 0; b < stream->blocks->len; b++)
-    if (g_array_index (stream->blocks, Block, b).starts_with_reset)
+    if (g_array_index (stream->blocks, Block, b).n_resets > 0)
       resets++;
   g_assert_cmpuint (resets, >=, 1);
   for (guint i = 0; i < stream->events->len; i++)
@@ -1552,8 +1501,8 @@ test_stream_lost_blocks (void)
   server_clear (&server);
 }
 
-/* A followed child: a stream of its own (its pid and tid), its stack ids
- * from 1 again, ended at its exit(); the parent's stream goes on. */
+/* A followed child: a stream of its own (its pid and tid) with stack
+ * definitions of its own, ended at its exit(); the parent's stream goes on. */
 static void
 test_stream_fork_follow (void)
 {
@@ -1576,7 +1525,8 @@ test_stream_fork_follow (void)
   g_assert_cmpuint (end - begin, ==, 2);
   g_assert_cmpint (g_array_index (child->events, Event, begin).size, ==, 4242);
   g_assert_cmpuint (g_array_index (child->events, Event, begin).n_addrs, >=, 5);
-  g_assert_cmpuint (child->first_stack_id, ==, 1);
+  /* Its own stack definitions: an id of the parent's would not decode. */
+  g_assert_cmpuint (child->n_stacks, >=, 1);
   g_assert_true (child->ended);
   parent = between_fences (&server, 1, 2, &begin, &end);
   g_assert_true (parent == find_stream (&server, server.pid, server.pid));

@@ -11,12 +11,29 @@
  *             a frame whose length runs past what was published, impossible
  *             positions; then exits normally.
  *   truncated asks for a ring and publishes half of a frame, then aborts.
+ *   streams   allocates 1000 blocks of 4242 bytes in good_alloc (through the
+ *             tracker), then asks for a ring of its own and writes well-
+ *             framed memory-stream chunks (libsysprof-capture/memory-
+ *             stream.md) whose blocks are hostile, each in a stream of a
+ *             made-up thread, every fault after some sound events:
+ *               1000001  10 allocations of 777 bytes, then one naming stack
+ *                        id 77, never defined; a next block: 5 more of 777
+ *               1000002  3 of 778, then stack id 1 defined a second time
+ *               1000003  'R' then random bytes
+ *               1000004  4 of 779, then an allocation record cut short
+ *               1000005  a 'Z' block whose zstd frame is garbage
+ *               1000006  2 of 780; a next block whose base time is earlier
+ *                        than the first block's events (time going back)
+ *             and one chunk whose path names no thread (".../01").  Six
+ *             unsound blocks (one error each) and 1 refused chunk; the sound
+ *             events: 15 x 777, 3 x 778, 4 x 779, 2 x 780 bytes.
  *
  * Whatever it does, the recording must complete with a valid capture that
  * keeps what was recorded before the damage. */
 
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -179,6 +196,135 @@ mode_truncated (void)
   abort ();
 }
 
+/* One FILE_CHUNK frame of @len bytes of @data at @path, in @ring. */
+static int
+write_chunk (SysprofMappedRingBuffer *ring, const char *path, const void *data, size_t len)
+{
+  size_t                   frame_len = (sizeof (SysprofCaptureFileChunk) + len + 7) & ~(size_t) 7;
+  SysprofCaptureFileChunk *chunk;
+
+  if ((chunk = sysprof_mapped_ring_buffer_allocate (ring, frame_len)) == NULL)
+    return -1;
+  memset (chunk, 0, frame_len);
+  chunk->frame.len = (uint16_t) frame_len;
+  chunk->frame.type = SYSPROF_CAPTURE_FRAME_FILE_CHUNK;
+  chunk->frame.cpu = -1;
+  chunk->frame.pid = getpid ();
+  chunk->frame.time = SYSPROF_CAPTURE_CURRENT_TIME;
+  chunk->len = (uint32_t) len;
+  snprintf (chunk->path, sizeof chunk->path, "%s", path);
+  memcpy (chunk->data, data, len);
+  sysprof_mapped_ring_buffer_advance (ring, frame_len);
+  return 0;
+}
+
+/* @n allocations of @size bytes with stack 1 (defined first when @define),
+ * starting at @time; the block so far stays in @enc. */
+static void
+add_allocations (SysprofMemoryStreamEncoder *enc, bool define, int n, uint64_t size, int64_t time)
+{
+  static const SysprofCaptureAddress frames[2] = { (SysprofCaptureAddress) (uintptr_t) good_alloc,
+                                                   (SysprofCaptureAddress) (uintptr_t) mode_garbage };
+
+  if (define)
+    sysprof_memory_stream_encoder_add_stack (enc, 1, frames, 2);
+  for (int i = 0; i < n; i++)
+    sysprof_memory_stream_encoder_add_allocation (enc, time + i, 0x10000 + 0x1000 * (uint64_t) i, size, 1);
+}
+
+static int
+mode_streams (void)
+{
+  static uint8_t             buffer[4096];
+  SysprofMemoryStreamEncoder enc;
+  SysprofMappedRingBuffer   *ring;
+  const uint8_t             *block;
+  uint8_t                    bytes[512];
+  size_t                     len;
+  int64_t                    now;
+  int                        fd, bad = 0;
+
+  sysprof_clock_init ();
+  now = SYSPROF_CAPTURE_CURRENT_TIME;
+  for (int i = 0; i < 1000; i++)
+    if (good_alloc (4242) == NULL)
+      return 1;
+  if ((fd = request_ring ()) < 0 || (ring = sysprof_mapped_ring_buffer_new_writer (fd)) == NULL)
+    {
+      fprintf (stderr, "memory-hostile: no ring\n");
+      return 1;
+    }
+
+#define SEND(tid, data, n) bad |= write_chunk (ring, SYSPROF_MEMORY_STREAM_PATH_PREFIX #tid, data, n)
+/* The encoder's block into block and len (before SEND reads them). */
+#define BLOCK() (block = sysprof_memory_stream_encoder_get_block (&enc, &len))
+
+  /* An id never defined; the stream goes on with its next block. */
+  sysprof_memory_stream_encoder_init (&enc, buffer, sizeof buffer);
+  add_allocations (&enc, true, 10, 777, now);
+  sysprof_memory_stream_encoder_add_allocation (&enc, now + 100, 0x90000, 777, 77);
+  BLOCK ();
+  SEND (1000001, block, len);
+  sysprof_memory_stream_encoder_clear (&enc);
+  add_allocations (&enc, false, 5, 777, now + 200);
+  BLOCK ();
+  SEND (1000001, block, len);
+
+  /* An id defined twice. */
+  sysprof_memory_stream_encoder_init (&enc, buffer, sizeof buffer);
+  add_allocations (&enc, true, 3, 778, now);
+  add_allocations (&enc, true, 3, 778, now + 100);
+  BLOCK ();
+  SEND (1000002, block, len);
+
+  /* Garbage. */
+  srand (16);
+  bytes[0] = SYSPROF_MEMORY_STREAM_BLOCK_RAW;
+  for (size_t i = 1; i < sizeof bytes; i++)
+    bytes[i] = (uint8_t) rand ();
+  SEND (1000003, bytes, sizeof bytes);
+
+  /* A record cut short: the fifth allocation loses its last byte (its
+   * stack id). */
+  sysprof_memory_stream_encoder_init (&enc, buffer, sizeof buffer);
+  add_allocations (&enc, true, 5, 779, now);
+  BLOCK ();
+  SEND (1000004, block, len - 1);
+
+  /* A 'Z' block of garbage: its raw length, then no zstd frame. */
+  bytes[0] = SYSPROF_MEMORY_STREAM_BLOCK_ZSTD;
+  bytes[1] = 100;
+  SEND (1000005, bytes, 64);
+
+  /* Time going back from one block to the next. */
+  sysprof_memory_stream_encoder_init (&enc, buffer, sizeof buffer);
+  add_allocations (&enc, true, 2, 780, now + 1000000);
+  BLOCK ();
+  SEND (1000006, block, len);
+  sysprof_memory_stream_encoder_init (&enc, buffer, sizeof buffer);
+  add_allocations (&enc, false, 2, 780, now);
+  BLOCK ();
+  SEND (1000006, block, len);
+
+  /* A path that names no thread: refused by the drainer. */
+  sysprof_memory_stream_encoder_init (&enc, buffer, sizeof buffer);
+  add_allocations (&enc, true, 2, 781, now);
+  BLOCK ();
+  bad |= write_chunk (ring, SYSPROF_MEMORY_STREAM_PATH_PREFIX "01", block, len);
+
+#undef SEND
+#undef BLOCK
+
+  sysprof_mapped_ring_buffer_unref (ring);
+  if (bad)
+    {
+      fprintf (stderr, "memory-hostile: the ring was full\n");
+      return 1;
+    }
+  printf ("streams done\n");
+  return 0;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -188,6 +334,8 @@ main (int argc, char **argv)
     return mode_garbage ();
   if (argc == 2 && strcmp (argv[1], "truncated") == 0)
     return mode_truncated ();
-  fprintf (stderr, "usage: memory-hostile abort|garbage|truncated\n");
+  if (argc == 2 && strcmp (argv[1], "streams") == 0)
+    return mode_streams ();
+  fprintf (stderr, "usage: memory-hostile abort|garbage|truncated|streams\n");
   return 2;
 }
