@@ -46,11 +46,11 @@ typedef struct
   uint32_t                    n_blocks;
   SysprofMemoryStreamDecoder *decoder;
   /* Of its decoder, once freed. */
-  uint64_t lost;
-  uint64_t errors;
-  SysprofAllocationEvent      head;
-  int64_t                     key_time;
-  uint64_t                    key_offset;
+  uint64_t               lost;
+  uint64_t               errors;
+  SysprofAllocationEvent head;
+  int64_t                key_time;
+  uint64_t               key_offset;
 } Source;
 
 /* (pid, tid) to the stream still open with that thread id; NONE once it ended. */
@@ -65,10 +65,10 @@ struct _SysprofAllocationCursor
 {
   atomic_int ref_count;
 
-  SysprofCaptureReader      *blocks_reader;
-  SysprofCaptureReader      *plain_reader;
-  SysprofMemoryStreamShared *shared;
-  SysprofCaptureError        capture_error;
+  SysprofCaptureReader          *blocks_reader;
+  SysprofCaptureReader          *plain_reader;
+  SysprofMemoryStreamShared     *shared;
+  SysprofCaptureError            capture_error;
   SysprofAllocationCursorOptions options;
 
   Block   *blocks;
@@ -284,7 +284,7 @@ index_capture (SysprofAllocationCursor *self)
   const size_t               prefix_len = sizeof SYSPROF_MEMORY_STREAM_PATH_PREFIX - 1;
   bool                       ok = true;
 
-  uint64_t                   n_frames = 0;
+  uint64_t n_frames = 0;
 
   while (ok && sysprof_capture_reader_peek_type (r, &type))
     {

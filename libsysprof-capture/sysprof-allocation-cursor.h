@@ -58,10 +58,9 @@ typedef struct
   /* The first pass reads every frame anyway: an analysis that also needs
    * other frames (METADATA, MARK, samples...) takes them here rather than
    * reading the capture once more.  Bit (1 << type) for each type given to
-   * @frame_func; UINT64_MAX gives every frame, unknown types included.  ALLOCATION frames given to it are not events of the
-   * cursor, which then merges the streams only: a consumer that needs no
-   * time order between the two (counts, sets) reads a capture of ALLOCATION
-   * frames in this one pass. */
+   * @frame_func; UINT64_MAX gives every frame, unknown types included.  ALLOCATION frames given to it are not events of
+   * the cursor, which then merges the streams only: a consumer that needs no time order between the two (counts, sets)
+   * reads a capture of ALLOCATION frames in this one pass. */
   uint64_t                         frame_types;
   SysprofAllocationCursorFrameFunc frame_func;
   SysprofAllocationCursorProgress  progress;
@@ -109,9 +108,8 @@ typedef struct
 /* Stream @index (0 to stats.streams - 1, in the order of their first
  * blocks), or false with EINVAL past the last one. */
 SYSPROF_AVAILABLE_IN_ALL
-bool sysprof_allocation_cursor_get_stream (SysprofAllocationCursor     *self,
-                                           uint64_t                     index,
-                                           SysprofAllocationStreamInfo *info);
+bool
+sysprof_allocation_cursor_get_stream (SysprofAllocationCursor *self, uint64_t index, SysprofAllocationStreamInfo *info);
 /* Capture offset of the frame that carried the last event returned, for
  * progress reports. */
 SYSPROF_AVAILABLE_IN_ALL

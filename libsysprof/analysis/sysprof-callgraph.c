@@ -568,18 +568,19 @@ take_allocation_frame (SysprofCaptureReader *reader, SysprofCaptureFrameType typ
           r->frame_errors++;
           return true;
         }
-      take_allocation (r, &(SysprofAllocationEvent){
-                              .time = a->frame.time,
-                              .pid = a->frame.pid,
-                              .tid = a->tid,
-                              .address = a->alloc_addr,
-                              .size = a->alloc_size,
-                              /* The reader hands out 8-byte aligned frames;
-                               * the struct is only packed for its layout. */
-                              .frames = (const SysprofCaptureAddress *) (gconstpointer) ((const guint8 *) a + sizeof *a),
-                              .n_frames = a->n_addrs,
-                              .cpu = a->frame.cpu,
-                          });
+      take_allocation (r,
+                       &(SysprofAllocationEvent){
+                           .time = a->frame.time,
+                           .pid = a->frame.pid,
+                           .tid = a->tid,
+                           .address = a->alloc_addr,
+                           .size = a->alloc_size,
+                           /* The reader hands out 8-byte aligned frames;
+                            * the struct is only packed for its layout. */
+                           .frames = (const SysprofCaptureAddress *) (gconstpointer) ((const guint8 *) a + sizeof *a),
+                           .n_frames = a->n_addrs,
+                           .cpu = a->frame.cpu,
+                       });
     }
   return true;
 }

@@ -79,14 +79,14 @@ clear_metadata (gpointer data)
 
 typedef struct
 {
-  SysprofCaptureSummary *self;
-  GHashTable            *processes; /* pid -> index + 1 in self->processes */
-  GHashTable            *counters;  /* id -> SysprofSummaryCounter */
-  GHashTable            *files;     /* path -> index + 1 in self->files */
-  gint64                 last_time;
-  GHashTable            *late_allocations; /* ms -> count, see count_allocation() */
-  guint64                n;
-  guint64                file_size;
+  SysprofCaptureSummary        *self;
+  GHashTable                   *processes; /* pid -> index + 1 in self->processes */
+  GHashTable                   *counters;  /* id -> SysprofSummaryCounter */
+  GHashTable                   *files;     /* path -> index + 1 in self->files */
+  gint64                        last_time;
+  GHashTable                   *late_allocations; /* ms -> count, see count_allocation() */
+  guint64                       n;
+  guint64                       file_size;
   SysprofCaptureSummaryProgress progress;
   gpointer                      user_data;
   GCancellable                 *cancellable;
@@ -434,157 +434,157 @@ scan_frame (SysprofCaptureReader *reader, SysprofCaptureFrameType type, void *us
         scan->progress ((double) sysprof_capture_reader_get_offset (reader) / scan->file_size, scan->user_data);
     }
 
-    switch ((int) frame.type)
+  switch ((int) frame.type)
+    {
+    case SYSPROF_CAPTURE_FRAME_SAMPLE:
       {
-      case SYSPROF_CAPTURE_FRAME_SAMPLE:
-        {
-          const SysprofCaptureSample *sample = sysprof_capture_reader_read_sample (reader);
-          SysprofSummarySample        s;
+        const SysprofCaptureSample *sample = sysprof_capture_reader_read_sample (reader);
+        SysprofSummarySample        s;
 
-          if (sample == NULL)
-            return note_damage (scan, reader);
-          s.time_ns = time;
-          s.cpu = sample->frame.cpu;
-          s.pid = sample->frame.pid;
-          s.tid = sample->tid;
-          g_array_append_val (self->samples, s);
-          if (s.cpu >= 0 && (guint) s.cpu + 1 > self->n_cpus && s.cpu < 65536)
-            self->n_cpus = s.cpu + 1;
-          scan_process (scan, s.pid, time)->n_samples++;
-          break;
-        }
-
-      case SYSPROF_CAPTURE_FRAME_PROCESS:
-        {
-          const SysprofCaptureProcess *process = sysprof_capture_reader_read_process (reader);
-          SysprofSummaryProcess       *p;
-
-          if (process == NULL)
-            return note_damage (scan, reader);
-          p = scan_process (scan, process->frame.pid, time);
-          g_free (p->cmdline);
-          p->cmdline = tail_string (&process->frame, process->cmdline);
-          break;
-        }
-
-      case SYSPROF_CAPTURE_FRAME_FORK:
-        {
-          const SysprofCaptureFork *fork = sysprof_capture_reader_read_fork (reader);
-
-          if (fork == NULL)
-            return note_damage (scan, reader);
-          if (fork->child_pid != fork->frame.pid)
-            scan_process (scan, fork->child_pid, time);
-          break;
-        }
-
-      case SYSPROF_CAPTURE_FRAME_EXIT:
-        {
-          const SysprofCaptureExit *exit = sysprof_capture_reader_read_exit (reader);
-          SysprofSummaryProcess    *p;
-
-          if (exit == NULL)
-            return note_damage (scan, reader);
-          p = scan_process (scan, exit->frame.pid, time);
-          p->end_ns = time;
-          p->exited = TRUE;
-          break;
-        }
-
-      case SYSPROF_CAPTURE_FRAME_CTRDEF:
-        {
-          const SysprofCaptureCounterDefine *def = sysprof_capture_reader_read_counter_define (reader);
-
-          if (def == NULL)
-            return note_damage (scan, reader);
-          scan_counter_define (scan, def);
-          break;
-        }
-
-      case SYSPROF_CAPTURE_FRAME_CTRSET:
-        {
-          const SysprofCaptureCounterSet *set = sysprof_capture_reader_read_counter_set (reader);
-
-          if (set == NULL)
-            return note_damage (scan, reader);
-          scan_counter_set (scan, set, time);
-          break;
-        }
-
-      case SYSPROF_CAPTURE_FRAME_MARK:
-        {
-          const SysprofCaptureMark *raw = sysprof_capture_reader_read_mark (reader);
-          SysprofSummaryMark        mark;
-
-          if (raw == NULL)
-            return note_damage (scan, reader);
-          mark.time_ns = time;
-          mark.duration_ns = CLAMP (raw->duration, 0, SYSPROF_SUMMARY_TIME_LIMIT);
-          mark.pid = raw->frame.pid;
-          mark.group = fixed_string (raw->group, sizeof raw->group);
-          mark.name = fixed_string (raw->name, sizeof raw->name);
-          mark.message = tail_string (&raw->frame, raw->message);
-          g_array_append_val (self->marks, mark);
-          if (saturated_add (time, mark.duration_ns) > scan->last_time)
-            scan->last_time = saturated_add (time, mark.duration_ns);
-          break;
-        }
-
-      case SYSPROF_CAPTURE_FRAME_LOG:
-        {
-          const SysprofCaptureLog *raw = sysprof_capture_reader_read_log (reader);
-          SysprofSummaryLog        log;
-
-          if (raw == NULL)
-            return note_damage (scan, reader);
-          log.time_ns = time;
-          log.pid = raw->frame.pid;
-          log.severity = raw->severity;
-          log.domain = fixed_string (raw->domain, sizeof raw->domain);
-          log.message = tail_string (&raw->frame, raw->message);
-          g_array_append_val (self->logs, log);
-          break;
-        }
-
-      case SYSPROF_CAPTURE_FRAME_METADATA:
-        {
-          const SysprofCaptureMetadata *metadata = sysprof_capture_reader_read_metadata (reader);
-
-          if (metadata == NULL)
-            return note_damage (scan, reader);
-          scan_metadata (scan, metadata);
-          break;
-        }
-
-      case SYSPROF_CAPTURE_FRAME_FILE_CHUNK:
-        {
-          const SysprofCaptureFileChunk *chunk = sysprof_capture_reader_read_file (reader);
-
-          if (chunk == NULL)
-            return note_damage (scan, reader);
-          /* A memory stream's block is not a file (its allocations are
-           * counted with the cursor's events). */
-          if (strncmp (chunk->path, SYSPROF_MEMORY_STREAM_PATH_PREFIX, sizeof SYSPROF_MEMORY_STREAM_PATH_PREFIX - 1) != 0)
-            scan_file_chunk (scan, chunk);
-          break;
-        }
-
-      case SYSPROF_CAPTURE_FRAME_ALLOCATION:
-        {
-          const SysprofCaptureAllocation *alloc = sysprof_capture_reader_read_allocation (reader);
-
-          if (alloc == NULL)
-            return note_damage (scan, reader);
-          if (alloc->alloc_size > 0)
-            scan_allocation (scan, alloc->frame.pid, time);
-          break;
-        }
-
-      default:
-        if (!sysprof_capture_reader_skip (reader))
+        if (sample == NULL)
           return note_damage (scan, reader);
+        s.time_ns = time;
+        s.cpu = sample->frame.cpu;
+        s.pid = sample->frame.pid;
+        s.tid = sample->tid;
+        g_array_append_val (self->samples, s);
+        if (s.cpu >= 0 && (guint) s.cpu + 1 > self->n_cpus && s.cpu < 65536)
+          self->n_cpus = s.cpu + 1;
+        scan_process (scan, s.pid, time)->n_samples++;
         break;
       }
+
+    case SYSPROF_CAPTURE_FRAME_PROCESS:
+      {
+        const SysprofCaptureProcess *process = sysprof_capture_reader_read_process (reader);
+        SysprofSummaryProcess       *p;
+
+        if (process == NULL)
+          return note_damage (scan, reader);
+        p = scan_process (scan, process->frame.pid, time);
+        g_free (p->cmdline);
+        p->cmdline = tail_string (&process->frame, process->cmdline);
+        break;
+      }
+
+    case SYSPROF_CAPTURE_FRAME_FORK:
+      {
+        const SysprofCaptureFork *fork = sysprof_capture_reader_read_fork (reader);
+
+        if (fork == NULL)
+          return note_damage (scan, reader);
+        if (fork->child_pid != fork->frame.pid)
+          scan_process (scan, fork->child_pid, time);
+        break;
+      }
+
+    case SYSPROF_CAPTURE_FRAME_EXIT:
+      {
+        const SysprofCaptureExit *exit = sysprof_capture_reader_read_exit (reader);
+        SysprofSummaryProcess    *p;
+
+        if (exit == NULL)
+          return note_damage (scan, reader);
+        p = scan_process (scan, exit->frame.pid, time);
+        p->end_ns = time;
+        p->exited = TRUE;
+        break;
+      }
+
+    case SYSPROF_CAPTURE_FRAME_CTRDEF:
+      {
+        const SysprofCaptureCounterDefine *def = sysprof_capture_reader_read_counter_define (reader);
+
+        if (def == NULL)
+          return note_damage (scan, reader);
+        scan_counter_define (scan, def);
+        break;
+      }
+
+    case SYSPROF_CAPTURE_FRAME_CTRSET:
+      {
+        const SysprofCaptureCounterSet *set = sysprof_capture_reader_read_counter_set (reader);
+
+        if (set == NULL)
+          return note_damage (scan, reader);
+        scan_counter_set (scan, set, time);
+        break;
+      }
+
+    case SYSPROF_CAPTURE_FRAME_MARK:
+      {
+        const SysprofCaptureMark *raw = sysprof_capture_reader_read_mark (reader);
+        SysprofSummaryMark        mark;
+
+        if (raw == NULL)
+          return note_damage (scan, reader);
+        mark.time_ns = time;
+        mark.duration_ns = CLAMP (raw->duration, 0, SYSPROF_SUMMARY_TIME_LIMIT);
+        mark.pid = raw->frame.pid;
+        mark.group = fixed_string (raw->group, sizeof raw->group);
+        mark.name = fixed_string (raw->name, sizeof raw->name);
+        mark.message = tail_string (&raw->frame, raw->message);
+        g_array_append_val (self->marks, mark);
+        if (saturated_add (time, mark.duration_ns) > scan->last_time)
+          scan->last_time = saturated_add (time, mark.duration_ns);
+        break;
+      }
+
+    case SYSPROF_CAPTURE_FRAME_LOG:
+      {
+        const SysprofCaptureLog *raw = sysprof_capture_reader_read_log (reader);
+        SysprofSummaryLog        log;
+
+        if (raw == NULL)
+          return note_damage (scan, reader);
+        log.time_ns = time;
+        log.pid = raw->frame.pid;
+        log.severity = raw->severity;
+        log.domain = fixed_string (raw->domain, sizeof raw->domain);
+        log.message = tail_string (&raw->frame, raw->message);
+        g_array_append_val (self->logs, log);
+        break;
+      }
+
+    case SYSPROF_CAPTURE_FRAME_METADATA:
+      {
+        const SysprofCaptureMetadata *metadata = sysprof_capture_reader_read_metadata (reader);
+
+        if (metadata == NULL)
+          return note_damage (scan, reader);
+        scan_metadata (scan, metadata);
+        break;
+      }
+
+    case SYSPROF_CAPTURE_FRAME_FILE_CHUNK:
+      {
+        const SysprofCaptureFileChunk *chunk = sysprof_capture_reader_read_file (reader);
+
+        if (chunk == NULL)
+          return note_damage (scan, reader);
+        /* A memory stream's block is not a file (its allocations are
+         * counted with the cursor's events). */
+        if (strncmp (chunk->path, SYSPROF_MEMORY_STREAM_PATH_PREFIX, sizeof SYSPROF_MEMORY_STREAM_PATH_PREFIX - 1) != 0)
+          scan_file_chunk (scan, chunk);
+        break;
+      }
+
+    case SYSPROF_CAPTURE_FRAME_ALLOCATION:
+      {
+        const SysprofCaptureAllocation *alloc = sysprof_capture_reader_read_allocation (reader);
+
+        if (alloc == NULL)
+          return note_damage (scan, reader);
+        if (alloc->alloc_size > 0)
+          scan_allocation (scan, alloc->frame.pid, time);
+        break;
+      }
+
+    default:
+      if (!sysprof_capture_reader_skip (reader))
+        return note_damage (scan, reader);
+      break;
+    }
   return true;
 }
 

@@ -597,26 +597,27 @@ take_frame (SysprofCaptureReader *reader, SysprofCaptureFrameType type, void *us
           return true;
         }
       builder->first_pass_frames++;
-      take_event (builder, &(SysprofAllocationEvent){
-                               .time = a->frame.time,
-                               .pid = a->frame.pid,
-                               .tid = a->tid,
-                               .address = a->alloc_addr,
-                               .size = a->alloc_size,
-                               /* The reader hands out 8-byte aligned frames;
-                                * the struct is only packed for its layout. */
-                               .frames = (const SysprofCaptureAddress *) (gconstpointer) ((const guint8 *) a + sizeof *a),
-                               .n_frames = a->n_addrs,
-                               .cpu = a->frame.cpu,
-                           });
+      take_event (builder,
+                  &(SysprofAllocationEvent){
+                      .time = a->frame.time,
+                      .pid = a->frame.pid,
+                      .tid = a->tid,
+                      .address = a->alloc_addr,
+                      .size = a->alloc_size,
+                      /* The reader hands out 8-byte aligned frames;
+                       * the struct is only packed for its layout. */
+                      .frames = (const SysprofCaptureAddress *) (gconstpointer) ((const guint8 *) a + sizeof *a),
+                      .n_frames = a->n_addrs,
+                      .cpu = a->frame.cpu,
+                  });
     }
   else if (type == SYSPROF_CAPTURE_FRAME_FILE_CHUNK)
     {
       /* Only the path is looked at: the cursor indexes the chunk. */
       const SysprofCaptureFileChunk *chunk = sysprof_capture_reader_read_file (reader);
 
-      if (chunk != NULL && strncmp (chunk->path, SYSPROF_MEMORY_STREAM_PATH_PREFIX,
-                                    sizeof SYSPROF_MEMORY_STREAM_PATH_PREFIX - 1) == 0)
+      if (chunk != NULL &&
+          strncmp (chunk->path, SYSPROF_MEMORY_STREAM_PATH_PREFIX, sizeof SYSPROF_MEMORY_STREAM_PATH_PREFIX - 1) == 0)
         {
           if (builder->first_pass_frames > 0 || builder->frame_errors > 0)
             return !(builder->mixed = TRUE);
@@ -976,8 +977,10 @@ plan_points (SysprofMemoryAnalysis *self, Builder *builder, SysprofCaptureReader
 }
 
 static void
-builder_start (Builder *builder, SysprofMemoryAnalysis *self, const SysprofMemoryOptions *options,
-               SysprofCaptureReader *reader)
+builder_start (Builder                    *builder,
+               SysprofMemoryAnalysis      *self,
+               const SysprofMemoryOptions *options,
+               SysprofCaptureReader       *reader)
 {
   builder_init (builder, self, options);
   builder->begin = add_saturating (self->start_time, options->begin_ns);

@@ -144,7 +144,7 @@ typedef struct
   guint64 unmatched_frees;
   guint64 unmatched_allocations;
   guint64 unmatched_allocation_bytes; /* of the replaced allocations */
-  guint64 lost_events; /* METADATA and streams together */
+  guint64 lost_events;                /* METADATA and streams together */
   /* Distinct threads and processes among the records that passed. */
   guint n_threads;
   guint n_processes;

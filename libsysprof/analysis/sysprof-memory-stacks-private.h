@@ -19,12 +19,12 @@ G_BEGIN_DECLS
  * one probe. */
 typedef struct
 {
-  SysprofStackStash *stash;
-  GArray            *times; /* gint64 per node: the record that created it */
-  SysprofStackCache  cache;
+  SysprofStackStash   *stash;
+  GArray              *times; /* gint64 per node: the record that created it */
+  SysprofStackCache    cache;
   SysprofStackKeyCache by_key; /* stream events' stacks */
-  guint64           *keys; /* one stack, outermost first */
-  guint32           *tags; /* zeros */
+  guint64             *keys;   /* one stack, outermost first */
+  guint32             *tags;   /* zeros */
 } SysprofMemoryStacks;
 
 void _sysprof_memory_stacks_init (SysprofMemoryStacks *stacks);

@@ -258,8 +258,8 @@ collect_sites (SysprofCaptureReader *reader, GError **error)
   Collect                        collect = { sites, stacks };
   SysprofAllocationCursorOptions options = {
     .size = sizeof options,
-    .frame_types = 1u << SYSPROF_CAPTURE_FRAME_SAMPLE | 1u << SYSPROF_CAPTURE_FRAME_TRACE |
-                   1u << SYSPROF_CAPTURE_FRAME_ALLOCATION,
+    .frame_types =
+        1u << SYSPROF_CAPTURE_FRAME_SAMPLE | 1u << SYSPROF_CAPTURE_FRAME_TRACE | 1u << SYSPROF_CAPTURE_FRAME_ALLOCATION,
     .frame_func = collect_frame,
     .user_data = &collect,
   };
@@ -271,8 +271,7 @@ collect_sites (SysprofCaptureReader *reader, GError **error)
     {
       int saved = errno;
 
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot read the capture: %s",
-                   g_strerror (saved));
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot read the capture: %s", g_strerror (saved));
       return NULL;
     }
   while (sysprof_allocation_cursor_next (cursor, &event))

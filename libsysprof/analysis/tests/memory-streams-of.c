@@ -44,21 +44,21 @@ stream_write (SysprofCaptureWriter *writer, Stream *s, gboolean is_last)
   if (s->n_blocks++ % 2 == 1)
     z_len = sysprof_memory_stream_compress (data, len, z, sizeof z, 1);
   g_assert_true (sysprof_memory_stream_format_path (path, sizeof path, s->tid));
-  g_assert_true (sysprof_capture_writer_add_file (writer, s->last_time, -1, s->pid, path, is_last,
-                                                  z_len > 0 ? z : data, z_len > 0 ? z_len : len));
+  g_assert_true (sysprof_capture_writer_add_file (writer, s->last_time, -1, s->pid, path, is_last, z_len > 0 ? z : data,
+                                                  z_len > 0 ? z_len : len));
   sysprof_memory_stream_encoder_clear (&s->enc);
 }
 
 /* Adds a record through @add, writing the block first when it is full. */
-#define ADD(writer, s, call)                 \
-  G_STMT_START                               \
-  {                                          \
-    if (!(call))                             \
-      {                                      \
-        stream_write (writer, s, FALSE);     \
-        g_assert_true (call);                \
-      }                                      \
-  }                                          \
+#define ADD(writer, s, call)             \
+  G_STMT_START                           \
+  {                                      \
+    if (!(call))                         \
+      {                                  \
+        stream_write (writer, s, FALSE); \
+        g_assert_true (call);            \
+      }                                  \
+  }                                      \
   G_STMT_END
 
 static void
@@ -85,8 +85,8 @@ add_event (SysprofCaptureWriter *writer, Stream *s, const SysprofCaptureAllocati
             }
         }
       ADD (writer, s,
-           sysprof_memory_stream_encoder_add_allocation (&s->enc, a->frame.time, a->alloc_addr,
-                                                         (guint64) a->alloc_size, id));
+           sysprof_memory_stream_encoder_add_allocation (&s->enc, a->frame.time, a->alloc_addr, (guint64) a->alloc_size,
+                                                         id));
     }
   s->last_time = a->frame.time;
 }
@@ -94,8 +94,8 @@ add_event (SysprofCaptureWriter *writer, Stream *s, const SysprofCaptureAllocati
 void
 memory_streams_of (const char *frames_path, const char *streams_path, guint block_events, guint64 lost)
 {
-  SysprofCaptureReader   *reader = sysprof_capture_reader_new (frames_path);
-  SysprofCaptureWriter   *writer = sysprof_capture_writer_new (streams_path, 0);
+  SysprofCaptureReader *reader = sysprof_capture_reader_new (frames_path);
+  SysprofCaptureWriter *writer = sysprof_capture_writer_new (streams_path, 0);
   g_autoptr (GHashTable) streams = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, stream_free);
   g_autoptr (GPtrArray) order = g_ptr_array_new ();
   SysprofCaptureFrameType type;

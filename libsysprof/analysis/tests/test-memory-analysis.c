@@ -954,7 +954,9 @@ assert_same_analysis (SysprofMemoryAnalysis *a, SysprofMemoryAnalysis *b, guint 
 }
 
 static void
-assert_same_callgraph (const char *frames, const char *streams, SysprofCallgraphSource source,
+assert_same_callgraph (const char            *frames,
+                       const char            *streams,
+                       SysprofCallgraphSource source,
                        SysprofCallgraphWeight weight)
 {
   g_autoptr (SysprofCallgraph) a = callgraph_of (frames, source, weight, FALSE);
@@ -968,8 +970,7 @@ assert_same_callgraph (const char *frames, const char *streams, SysprofCallgraph
   for (guint i = 0; i < sysprof_callgraph_get_n_functions (a); i++)
     {
       const SysprofCallgraphFunction *fa = sysprof_callgraph_get_function (a, i);
-      const SysprofCallgraphFunction *fb =
-          sysprof_callgraph_find_function (b, fa->symbol->name, fa->symbol->library);
+      const SysprofCallgraphFunction *fb = sysprof_callgraph_find_function (b, fa->symbol->name, fa->symbol->library);
 
       g_assert_nonnull (fb);
       g_assert_true (fa->self == fb->self && fa->total == fb->total);
@@ -1018,7 +1019,7 @@ compare_forms (const char *frames, gint64 start_offset, guint block_events)
 static void
 test_same_as_frames (void)
 {
-  Capture capture = { 0 };
+  Capture          capture = { 0 };
   g_autofree char *fixture =
       g_test_build_filename (G_TEST_DIST, "..", "..", "..", "tests", "data", "sysprof-3.46-memprof.syscap", NULL);
   g_autoptr (SysprofMemoryAnalysis) probe = NULL;
@@ -1039,7 +1040,7 @@ test_same_as_frames (void)
 static void
 test_stream_lost (void)
 {
-  Capture capture = { 0 };
+  Capture              capture = { 0 };
   const gint32         pids[] = { PID_A };
   SysprofMemoryOptions options = SYSPROF_MEMORY_OPTIONS_INIT;
   g_autoptr (SysprofMemoryAnalysis) all = NULL;
@@ -1064,9 +1065,9 @@ test_stream_lost (void)
 static void
 test_stream_errors (void)
 {
-  Capture capture = { 0 };
-  static const guint8 garbage[] = { 'R', 1, 0xfd, 0xfe, 0xff };
-  static const guint8 truncated[] = { 'R', 1, SYSPROF_MEMORY_STREAM_TAG_ALLOCATION, 0x80 };
+  Capture                    capture = { 0 };
+  static const guint8        garbage[] = { 'R', 1, 0xfd, 0xfe, 0xff };
+  static const guint8        truncated[] = { 'R', 1, SYSPROF_MEMORY_STREAM_TAG_ALLOCATION, 0x80 };
   SysprofMemoryStreamEncoder enc;
   guint8                     buffer[SYSPROF_MEMORY_STREAM_ENCODER_MIN_CAPACITY];
   const guint8              *block;
@@ -1084,9 +1085,8 @@ test_stream_errors (void)
   /* Stack 9 was never defined: the block ends there. */
   g_assert_true (sysprof_memory_stream_encoder_add_allocation (&enc, capture.base + MS, 0x2000, 100, 9));
   block = sysprof_memory_stream_encoder_get_block (&enc, &len);
-  g_assert_true (
-      sysprof_capture_writer_add_file (capture.writer, capture.base + MS, -1, PID_A, "sysprof/memory-stream/1000", FALSE,
-                                       block, len));
+  g_assert_true (sysprof_capture_writer_add_file (capture.writer, capture.base + MS, -1, PID_A,
+                                                  "sysprof/memory-stream/1000", FALSE, block, len));
   g_assert_true (sysprof_capture_writer_add_file (capture.writer, capture.base + 2 * MS, -1, PID_A,
                                                   "sysprof/memory-stream/1000", FALSE, garbage, sizeof garbage));
   g_assert_true (sysprof_capture_writer_add_file (capture.writer, capture.base + 2 * MS, -1, PID_A,
