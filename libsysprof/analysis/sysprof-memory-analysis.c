@@ -532,7 +532,7 @@ next_batch (Builder *builder, Batch *batch)
 
 /* One record, from an ALLOCATION frame or a stream, to the analysing
  * thread (the filters and the stack interning are the reading thread's). */
-static inline void
+static inline __attribute__ ((always_inline)) void
 take_event (Builder *builder, const SysprofAllocationEvent *event)
 {
   const SysprofMemoryOptions *options = builder->options;
