@@ -515,19 +515,7 @@ plain_step (SysprofAllocationCursor *self, Source *source)
           sysprof_capture_reader_skip (r);
           continue;
         }
-      source->head = (SysprofAllocationEvent){
-        .time = a->frame.time,
-        .pid = a->frame.pid,
-        .tid = a->tid,
-        .address = a->alloc_addr,
-        .size = a->alloc_size,
-        /* The reader hands out 8-byte aligned frames; the struct is only
-         * packed for its layout. */
-        .frames = a->n_addrs ? (const SysprofCaptureAddress *) (const void *) ((const uint8_t *) a + sizeof *a) : NULL,
-        .n_frames = a->n_addrs,
-        .cpu = a->frame.cpu,
-        .offset = offset,
-      };
+      sysprof_allocation_event_from_frame (a, offset, &source->head);
       source->key_time = a->frame.time;
       source->key_offset = offset;
       return true;

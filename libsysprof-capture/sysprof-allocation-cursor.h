@@ -40,6 +40,30 @@ typedef struct
 SYSPROF_AVAILABLE_IN_ALL
 SysprofAllocationCursor *sysprof_allocation_cursor_new (SysprofCaptureReader *reader);
 
+/* The event an ALLOCATION frame stands for, as the cursor hands it out (for
+ * frames a caller takes in the first pass, see the options); @frame as the
+ * reader returns it, @offset its capture offset.  Inline: it runs once per
+ * frame. */
+static inline void
+sysprof_allocation_event_from_frame (const SysprofCaptureAllocation *frame,
+                                     uint64_t                        offset,
+                                     SysprofAllocationEvent         *event)
+{
+  event->time = frame->frame.time;
+  event->pid = frame->frame.pid;
+  event->tid = frame->tid;
+  event->address = frame->alloc_addr;
+  event->size = frame->alloc_size;
+  /* The reader hands out 8-byte aligned frames; the struct is only packed
+   * for its layout. */
+  event->frames =
+      frame->n_addrs ? (const SysprofCaptureAddress *) (const void *) ((const uint8_t *) frame + sizeof *frame) : NULL;
+  event->n_frames = frame->n_addrs;
+  event->cpu = frame->frame.cpu;
+  event->stack_key = 0;
+  event->offset = offset;
+}
+
 /* Called by the first pass for each frame of a type the options name, with
  * @reader at that frame: the callback may read it with the reader's typed
  * functions or leave it (the cursor then steps over it).  Return false to

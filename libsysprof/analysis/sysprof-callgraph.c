@@ -562,25 +562,15 @@ take_allocation_frame (SysprofCaptureReader *reader, SysprofCaptureFrameType typ
   else
     {
       const SysprofCaptureAllocation *a = sysprof_capture_reader_read_allocation (reader);
+      SysprofAllocationEvent          event;
 
       if (a == NULL)
         {
           r->frame_errors++;
           return true;
         }
-      take_allocation (r,
-                       &(SysprofAllocationEvent){
-                           .time = a->frame.time,
-                           .pid = a->frame.pid,
-                           .tid = a->tid,
-                           .address = a->alloc_addr,
-                           .size = a->alloc_size,
-                           /* The reader hands out 8-byte aligned frames;
-                            * the struct is only packed for its layout. */
-                           .frames = (const SysprofCaptureAddress *) (gconstpointer) ((const guint8 *) a + sizeof *a),
-                           .n_frames = a->n_addrs,
-                           .cpu = a->frame.cpu,
-                       });
+      sysprof_allocation_event_from_frame (a, UINT64_MAX, &event);
+      take_allocation (r, &event);
     }
   return true;
 }

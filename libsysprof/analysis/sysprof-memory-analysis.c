@@ -588,6 +588,7 @@ take_frame (SysprofCaptureReader *reader, SysprofCaptureFrameType type, void *us
   if (type == SYSPROF_CAPTURE_FRAME_ALLOCATION)
     {
       const SysprofCaptureAllocation *a;
+      SysprofAllocationEvent          event;
 
       if (builder->stream_seen)
         return !(builder->mixed = TRUE);
@@ -597,19 +598,8 @@ take_frame (SysprofCaptureReader *reader, SysprofCaptureFrameType type, void *us
           return true;
         }
       builder->first_pass_frames++;
-      take_event (builder,
-                  &(SysprofAllocationEvent){
-                      .time = a->frame.time,
-                      .pid = a->frame.pid,
-                      .tid = a->tid,
-                      .address = a->alloc_addr,
-                      .size = a->alloc_size,
-                      /* The reader hands out 8-byte aligned frames;
-                       * the struct is only packed for its layout. */
-                      .frames = (const SysprofCaptureAddress *) (gconstpointer) ((const guint8 *) a + sizeof *a),
-                      .n_frames = a->n_addrs,
-                      .cpu = a->frame.cpu,
-                  });
+      sysprof_allocation_event_from_frame (a, UINT64_MAX, &event);
+      take_event (builder, &event);
     }
   else if (type == SYSPROF_CAPTURE_FRAME_FILE_CHUNK)
     {
