@@ -43,10 +43,14 @@ typedef struct
   bool                        ready; /* head is the next event; else block is to be loaded */
   uint32_t                    first; /* first block */
   uint32_t                    block; /* current block, or the last one while indexing */
+  uint32_t                    n_blocks;
   SysprofMemoryStreamDecoder *decoder;
-  SysprofAllocationEvent      head;
-  int64_t                     key_time;
-  uint64_t                    key_offset;
+  /* Of its decoder, once freed. */
+  uint64_t               lost;
+  uint64_t               errors;
+  SysprofAllocationEvent head;
+  int64_t                key_time;
+  uint64_t               key_offset;
 } Source;
 
 /* (pid, tid) to the stream still open with that thread id; NONE once it ended. */
@@ -61,10 +65,11 @@ struct _SysprofAllocationCursor
 {
   atomic_int ref_count;
 
-  SysprofCaptureReader      *blocks_reader;
-  SysprofCaptureReader      *plain_reader;
-  SysprofMemoryStreamShared *shared;
-  SysprofCaptureError        capture_error;
+  SysprofCaptureReader          *blocks_reader;
+  SysprofCaptureReader          *plain_reader;
+  SysprofMemoryStreamShared     *shared;
+  SysprofCaptureError            capture_error;
+  SysprofAllocationCursorOptions options;
 
   Block   *blocks;
   uint32_t n_blocks;
@@ -247,6 +252,7 @@ index_chunk (SysprofAllocationCursor       *self,
       self->n_streams++;
     }
   source = &self->sources[slot->source];
+  source->n_blocks++;
 
   if (!_sysprof_grow ((void **) &self->blocks, &self->blocks_size, self->n_blocks, sizeof *self->blocks, 256, NONE))
     return false;
@@ -278,11 +284,39 @@ index_capture (SysprofAllocationCursor *self)
   const size_t               prefix_len = sizeof SYSPROF_MEMORY_STREAM_PATH_PREFIX - 1;
   bool                       ok = true;
 
+  uint64_t n_frames = 0;
+
   while (ok && sysprof_capture_reader_peek_type (r, &type))
     {
       /* peek stepped over any index frame: this is the frame's offset. */
       uint64_t                       offset = sysprof_capture_reader_get_offset (r);
       const SysprofCaptureFileChunk *chunk;
+
+      if (self->options.progress != NULL && (++n_frames & 0xffff) == 0)
+        self->options.progress (offset, self->options.user_data);
+
+      if (type < 64 ? (self->options.frame_types >> type) & 1 : self->options.frame_types == UINT64_MAX)
+        {
+          if (type == SYSPROF_CAPTURE_FRAME_ALLOCATION)
+            self->allocation_frames++;
+          if (!self->options.frame_func (r, type, self->options.user_data))
+            {
+              free (open.slots);
+              self->capture_error = *sysprof_capture_reader_get_error (r);
+              errno = ECANCELED;
+              return false;
+            }
+          if (type != SYSPROF_CAPTURE_FRAME_FILE_CHUNK)
+            {
+              if (sysprof_capture_reader_get_offset (r) == offset)
+                sysprof_capture_reader_skip (r);
+              continue;
+            }
+          /* A stream chunk given to the caller is still a stream's block:
+           * read again if the caller read it, then indexed. */
+          if (sysprof_capture_reader_get_offset (r) != offset && !_sysprof_capture_reader_seek (r, offset))
+            break;
+        }
 
       if (type == SYSPROF_CAPTURE_FRAME_ALLOCATION)
         {
@@ -292,7 +326,8 @@ index_capture (SysprofAllocationCursor *self)
               sysprof_capture_reader_skip (r);
               continue;
             }
-          if (self->allocation_frames++ == 0)
+          self->allocation_frames++;
+          if (self->last_plain_offset == 0)
             self->first_plain_offset = offset;
           self->last_plain_offset = offset;
         }
@@ -312,6 +347,8 @@ index_capture (SysprofAllocationCursor *self)
     }
   free (open.slots);
   self->capture_error = *sysprof_capture_reader_get_error (r);
+  if (self->options.progress != NULL)
+    self->options.progress (sysprof_capture_reader_get_offset (r), self->options.user_data);
   if (!ok)
     {
       errno = ENOMEM;
@@ -390,6 +427,8 @@ stream_finish (SysprofAllocationCursor *self, Source *source)
   if (source->decoder != NULL)
     {
       sysprof_memory_stream_decoder_get_stats (source->decoder, &stats);
+      source->lost = stats.lost;
+      source->errors = stats.errors;
       self->done_errors += stats.errors;
       self->done_lost = stats.lost > UINT64_MAX - self->done_lost ? UINT64_MAX : self->done_lost + stats.lost;
       self->done_stacks += stats.stacks;
@@ -476,19 +515,7 @@ plain_step (SysprofAllocationCursor *self, Source *source)
           sysprof_capture_reader_skip (r);
           continue;
         }
-      source->head = (SysprofAllocationEvent){
-        .time = a->frame.time,
-        .pid = a->frame.pid,
-        .tid = a->tid,
-        .address = a->alloc_addr,
-        .size = a->alloc_size,
-        /* The reader hands out 8-byte aligned frames; the struct is only
-         * packed for its layout. */
-        .frames = a->n_addrs ? (const SysprofCaptureAddress *) (const void *) ((const uint8_t *) a + sizeof *a) : NULL,
-        .n_frames = a->n_addrs,
-        .cpu = a->frame.cpu,
-        .offset = offset,
-      };
+      sysprof_allocation_event_from_frame (a, offset, &source->head);
       source->key_time = a->frame.time;
       source->key_offset = offset;
       return true;
@@ -501,7 +528,7 @@ cursor_start (SysprofAllocationCursor *self)
 {
   uint32_t plain;
 
-  if (self->allocation_frames > 0)
+  if (self->last_plain_offset > 0)
     {
       if (!(self->plain_reader = sysprof_capture_reader_copy (self->blocks_reader)) ||
           !_sysprof_capture_reader_seek (self->plain_reader, self->first_plain_offset) || !add_source (self, &plain))
@@ -533,13 +560,23 @@ cursor_start (SysprofAllocationCursor *self)
 SysprofAllocationCursor *
 sysprof_allocation_cursor_new (SysprofCaptureReader *reader)
 {
+  return sysprof_allocation_cursor_new_full (reader, NULL);
+}
+
+SysprofAllocationCursor *
+sysprof_allocation_cursor_new_full (SysprofCaptureReader *reader, const SysprofAllocationCursorOptions *options)
+{
   SysprofAllocationCursor *self;
 
   sysprof_return_val_if_fail (reader != NULL, NULL);
+  sysprof_return_val_if_fail (options == NULL || options->size >= sizeof *options, NULL);
+  sysprof_return_val_if_fail (options == NULL || options->frame_types == 0 || options->frame_func != NULL, NULL);
 
   if (!(self = calloc (1, sizeof *self)))
     return NULL;
   atomic_init (&self->ref_count, 1);
+  if (options != NULL)
+    self->options = *options;
   self->pending = NONE;
   if (!(self->shared = _sysprof_memory_stream_shared_new (SYSPROF_MEMORY_STREAM_MAX_STORED_STACKS,
                                                           SYSPROF_MEMORY_STREAM_MAX_STORED_FRAMES)) ||
@@ -662,6 +699,38 @@ sysprof_allocation_cursor_get_capture_error (SysprofAllocationCursor *self)
 {
   sysprof_return_val_if_fail (self != NULL, NULL);
   return &self->capture_error;
+}
+
+bool
+sysprof_allocation_cursor_get_stream (SysprofAllocationCursor *self, uint64_t index, SysprofAllocationStreamInfo *info)
+{
+  const Source *source;
+
+  sysprof_return_val_if_fail (self != NULL, false);
+  sysprof_return_val_if_fail (info != NULL, false);
+
+  /* Streams are the first sources, in the order the first pass met them. */
+  if (index >= self->n_streams)
+    {
+      errno = EINVAL;
+      return false;
+    }
+  source = &self->sources[index];
+  memset (info, 0, sizeof *info);
+  info->pid = source->pid;
+  info->tid = source->tid;
+  info->blocks = source->n_blocks;
+  info->lost = source->lost;
+  info->errors = source->errors;
+  if (source->decoder != NULL)
+    {
+      SysprofMemoryStreamStats stats;
+
+      sysprof_memory_stream_decoder_get_stats (source->decoder, &stats);
+      info->lost = stats.lost;
+      info->errors = stats.errors;
+    }
+  return true;
 }
 
 uint64_t

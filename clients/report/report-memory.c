@@ -186,6 +186,13 @@ analyze (const char *path, const MemoryOptions *o, const SysprofMemoryOptions *o
   report_print_symbol_note (symbolizer);
   if (analysis == NULL)
     g_prefix_error (error, "%s: ", path);
+  else if (sysprof_memory_analysis_get_summary (analysis)->record_errors > 0)
+    /* Unsound memory stream blocks or frames: said on every verb, since
+     * every result lacks their records. */
+    g_printerr ("sysprof-report: %s: %" G_GUINT64_FORMAT
+                " errors in the allocation records (their records are left out); the first: %s\n",
+                path, sysprof_memory_analysis_get_summary (analysis)->record_errors,
+                sysprof_memory_analysis_get_record_error (analysis));
   return analysis;
 }
 
@@ -255,6 +262,8 @@ print_summary (const char *path, SysprofMemoryAnalysis *analysis, const Output *
       put_metric ("unmatched_allocations", s->unmatched_allocations);
       put_metric ("unmatched_allocation_bytes", s->unmatched_allocation_bytes);
       put_metric ("lost_events", s->lost_events);
+      put_metric ("lost_stream_events", s->lost_stream_events);
+      put_metric ("record_errors", s->record_errors);
       put_metric ("threads", s->n_threads);
       put_metric ("processes", s->n_processes);
       for (guint i = 0; i < SYSPROF_MEMORY_N_SIZE_CLASSES; i++)
@@ -307,6 +316,14 @@ print_summary (const char *path, SysprofMemoryAnalysis *analysis, const Output *
             s->unmatched_allocations, s->unmatched_allocation_bytes);
     printf ("lost events            %12" G_GUINT64_FORMAT "%s\n", s->lost_events,
             s->lost_events > 0 ? "  records the tracker or the daemon could not keep: the numbers are incomplete" : "");
+    if (s->lost_stream_events > 0)
+      printf ("  in memory streams     %12" G_GUINT64_FORMAT "  of them, counted by the tracker's threads (the rest: "
+              "METADATA)\n",
+              s->lost_stream_events);
+    if (s->record_errors > 0)
+      printf ("record errors          %12" G_GUINT64_FORMAT "  allocation records that could not be read and are "
+              "left out; the first: %s\n",
+              s->record_errors, sysprof_memory_analysis_get_record_error (analysis));
     printf ("threads                %12u\n", s->n_threads);
     printf ("processes              %12u\n", s->n_processes);
 

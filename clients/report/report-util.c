@@ -159,6 +159,10 @@ build_callgraph (const char *path, const ReportOptions *o, const SysprofCallgrap
   report_print_symbol_note (symbolizer);
   if (callgraph == NULL)
     g_prefix_error (error, "%s: ", path);
+  else if (sysprof_callgraph_get_n_record_errors (callgraph) > 0)
+    g_printerr ("sysprof-report: %s: %" G_GUINT64_FORMAT
+                " errors in the allocation records (their records are left out); see sysprof-report memory\n",
+                path, sysprof_callgraph_get_n_record_errors (callgraph));
   return callgraph;
 }
 

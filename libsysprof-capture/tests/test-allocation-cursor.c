@@ -368,6 +368,32 @@ test_errors_and_lost (void)
   g_assert_cmpuint (stats.lost, ==, 42);
   g_assert_cmpuint (stats.streams, ==, 2);
   g_assert_cmpuint (stats.blocks, ==, 5);
+  /* Per stream: what a report per process or thread shows. */
+  {
+    SysprofCaptureReader       *reader = sysprof_capture_reader_new (path);
+    SysprofAllocationCursor    *cursor = sysprof_allocation_cursor_new (reader);
+    SysprofAllocationStreamInfo info;
+    SysprofAllocationEvent      ev;
+
+    while (sysprof_allocation_cursor_next (cursor, &ev))
+      ;
+    g_assert_true (sysprof_allocation_cursor_get_stream (cursor, 0, &info));
+    g_assert_cmpint (info.pid, ==, 900);
+    g_assert_cmpint (info.tid, ==, 9);
+    g_assert_cmpuint (info.blocks, ==, 3);
+    g_assert_cmpuint (info.lost, ==, 40);
+    g_assert_cmpuint (info.errors, ==, 1);
+    g_assert_true (sysprof_allocation_cursor_get_stream (cursor, 1, &info));
+    g_assert_cmpint (info.tid, ==, 10);
+    g_assert_cmpuint (info.blocks, ==, 2);
+    g_assert_cmpuint (info.lost, ==, 2);
+    g_assert_cmpuint (info.errors, ==, 0);
+    errno = 0;
+    g_assert_false (sysprof_allocation_cursor_get_stream (cursor, 2, &info));
+    g_assert_cmpint (errno, ==, EINVAL);
+    sysprof_allocation_cursor_unref (cursor);
+    sysprof_capture_reader_unref (reader);
+  }
   /* The path was met first, while indexing. */
   offsets = frame_offsets (path);
   want = g_strdup_printf ("the FILE_CHUNK frame at capture offset %" G_GUINT64_FORMAT
@@ -576,6 +602,121 @@ test_truncated (void)
   g_free (s);
 }
 
+typedef struct
+{
+  GString *types;    /* one letter per frame given: M(etadata), A(llocation), F(ile chunk) */
+  guint64  metadata; /* the numbers the METADATA frames carry */
+  guint    stop_at;  /* stop at that frame given (1-based); 0: never */
+  guint64  last_progress;
+} Given;
+
+static bool
+take_frame (SysprofCaptureReader *reader, SysprofCaptureFrameType type, void *user_data)
+{
+  Given *given = user_data;
+
+  if (type == SYSPROF_CAPTURE_FRAME_METADATA)
+    {
+      const SysprofCaptureMetadata *m = sysprof_capture_reader_read_metadata (reader);
+
+      g_assert_nonnull (m);
+      given->metadata += g_ascii_strtoull (m->metadata, NULL, 10);
+      g_string_append_c (given->types, 'M');
+    }
+  else if (type == SYSPROF_CAPTURE_FRAME_ALLOCATION)
+    {
+      /* Left to the cursor, which steps over it. */
+      g_string_append_c (given->types, 'A');
+    }
+  else
+    {
+      g_assert_cmpint (type, ==, SYSPROF_CAPTURE_FRAME_FILE_CHUNK);
+      /* Read: the cursor still indexes the block. */
+      g_assert_nonnull (sysprof_capture_reader_read_file (reader));
+      g_string_append_c (given->types, 'F');
+    }
+  return given->stop_at == 0 || given->types->len < given->stop_at;
+}
+
+static void
+note_progress (uint64_t offset, void *user_data)
+{
+  Given *given = user_data;
+
+  g_assert_cmpuint (offset, >=, given->last_progress);
+  given->last_progress = offset;
+}
+
+/* The first pass hands the caller the frames it asks for; ALLOCATION frames
+ * taken that way are not events, the streams' events still are. */
+static void
+test_frame_callback (void)
+{
+  g_autofree char               *path = tmp_path ("callback.syscap");
+  SysprofCaptureWriter          *w = sysprof_capture_writer_new (path, 0);
+  Stream                        *s = stream_new (w, 5, 6);
+  SysprofCaptureReader          *reader;
+  SysprofAllocationCursor       *cursor;
+  SysprofAllocationEvent         ev;
+  SysprofAllocationCursorStats   stats;
+  Given                          given = { g_string_new (NULL), 0, 0, 0 };
+  SysprofAllocationCursorOptions options = {
+    .size = sizeof options,
+    .frame_types = (1u << SYSPROF_CAPTURE_FRAME_METADATA) | (1u << SYSPROF_CAPTURE_FRAME_ALLOCATION) |
+                   (1u << SYSPROF_CAPTURE_FRAME_FILE_CHUNK),
+    .frame_func = take_frame,
+    .progress = note_progress,
+    .user_data = &given,
+  };
+  guint n = 0;
+
+  g_assert_true (sysprof_capture_writer_add_metadata (w, 1, -1, 5, SYSPROF_LOST_EVENTS_METADATA_ID, "3", -1));
+  g_assert_true (sysprof_capture_writer_add_allocation_copy (w, 2, 0, 5, 5, 0x20, 8, NULL, 0));
+  g_assert_true (sysprof_capture_writer_add_sample (w, 3, 0, 5, 5, stack_p, 2));
+  stream_alloc (s, 1, 0x10, 8, 0);
+  stream_free (s, 4, 0x10);
+  stream_write (s, 4, true, false);
+  g_assert_true (sysprof_capture_writer_add_metadata (w, 5, -1, 5, SYSPROF_LOST_EVENTS_METADATA_ID, "4 x", -1));
+  sysprof_capture_writer_unref (w);
+
+  reader = sysprof_capture_reader_new (path);
+  cursor = sysprof_allocation_cursor_new_full (reader, &options);
+  g_assert_nonnull (cursor);
+  g_assert_cmpstr (given.types->str, ==, "MAFM");
+  g_assert_cmpuint (given.metadata, ==, 7);
+  {
+    GStatBuf st;
+
+    /* The end of the first pass is the end of the file. */
+    g_assert_cmpint (g_stat (path, &st), ==, 0);
+    g_assert_cmpuint (given.last_progress, ==, (guint64) st.st_size);
+  }
+  while (sysprof_allocation_cursor_next (cursor, &ev))
+    {
+      g_assert_cmpint (ev.tid, ==, 6);
+      g_assert_cmpint (ev.time, ==, n == 0 ? 1 : 4);
+      n++;
+    }
+  g_assert_cmpuint (n, ==, 2);
+  sysprof_allocation_cursor_get_stats (cursor, &stats);
+  g_assert_cmpuint (stats.allocation_frames, ==, 1);
+  g_assert_cmpuint (stats.streams, ==, 1);
+  g_assert_cmpuint (stats.errors, ==, 0);
+  sysprof_allocation_cursor_unref (cursor);
+
+  /* Stopped at the second frame given. */
+  g_string_truncate (given.types, 0);
+  given.stop_at = 2;
+  errno = 0;
+  g_assert_null (sysprof_allocation_cursor_new_full (reader, &options));
+  g_assert_cmpint (errno, ==, ECANCELED);
+  g_assert_cmpstr (given.types->str, ==, "MA");
+
+  sysprof_capture_reader_unref (reader);
+  g_string_free (given.types, TRUE);
+  g_free (s);
+}
+
 static void
 test_empty_and_pipe (void)
 {
@@ -632,6 +773,7 @@ main (int argc, char **argv)
   g_test_add_func ("/AllocationCursor/allocation-frames-only", test_allocation_frames_only);
   g_test_add_func ("/AllocationCursor/truncated", test_truncated);
   g_test_add_func ("/AllocationCursor/empty-and-pipe", test_empty_and_pipe);
+  g_test_add_func ("/AllocationCursor/frame-callback", test_frame_callback);
 
   ret = g_test_run ();
   {

@@ -60,6 +60,7 @@ struct _SysprofCallgraph
   guint64                   n_samples;
   guint64                   n_samples_read;
   char                     *unwind_summary; /* METADATA sysprof.unwind, or NULL */
+  guint64                   n_record_errors;
   guint64                   n_bytes;
   SysprofCallgraphSource    source;
   gboolean                  lines; /* functions are (symbol, file, line) */
@@ -418,6 +419,279 @@ typedef struct
   guint32  node; /* the process node, 0 when the filter drops the pid */
 } PidSlot;
 
+/* The allocation sources: every allocation through SysprofAllocationCursor,
+ * ALLOCATION frames and memory streams alike. */
+typedef struct
+{
+  SysprofCallgraph             *self;
+  const SysprofCallgraphFilter *filter;
+  RawBuilder                   *raw;
+  FilterState                   state;
+  PidSlot                       pid_slots[256]; /* by pid & 255 */
+  SysprofStackCache             cache;
+  SysprofStackKeyCache          by_key; /* stream events' stacks */
+  SysprofMemoryLiveTable        live;   /* the leak source's */
+  gboolean                      leaks;
+  char                         *unwind_summary;
+  guint64                       frame_errors;
+  SysprofCallgraphProgress      progress;
+  gpointer                      progress_data;
+  guint64                       bytes_total;
+  guint64                       n_frames;
+} AllocationReading;
+
+static guint32
+allocation_node (AllocationReading *r, guint32 process_node, const SysprofAllocationEvent *event)
+{
+  SysprofStackKeySlot    *slot = NULL;
+  SysprofStackCacheEntry *entry;
+  guint64                 hash_a, hash_b;
+  guint32                 node;
+
+  /* A stream event names its stack by a key: no hash of the frames. */
+  if (event->stack_key != 0 && (slot = _sysprof_stack_key_cache_lookup (&r->by_key, event->stack_key)) != NULL &&
+      G_LIKELY (slot->node != 0 && slot->pid == event->pid))
+    {
+      if (!r->leaks)
+        _sysprof_stack_stash_get_nodes (r->raw->stash)[slot->node].self++;
+      return slot->node;
+    }
+
+  _sysprof_stack_cache_hash (event->pid, event->frames, event->n_frames, &hash_a, &hash_b);
+  entry = _sysprof_stack_cache_lookup (&r->cache, hash_a, hash_b);
+  if (G_LIKELY (entry->node != 0))
+    {
+      if (!r->leaks)
+        entry->count++;
+      node = entry->node;
+    }
+  else
+    {
+      node = add_sample (r->raw, process_node, event->pid, event->frames, event->n_frames, event->time);
+      *entry = (SysprofStackCacheEntry){ hash_a, hash_b, node, 0, r->leaks ? 0 : 1 };
+      _sysprof_stack_cache_commit_insert (&r->cache);
+    }
+  if (slot != NULL && slot->node == 0)
+    *slot = (SysprofStackKeySlot){ event->pid, node };
+  return node;
+}
+
+static void
+take_allocation (AllocationReading *r, const SysprofAllocationEvent *event)
+{
+  SysprofCallgraph *self = r->self;
+  RawBuilder       *raw = r->raw;
+  PidSlot          *pid_slot;
+  guint64           size;
+  guint32           node;
+
+  if (event->address == 0)
+    return;
+  if (event->size <= 0)
+    {
+      SysprofMemoryLiveEntry *live_entry;
+
+      /* A free: only the live allocations of the leak source care. */
+      if (!r->leaks || event->time < r->state.begin || event->time > r->state.end)
+        return;
+      live_entry = _sysprof_memory_live_table_lookup (&r->live, event->pid, event->address);
+      if (live_entry->address != 0)
+        _sysprof_memory_live_table_remove (&r->live, live_entry);
+      return;
+    }
+  self->n_samples_read++;
+  size = (guint64) event->size;
+
+  pid_slot = &r->pid_slots[(guint32) event->pid & (G_N_ELEMENTS (r->pid_slots) - 1)];
+  if (G_UNLIKELY (!pid_slot->valid || pid_slot->pid != event->pid))
+    {
+      pid_slot->valid = TRUE;
+      pid_slot->pid = event->pid;
+      pid_slot->node = 0;
+      if (pid_passes (&r->state, pid_slot->pid))
+        pid_slot->node = raw_child (raw, SYSPROF_STACK_STASH_ROOT, (guint32) pid_slot->pid, TAG_PROCESS, event->time);
+    }
+  if (pid_slot->node == 0)
+    return;
+  if (r->filter->n_tids > 0 && !tid_passes (r->filter, event->tid))
+    return;
+  if (event->time < r->state.begin || event->time > r->state.end)
+    return;
+
+  node = allocation_node (r, pid_slot->node, event);
+  if (!r->leaks)
+    {
+      if (raw->bytes->len <= node)
+        g_array_set_size (raw->bytes, _sysprof_stack_stash_get_n_nodes (raw->stash));
+      g_array_index (raw->bytes, guint64, node) += size;
+      self->n_samples++;
+      self->n_bytes += size;
+    }
+  else
+    {
+      SysprofMemoryLiveEntry *live_entry = _sysprof_memory_live_table_lookup (&r->live, event->pid, event->address);
+      gboolean                is_new = live_entry->address == 0;
+
+      /* A live address allocated again: its free was missed. */
+      *live_entry = (SysprofMemoryLiveEntry){ event->address, size, event->pid, event->tid, node, 0 };
+      if (is_new)
+        _sysprof_memory_live_table_commit_insert (&r->live);
+    }
+}
+
+/* The cursor's first pass: METADATA (how the recorder unwound the stacks,
+ * the last one counts) and the ALLOCATION frames, in capture order. */
+static bool
+take_allocation_frame (SysprofCaptureReader *reader, SysprofCaptureFrameType type, void *user_data)
+{
+  AllocationReading *r = user_data;
+
+  if (r->progress != NULL && (++r->n_frames & 0xffff) == 0)
+    r->progress (sysprof_capture_reader_get_offset (reader), r->bytes_total * 2, r->progress_data);
+
+  if (type == SYSPROF_CAPTURE_FRAME_METADATA)
+    {
+      const SysprofCaptureMetadata *meta = sysprof_capture_reader_read_metadata (reader);
+
+      if (meta != NULL && strncmp (meta->id, SYSPROF_UNWIND_METADATA_ID, sizeof meta->id) == 0)
+        {
+          g_free (r->unwind_summary);
+          r->unwind_summary = g_strndup (meta->metadata, meta->frame.len - sizeof *meta);
+        }
+    }
+  else
+    {
+      const SysprofCaptureAllocation *a = sysprof_capture_reader_read_allocation (reader);
+      SysprofAllocationEvent          event;
+
+      if (a == NULL)
+        {
+          r->frame_errors++;
+          return true;
+        }
+      sysprof_allocation_event_from_frame (a, UINT64_MAX, &event);
+      take_allocation (r, &event);
+    }
+  return true;
+}
+
+/* The allocation sources.  Their results are per process (counts of
+ * stacks; leaks keyed by (pid, address)): the ALLOCATION frames are taken
+ * in the cursor's first pass, in capture order, and the streams' events
+ * then, merged in time order.  One pass over a capture of frames, as
+ * before; exact as long as a process's records are all in one form, which
+ * is how every tracker writes them. */
+static gboolean
+read_allocations (SysprofCallgraph             *self,
+                  SysprofCaptureReader         *reader,
+                  const SysprofCallgraphFilter *filter,
+                  RawBuilder                   *raw,
+                  SysprofCallgraphProgress      progress,
+                  gpointer                      user_data,
+                  GError                      **error)
+{
+  g_autoptr (GHashTable) pid_verdicts = g_hash_table_new (NULL, NULL);
+  gint64                         start = sysprof_capture_reader_get_start_time (reader);
+  const char                    *filename = sysprof_capture_reader_get_filename (reader);
+  AllocationReading              r = { 0 };
+  SysprofAllocationCursorOptions options = {
+    .size = sizeof options,
+    .frame_types = 1u << SYSPROF_CAPTURE_FRAME_METADATA | 1u << SYSPROF_CAPTURE_FRAME_ALLOCATION,
+    .frame_func = take_allocation_frame,
+    .user_data = &r,
+  };
+  SysprofAllocationCursor     *cursor;
+  SysprofAllocationCursorStats stats;
+  SysprofAllocationEvent       event;
+  const SysprofCaptureError   *capture_error;
+  GStatBuf                     st;
+  gboolean                     ok = TRUE;
+  guint64                      n_events = 0;
+  guint64                      read_offset = 0;
+
+  r.self = self;
+  r.filter = filter;
+  r.raw = raw;
+  r.state = (FilterState){ filter, self->symbolizer, pid_verdicts, add_saturating (start, filter->begin_ns),
+                           add_saturating (start, filter->end_ns) };
+  r.leaks = self->source == SYSPROF_CALLGRAPH_SOURCE_LEAKED_ALLOCATIONS;
+  r.progress = progress;
+  r.progress_data = user_data;
+  if (progress != NULL && filename != NULL && g_stat (filename, &st) == 0 && S_ISREG (st.st_mode))
+    r.bytes_total = (guint64) st.st_size;
+  _sysprof_stack_cache_init (&r.cache);
+  if (r.leaks)
+    _sysprof_memory_live_table_init (&r.live);
+
+  cursor = sysprof_allocation_cursor_new_full (reader, &options);
+  if (cursor == NULL)
+    {
+      int saved = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot read the allocation records: %s",
+                   g_strerror (saved));
+      ok = FALSE;
+    }
+  while (ok && sysprof_allocation_cursor_next (cursor, &event))
+    {
+      if (progress != NULL && (++n_events & 0xffff) == 0)
+        {
+          read_offset = MAX (read_offset, sysprof_allocation_cursor_get_offset (cursor));
+          progress (r.bytes_total + MIN (read_offset, r.bytes_total), r.bytes_total * 2, user_data);
+        }
+      take_allocation (&r, &event);
+    }
+
+  {
+    SysprofStackNode *nodes = _sysprof_stack_stash_get_nodes (raw->stash);
+
+    for (guint32 i = 0; i <= r.cache.mask; i++)
+      if (r.cache.entries[i].node != 0)
+        nodes[r.cache.entries[i].node].self += r.cache.entries[i].count;
+    g_array_set_size (raw->bytes, _sysprof_stack_stash_get_n_nodes (raw->stash));
+    if (r.leaks)
+      for (guint64 i = 0; i <= r.live.mask; i++)
+        if (r.live.entries[i].address != 0)
+          {
+            nodes[r.live.entries[i].stack].self++;
+            g_array_index (raw->bytes, guint64, r.live.entries[i].stack) += r.live.entries[i].size;
+            self->n_samples++;
+            self->n_bytes += r.live.entries[i].size;
+          }
+    /* Weighted by bytes: the bytes become self, the base of percentages. */
+    if (filter->weight == SYSPROF_CALLGRAPH_WEIGHT_BYTES)
+      {
+        for (guint32 i = 0; i < raw->bytes->len; i++)
+          nodes[i].self = g_array_index (raw->bytes, guint64, i);
+        self->n_samples = self->n_bytes;
+      }
+  }
+  _sysprof_stack_cache_clear (&r.cache);
+  _sysprof_stack_key_cache_clear (&r.by_key);
+  if (r.leaks)
+    _sysprof_memory_live_table_clear (&r.live);
+  g_free (self->unwind_summary);
+  self->unwind_summary = g_steal_pointer (&r.unwind_summary);
+
+  if (!ok)
+    return FALSE;
+  sysprof_allocation_cursor_get_stats (cursor, &stats);
+  self->n_record_errors = stats.errors + r.frame_errors;
+  capture_error = sysprof_allocation_cursor_get_capture_error (cursor);
+  if (capture_error->code != 0)
+    ok = sysprof_set_capture_error (error, capture_error, NULL);
+  else if (stats.allocation_frames == 0 && stats.streams == 0)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                           "the capture has no allocation records; record with sysprof-cli --memprof");
+      ok = FALSE;
+    }
+  sysprof_allocation_cursor_unref (cursor);
+  if (ok && progress != NULL)
+    progress (r.bytes_total * 2, r.bytes_total * 2, user_data);
+  return ok;
+}
+
 static gboolean
 read_samples (SysprofCallgraph             *self,
               SysprofCaptureReader         *reader,
@@ -441,16 +715,10 @@ read_samples (SysprofCallgraph             *self,
   SysprofStackCache          cache;
   SysprofStackCacheEntry    *entry;
   guint64                    hash_a, hash_b;
-  SysprofCaptureFrameType    wanted = self->source == SYSPROF_CALLGRAPH_SOURCE_SAMPLES ? SYSPROF_CAPTURE_FRAME_SAMPLE
-                                                                                       : SYSPROF_CAPTURE_FRAME_ALLOCATION;
-  SysprofMemoryLiveTable     live = { NULL, 0, 0 };
-  guint64                    n_allocation_records = 0;
 
   _sysprof_stack_cache_init (&cache);
   state.begin = add_saturating (start, filter->begin_ns);
   state.end = add_saturating (start, filter->end_ns);
-  if (self->source == SYSPROF_CALLGRAPH_SOURCE_LEAKED_ALLOCATIONS)
-    _sysprof_memory_live_table_init (&live);
 
   if (progress != NULL && filename != NULL && g_stat (filename, &st) == 0 && S_ISREG (st.st_mode))
     bytes_total = (guint64) st.st_size;
@@ -461,9 +729,7 @@ read_samples (SysprofCallgraph             *self,
       guint                        n_addrs;
       gint32                       pid, tid;
       gint64                       time;
-      guint64                      size = 0;
-      guint64                      address = 0;
-      guint32                      node;
+      const SysprofCaptureSample  *sample;
 
       if (progress != NULL && (++n_frames & 0xffff) == 0)
         progress (sysprof_capture_reader_get_offset (reader), bytes_total, user_data);
@@ -482,59 +748,23 @@ read_samples (SysprofCallgraph             *self,
             }
           continue;
         }
-      if (type != wanted)
+      if (type != SYSPROF_CAPTURE_FRAME_SAMPLE)
         {
           if (!sysprof_capture_reader_skip (reader))
             break;
           continue;
         }
 
-      /* The reader hands out 8-byte aligned frames; the structs are only
-       * packed for their layout. */
-      if (wanted == SYSPROF_CAPTURE_FRAME_SAMPLE)
-        {
-          const SysprofCaptureSample *sample = sysprof_capture_reader_read_sample (reader);
-
-          if (sample == NULL)
-            break;
-          self->n_samples_read++;
-          addrs = (const SysprofCaptureAddress *) (gconstpointer) ((const guint8 *) sample + sizeof *sample);
-          n_addrs = sample->n_addrs;
-          pid = sample->frame.pid;
-          tid = sample->tid;
-          time = sample->frame.time;
-        }
-      else
-        {
-          const SysprofCaptureAllocation *allocation = sysprof_capture_reader_read_allocation (reader);
-
-          if (allocation == NULL)
-            break;
-          n_allocation_records++;
-          if (allocation->alloc_addr == 0)
-            continue;
-          if (allocation->alloc_size > 0)
-            self->n_samples_read++;
-          pid = allocation->frame.pid;
-          time = allocation->frame.time;
-          if (allocation->alloc_size <= 0)
-            {
-              SysprofMemoryLiveEntry *live_entry;
-
-              /* A free: only the live allocations of the leak source care. */
-              if (self->source != SYSPROF_CALLGRAPH_SOURCE_LEAKED_ALLOCATIONS || time < state.begin || time > state.end)
-                continue;
-              live_entry = _sysprof_memory_live_table_lookup (&live, pid, allocation->alloc_addr);
-              if (live_entry->address != 0)
-                _sysprof_memory_live_table_remove (&live, live_entry);
-              continue;
-            }
-          addrs = (const SysprofCaptureAddress *) (gconstpointer) ((const guint8 *) allocation + sizeof *allocation);
-          n_addrs = allocation->n_addrs;
-          tid = allocation->tid;
-          size = (guint64) allocation->alloc_size;
-          address = allocation->alloc_addr;
-        }
+      if ((sample = sysprof_capture_reader_read_sample (reader)) == NULL)
+        break;
+      self->n_samples_read++;
+      /* The reader hands out 8-byte aligned frames; the struct is only
+       * packed for its layout. */
+      addrs = (const SysprofCaptureAddress *) (gconstpointer) ((const guint8 *) sample + sizeof *sample);
+      n_addrs = sample->n_addrs;
+      pid = sample->frame.pid;
+      tid = sample->tid;
+      time = sample->frame.time;
 
       pid_slot = &pid_slots[(guint32) pid & (G_N_ELEMENTS (pid_slots) - 1)];
       if (G_UNLIKELY (!pid_slot->valid || pid_slot->pid != pid))
@@ -555,44 +785,17 @@ read_samples (SysprofCallgraph             *self,
       _sysprof_stack_cache_hash (pid, addrs, n_addrs, &hash_a, &hash_b);
       entry = _sysprof_stack_cache_lookup (&cache, hash_a, hash_b);
       if (G_LIKELY (entry->node != 0))
-        {
-          if (self->source != SYSPROF_CALLGRAPH_SOURCE_LEAKED_ALLOCATIONS)
-            entry->count++;
-          node = entry->node;
-        }
+        entry->count++;
       else
         {
-          node = add_sample (raw, pid_slot->node, pid, addrs, n_addrs, time);
+          guint32 node = add_sample (raw, pid_slot->node, pid, addrs, n_addrs, time);
+
           /* A stack of markers only ends at the process node: the cache
            * keeps it as its own entry (node 0 is the root, never hit). */
-          *entry = (SysprofStackCacheEntry){ hash_a, hash_b, node, 0,
-                                             self->source != SYSPROF_CALLGRAPH_SOURCE_LEAKED_ALLOCATIONS ? 1 : 0 };
+          *entry = (SysprofStackCacheEntry){ hash_a, hash_b, node, 0, 1 };
           _sysprof_stack_cache_commit_insert (&cache);
         }
-      if (wanted == SYSPROF_CAPTURE_FRAME_SAMPLE)
-        {
-          self->n_samples++;
-          continue;
-        }
-
-      if (self->source == SYSPROF_CALLGRAPH_SOURCE_ALLOCATIONS)
-        {
-          if (raw->bytes->len <= node)
-            g_array_set_size (raw->bytes, _sysprof_stack_stash_get_n_nodes (raw->stash));
-          g_array_index (raw->bytes, guint64, node) += size;
-          self->n_samples++;
-          self->n_bytes += size;
-        }
-      else
-        {
-          SysprofMemoryLiveEntry *live_entry = _sysprof_memory_live_table_lookup (&live, pid, address);
-          gboolean                is_new = live_entry->address == 0;
-
-          /* A live address allocated again: its free was missed. */
-          *live_entry = (SysprofMemoryLiveEntry){ address, size, pid, tid, node, 0 };
-          if (is_new)
-            _sysprof_memory_live_table_commit_insert (&live);
-        }
+      self->n_samples++;
     }
 
   {
@@ -602,38 +805,11 @@ read_samples (SysprofCallgraph             *self,
       if (cache.entries[i].node != 0)
         nodes[cache.entries[i].node].self += cache.entries[i].count;
     _sysprof_stack_cache_clear (&cache);
-
-    if (self->source != SYSPROF_CALLGRAPH_SOURCE_SAMPLES)
-      g_array_set_size (raw->bytes, _sysprof_stack_stash_get_n_nodes (raw->stash));
-    if (self->source == SYSPROF_CALLGRAPH_SOURCE_LEAKED_ALLOCATIONS)
-      for (guint64 i = 0; i <= live.mask; i++)
-        if (live.entries[i].address != 0)
-          {
-            nodes[live.entries[i].stack].self++;
-            g_array_index (raw->bytes, guint64, live.entries[i].stack) += live.entries[i].size;
-            self->n_samples++;
-            self->n_bytes += live.entries[i].size;
-          }
-    _sysprof_memory_live_table_clear (&live);
-
-    /* Weighted by bytes: the bytes become self, the base of percentages. */
-    if (self->source != SYSPROF_CALLGRAPH_SOURCE_SAMPLES && filter->weight == SYSPROF_CALLGRAPH_WEIGHT_BYTES)
-      {
-        for (guint32 i = 0; i < raw->bytes->len; i++)
-          nodes[i].self = g_array_index (raw->bytes, guint64, i);
-        self->n_samples = self->n_bytes;
-      }
   }
 
   reader_error = sysprof_capture_reader_get_error (reader);
   if (reader_error->code != 0)
     return sysprof_set_capture_error (error, reader_error, NULL);
-  if (self->source != SYSPROF_CALLGRAPH_SOURCE_SAMPLES && n_allocation_records == 0)
-    {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                           "the capture has no allocation records; record with sysprof-cli --memprof");
-      return FALSE;
-    }
 
   if (progress != NULL)
     progress (sysprof_capture_reader_get_offset (reader), bytes_total, user_data);
@@ -1262,7 +1438,9 @@ sysprof_callgraph_new (SysprofCaptureReader         *reader,
   raw = (RawBuilder){ stash, NULL, 0, keys, tags, filter->no_kernel, raw_bytes, symbolizer };
   /* The root's time. */
   raw_set_times (&raw, 0, 0);
-  if (!read_samples (self, reader, filter, &raw, progress, user_data, error))
+  if (self->source == SYSPROF_CALLGRAPH_SOURCE_SAMPLES
+          ? !read_samples (self, reader, filter, &raw, progress, user_data, error)
+          : !read_allocations (self, reader, filter, &raw, progress, user_data, error))
     {
       _sysprof_table_free (raw.times, raw.times_allocated * sizeof *raw.times);
       return NULL;
@@ -1286,6 +1464,14 @@ sysprof_callgraph_new (SysprofCaptureReader         *reader,
   g_clear_pointer (&self->symbol_functions, g_hash_table_unref);
   g_clear_pointer (&self->process_functions, g_hash_table_unref);
   return g_steal_pointer (&self);
+}
+
+guint64
+sysprof_callgraph_get_n_record_errors (SysprofCallgraph *self)
+{
+  g_return_val_if_fail (SYSPROF_IS_CALLGRAPH (self), 0);
+
+  return self->n_record_errors;
 }
 
 guint64

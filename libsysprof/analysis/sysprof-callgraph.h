@@ -16,9 +16,10 @@ typedef enum
 {
   /* SAMPLE frames: a count of samples. */
   SYSPROF_CALLGRAPH_SOURCE_SAMPLES,
-  /* ALLOCATION frames of allocations (alloc_size > 0), with their stacks:
-   * a count of allocations, and their bytes.  The time window, pids and
-   * tids select allocations. */
+  /* Allocations (size > 0) with their stacks, from ALLOCATION frames and
+   * memory streams alike (SysprofAllocationCursor): a count of
+   * allocations, and their bytes.  The time window, pids and tids select
+   * allocations. */
   SYSPROF_CALLGRAPH_SOURCE_ALLOCATIONS,
   /* Only the allocations still live at the end (of the capture or the time
    * window), following the rules of sysprof-memory-analysis.h: frees in
@@ -236,7 +237,7 @@ G_DECLARE_FINAL_TYPE (SysprofCallgraph, sysprof_callgraph, SYSPROF, CALLGRAPH, G
 /* Rewinds @reader and reads it to the end; @symbolizer must have been
  * loaded from the same capture (the callgraph keeps a reference on it).
  * @filter NULL: every sample.  With an allocation source, a capture without
- * ALLOCATION frames fails with G_IO_ERROR_NOT_FOUND (as
+ * ALLOCATION frames or memory streams fails with G_IO_ERROR_NOT_FOUND (as
  * sysprof_memory_analysis_new() does).  @progress may be NULL.  A capture that cannot
  * be read to its end (corrupt or truncated) fails with G_IO_ERROR_INVALID_DATA
  * (another G_IO_ERROR code for an I/O error) and the reader's message, which
@@ -252,6 +253,11 @@ SysprofCallgraph *sysprof_callgraph_new (SysprofCaptureReader         *reader,
  * percentage. */
 SYSPROF_AVAILABLE_IN_ALL
 guint64 sysprof_callgraph_get_n_samples (SysprofCallgraph *self);
+/* Allocation sources: records that could not be read (unsound memory
+ * stream blocks, refused stacks, unusable ALLOCATION frames); they are
+ * missing from the tree.  0 for samples. */
+SYSPROF_AVAILABLE_IN_ALL
+guint64 sysprof_callgraph_get_n_record_errors (SysprofCallgraph *self);
 /* SAMPLE frames in the capture, filtered or not; for the allocation
  * sources, the ALLOCATION frames of allocations. */
 SYSPROF_AVAILABLE_IN_ALL

@@ -79,12 +79,20 @@ clear_metadata (gpointer data)
 
 typedef struct
 {
-  SysprofCaptureSummary *self;
-  GHashTable            *processes; /* pid -> index + 1 in self->processes */
-  GHashTable            *counters;  /* id -> SysprofSummaryCounter */
-  GHashTable            *files;     /* path -> index + 1 in self->files */
-  gint64                 last_time;
-  GHashTable            *late_allocations; /* ms -> count, see count_allocation() */
+  SysprofCaptureSummary        *self;
+  GHashTable                   *processes; /* pid -> index + 1 in self->processes */
+  GHashTable                   *counters;  /* id -> SysprofSummaryCounter */
+  GHashTable                   *files;     /* path -> index + 1 in self->files */
+  gint64                        last_time;
+  GHashTable                   *late_allocations; /* ms -> count, see count_allocation() */
+  guint64                       n;
+  guint64                       file_size;
+  SysprofCaptureSummaryProgress progress;
+  gpointer                      user_data;
+  GCancellable                 *cancellable;
+  GError                      **error;
+  gboolean                      cancelled;
+  char                         *damage; /* the first frame that could not be read */
 } Scan;
 
 static SysprofSummaryProcess *
@@ -376,6 +384,210 @@ merge_late_allocations (Scan *scan)
   g_array_set_size (buckets, out);
 }
 
+/* A frame that cannot be read: what precedes it is kept, and the first
+ * such frame is named in a "sysprof-app.damage" entry.  Reading goes on
+ * after it, as the allocation cursor's first pass does. */
+static bool
+note_damage (Scan *scan, SysprofCaptureReader *reader)
+{
+  if (scan->damage == NULL)
+    scan->damage = g_strdup (sysprof_capture_reader_get_error (reader)->message);
+  return true;
+}
+
+/* One frame of the first pass of the allocation cursor (every frame),
+ * ALLOCATION frames included: what it says needs no time order. */
+/* An allocation, from an ALLOCATION frame or a memory stream. */
+static void
+scan_allocation (Scan *scan, gint32 pid, gint64 time)
+{
+  scan->self->n_allocations++;
+  scan_process (scan, pid, time)->n_allocations++;
+  count_allocation (scan, time);
+}
+
+static bool
+scan_frame (SysprofCaptureReader *reader, SysprofCaptureFrameType type, void *user_data)
+{
+  Scan                  *scan = user_data;
+  SysprofCaptureSummary *self = scan->self;
+  SysprofCaptureFrame    frame;
+  gint64                 time;
+
+  (void) type;
+  if (!sysprof_capture_reader_peek_frame (reader, &frame))
+    return true;
+  time = clamp_time (saturated_sub (frame.time, self->start_time));
+  if (frame.type < SYSPROF_CAPTURE_FRAME_LAST)
+    self->n_frames[frame.type]++;
+  self->n_frames_total++;
+  if (time > scan->last_time)
+    scan->last_time = time;
+  if ((++scan->n & 0xffff) == 0)
+    {
+      if (g_cancellable_set_error_if_cancelled (scan->cancellable, scan->error))
+        {
+          scan->cancelled = TRUE;
+          return false;
+        }
+      if (scan->progress != NULL && scan->file_size > 0)
+        scan->progress ((double) sysprof_capture_reader_get_offset (reader) / scan->file_size, scan->user_data);
+    }
+
+  switch ((int) frame.type)
+    {
+    case SYSPROF_CAPTURE_FRAME_SAMPLE:
+      {
+        const SysprofCaptureSample *sample = sysprof_capture_reader_read_sample (reader);
+        SysprofSummarySample        s;
+
+        if (sample == NULL)
+          return note_damage (scan, reader);
+        s.time_ns = time;
+        s.cpu = sample->frame.cpu;
+        s.pid = sample->frame.pid;
+        s.tid = sample->tid;
+        g_array_append_val (self->samples, s);
+        if (s.cpu >= 0 && (guint) s.cpu + 1 > self->n_cpus && s.cpu < 65536)
+          self->n_cpus = s.cpu + 1;
+        scan_process (scan, s.pid, time)->n_samples++;
+        break;
+      }
+
+    case SYSPROF_CAPTURE_FRAME_PROCESS:
+      {
+        const SysprofCaptureProcess *process = sysprof_capture_reader_read_process (reader);
+        SysprofSummaryProcess       *p;
+
+        if (process == NULL)
+          return note_damage (scan, reader);
+        p = scan_process (scan, process->frame.pid, time);
+        g_free (p->cmdline);
+        p->cmdline = tail_string (&process->frame, process->cmdline);
+        break;
+      }
+
+    case SYSPROF_CAPTURE_FRAME_FORK:
+      {
+        const SysprofCaptureFork *fork = sysprof_capture_reader_read_fork (reader);
+
+        if (fork == NULL)
+          return note_damage (scan, reader);
+        if (fork->child_pid != fork->frame.pid)
+          scan_process (scan, fork->child_pid, time);
+        break;
+      }
+
+    case SYSPROF_CAPTURE_FRAME_EXIT:
+      {
+        const SysprofCaptureExit *exit = sysprof_capture_reader_read_exit (reader);
+        SysprofSummaryProcess    *p;
+
+        if (exit == NULL)
+          return note_damage (scan, reader);
+        p = scan_process (scan, exit->frame.pid, time);
+        p->end_ns = time;
+        p->exited = TRUE;
+        break;
+      }
+
+    case SYSPROF_CAPTURE_FRAME_CTRDEF:
+      {
+        const SysprofCaptureCounterDefine *def = sysprof_capture_reader_read_counter_define (reader);
+
+        if (def == NULL)
+          return note_damage (scan, reader);
+        scan_counter_define (scan, def);
+        break;
+      }
+
+    case SYSPROF_CAPTURE_FRAME_CTRSET:
+      {
+        const SysprofCaptureCounterSet *set = sysprof_capture_reader_read_counter_set (reader);
+
+        if (set == NULL)
+          return note_damage (scan, reader);
+        scan_counter_set (scan, set, time);
+        break;
+      }
+
+    case SYSPROF_CAPTURE_FRAME_MARK:
+      {
+        const SysprofCaptureMark *raw = sysprof_capture_reader_read_mark (reader);
+        SysprofSummaryMark        mark;
+
+        if (raw == NULL)
+          return note_damage (scan, reader);
+        mark.time_ns = time;
+        mark.duration_ns = CLAMP (raw->duration, 0, SYSPROF_SUMMARY_TIME_LIMIT);
+        mark.pid = raw->frame.pid;
+        mark.group = fixed_string (raw->group, sizeof raw->group);
+        mark.name = fixed_string (raw->name, sizeof raw->name);
+        mark.message = tail_string (&raw->frame, raw->message);
+        g_array_append_val (self->marks, mark);
+        if (saturated_add (time, mark.duration_ns) > scan->last_time)
+          scan->last_time = saturated_add (time, mark.duration_ns);
+        break;
+      }
+
+    case SYSPROF_CAPTURE_FRAME_LOG:
+      {
+        const SysprofCaptureLog *raw = sysprof_capture_reader_read_log (reader);
+        SysprofSummaryLog        log;
+
+        if (raw == NULL)
+          return note_damage (scan, reader);
+        log.time_ns = time;
+        log.pid = raw->frame.pid;
+        log.severity = raw->severity;
+        log.domain = fixed_string (raw->domain, sizeof raw->domain);
+        log.message = tail_string (&raw->frame, raw->message);
+        g_array_append_val (self->logs, log);
+        break;
+      }
+
+    case SYSPROF_CAPTURE_FRAME_METADATA:
+      {
+        const SysprofCaptureMetadata *metadata = sysprof_capture_reader_read_metadata (reader);
+
+        if (metadata == NULL)
+          return note_damage (scan, reader);
+        scan_metadata (scan, metadata);
+        break;
+      }
+
+    case SYSPROF_CAPTURE_FRAME_FILE_CHUNK:
+      {
+        const SysprofCaptureFileChunk *chunk = sysprof_capture_reader_read_file (reader);
+
+        if (chunk == NULL)
+          return note_damage (scan, reader);
+        /* A memory stream's block is not a file (its allocations are
+         * counted with the cursor's events). */
+        if (strncmp (chunk->path, SYSPROF_MEMORY_STREAM_PATH_PREFIX, sizeof SYSPROF_MEMORY_STREAM_PATH_PREFIX - 1) != 0)
+          scan_file_chunk (scan, chunk);
+        break;
+      }
+
+    case SYSPROF_CAPTURE_FRAME_ALLOCATION:
+      {
+        const SysprofCaptureAllocation *alloc = sysprof_capture_reader_read_allocation (reader);
+
+        if (alloc == NULL)
+          return note_damage (scan, reader);
+        if (alloc->alloc_size > 0)
+          scan_allocation (scan, alloc->frame.pid, time);
+        break;
+      }
+
+    default:
+      if (!sysprof_capture_reader_skip (reader))
+        return note_damage (scan, reader);
+      break;
+    }
+  return true;
+}
+
 gboolean
 sysprof_capture_summary_read (SysprofCaptureSummary        *self,
                               SysprofCaptureReader         *reader,
@@ -392,199 +604,68 @@ sysprof_capture_summary_read (SysprofCaptureSummary        *self,
     .files = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
     .last_time = 0,
     .late_allocations = g_hash_table_new (NULL, NULL),
+    .file_size = file_size,
+    .progress = progress,
+    .user_data = user_data,
+    .cancellable = cancellable,
+    .error = error,
   };
-  SysprofCaptureFrame        frame;
-  const SysprofCaptureError *capture_error;
-  guint64                    n = 0;
+  SysprofAllocationCursorOptions options = {
+    .size = sizeof options,
+    .frame_types = G_MAXUINT64,
+    .frame_func = scan_frame,
+    .user_data = &scan,
+  };
+  SysprofAllocationCursor   *cursor;
+  SysprofAllocationEvent     event;
+  const SysprofCaptureError *capture_error = NULL;
   gboolean                   ok = TRUE;
 
-  while (sysprof_capture_reader_peek_frame (reader, &frame))
+  /* Every frame is scanned in the cursor's first pass (one pass over a
+   * capture without streams); then the streams' allocations are counted. */
+  cursor = sysprof_allocation_cursor_new_full (reader, &options);
+  if (cursor != NULL)
     {
-      gint64 time = clamp_time (saturated_sub (frame.time, self->start_time));
+      while (sysprof_allocation_cursor_next (cursor, &event))
+        if (event.size > 0)
+          scan_allocation (&scan, event.pid, clamp_time (saturated_sub (event.time, self->start_time)));
+      capture_error = sysprof_allocation_cursor_get_capture_error (cursor);
+    }
+  else if (scan.cancelled)
+    ok = FALSE;
+  else
+    {
+      /* A reader that cannot be read twice (a pipe): its frames only. */
+      SysprofCaptureFrameType type;
 
-      if (frame.type < SYSPROF_CAPTURE_FRAME_LAST)
-        self->n_frames[frame.type]++;
-      self->n_frames_total++;
-      if (time > scan.last_time)
-        scan.last_time = time;
-      if ((++n & 0xffff) == 0)
+      while (sysprof_capture_reader_peek_type (reader, &type))
         {
-          if (g_cancellable_set_error_if_cancelled (cancellable, error))
+          guint64 offset = sysprof_capture_reader_get_offset (reader);
+
+          if (!scan_frame (reader, type, &scan))
             {
               ok = FALSE;
               break;
             }
-          if (progress != NULL && file_size > 0)
-            progress ((double) sysprof_capture_reader_get_offset (reader) / file_size, user_data);
+          if (sysprof_capture_reader_get_offset (reader) == offset && !sysprof_capture_reader_skip (reader))
+            break;
         }
-
-      switch ((int) frame.type)
-        {
-        case SYSPROF_CAPTURE_FRAME_SAMPLE:
-          {
-            const SysprofCaptureSample *sample = sysprof_capture_reader_read_sample (reader);
-            SysprofSummarySample        s;
-
-            if (sample == NULL)
-              goto done;
-            s.time_ns = time;
-            s.cpu = sample->frame.cpu;
-            s.pid = sample->frame.pid;
-            s.tid = sample->tid;
-            g_array_append_val (self->samples, s);
-            if (s.cpu >= 0 && (guint) s.cpu + 1 > self->n_cpus && s.cpu < 65536)
-              self->n_cpus = s.cpu + 1;
-            scan_process (&scan, s.pid, time)->n_samples++;
-            break;
-          }
-
-        case SYSPROF_CAPTURE_FRAME_PROCESS:
-          {
-            const SysprofCaptureProcess *process = sysprof_capture_reader_read_process (reader);
-            SysprofSummaryProcess       *p;
-
-            if (process == NULL)
-              goto done;
-            p = scan_process (&scan, process->frame.pid, time);
-            g_free (p->cmdline);
-            p->cmdline = tail_string (&process->frame, process->cmdline);
-            break;
-          }
-
-        case SYSPROF_CAPTURE_FRAME_FORK:
-          {
-            const SysprofCaptureFork *fork = sysprof_capture_reader_read_fork (reader);
-
-            if (fork == NULL)
-              goto done;
-            if (fork->child_pid != fork->frame.pid)
-              scan_process (&scan, fork->child_pid, time);
-            break;
-          }
-
-        case SYSPROF_CAPTURE_FRAME_EXIT:
-          {
-            const SysprofCaptureExit *exit = sysprof_capture_reader_read_exit (reader);
-            SysprofSummaryProcess    *p;
-
-            if (exit == NULL)
-              goto done;
-            p = scan_process (&scan, exit->frame.pid, time);
-            p->end_ns = time;
-            p->exited = TRUE;
-            break;
-          }
-
-        case SYSPROF_CAPTURE_FRAME_CTRDEF:
-          {
-            const SysprofCaptureCounterDefine *def = sysprof_capture_reader_read_counter_define (reader);
-
-            if (def == NULL)
-              goto done;
-            scan_counter_define (&scan, def);
-            break;
-          }
-
-        case SYSPROF_CAPTURE_FRAME_CTRSET:
-          {
-            const SysprofCaptureCounterSet *set = sysprof_capture_reader_read_counter_set (reader);
-
-            if (set == NULL)
-              goto done;
-            scan_counter_set (&scan, set, time);
-            break;
-          }
-
-        case SYSPROF_CAPTURE_FRAME_MARK:
-          {
-            const SysprofCaptureMark *raw = sysprof_capture_reader_read_mark (reader);
-            SysprofSummaryMark        mark;
-
-            if (raw == NULL)
-              goto done;
-            mark.time_ns = time;
-            mark.duration_ns = CLAMP (raw->duration, 0, SYSPROF_SUMMARY_TIME_LIMIT);
-            mark.pid = raw->frame.pid;
-            mark.group = fixed_string (raw->group, sizeof raw->group);
-            mark.name = fixed_string (raw->name, sizeof raw->name);
-            mark.message = tail_string (&raw->frame, raw->message);
-            g_array_append_val (self->marks, mark);
-            if (saturated_add (time, mark.duration_ns) > scan.last_time)
-              scan.last_time = saturated_add (time, mark.duration_ns);
-            break;
-          }
-
-        case SYSPROF_CAPTURE_FRAME_LOG:
-          {
-            const SysprofCaptureLog *raw = sysprof_capture_reader_read_log (reader);
-            SysprofSummaryLog        log;
-
-            if (raw == NULL)
-              goto done;
-            log.time_ns = time;
-            log.pid = raw->frame.pid;
-            log.severity = raw->severity;
-            log.domain = fixed_string (raw->domain, sizeof raw->domain);
-            log.message = tail_string (&raw->frame, raw->message);
-            g_array_append_val (self->logs, log);
-            break;
-          }
-
-        case SYSPROF_CAPTURE_FRAME_METADATA:
-          {
-            const SysprofCaptureMetadata *metadata = sysprof_capture_reader_read_metadata (reader);
-
-            if (metadata == NULL)
-              goto done;
-            scan_metadata (&scan, metadata);
-            break;
-          }
-
-        case SYSPROF_CAPTURE_FRAME_FILE_CHUNK:
-          {
-            const SysprofCaptureFileChunk *chunk = sysprof_capture_reader_read_file (reader);
-
-            if (chunk == NULL)
-              goto done;
-            scan_file_chunk (&scan, chunk);
-            break;
-          }
-
-        case SYSPROF_CAPTURE_FRAME_ALLOCATION:
-          {
-            const SysprofCaptureAllocation *alloc = sysprof_capture_reader_read_allocation (reader);
-
-            if (alloc == NULL)
-              goto done;
-            if (alloc->alloc_size > 0)
-              {
-                self->n_allocations++;
-                scan_process (&scan, alloc->frame.pid, time)->n_allocations++;
-                count_allocation (&scan, time);
-              }
-            break;
-          }
-
-        default:
-          if (!sysprof_capture_reader_skip (reader))
-            goto done;
-          break;
-        }
+      capture_error = sysprof_capture_reader_get_error (reader);
     }
 
-done:
-  capture_error = sysprof_capture_reader_get_error (reader);
-  if (ok && capture_error != NULL && capture_error->code != 0)
+  if (ok && (scan.damage != NULL || (capture_error != NULL && capture_error->code != 0)))
     {
       /* A damaged capture still shows what was read before the damage; the
        * analyses report the damage themselves when they reach it. */
       SysprofSummaryMetadata metadata = {
         .id = g_strdup ("sysprof-app.damage"),
-        .text = g_strdup (capture_error->message),
+        .text = g_strdup (scan.damage != NULL || capture_error == NULL ? scan.damage : capture_error->message),
       };
 
       g_array_append_val (self->metadata, metadata);
     }
+  sysprof_allocation_cursor_unref (cursor);
+  g_free (scan.damage);
 
   self->duration = CLAMP (MAX (self->duration, scan.last_time), 0, SYSPROF_SUMMARY_TIME_LIMIT);
   merge_late_allocations (&scan);

@@ -23,6 +23,7 @@ struct _SysprofMemoryAnalysis
   GArray              *cross_thread; /* SysprofMemoryCrossThread, sorted */
   GPtrArray           *snapshots;    /* per snapshot of the options: GArray of SysprofMemorySite */
   SysprofSymbol       *no_stack;     /* the site of allocations without a stack; name in the same block */
+  char                *record_error; /* the first of summary.record_errors */
 };
 
 G_END_DECLS

@@ -27,6 +27,7 @@ sysprof_memory_analysis_finalize (GObject *object)
   g_clear_pointer (&self->cross_thread, g_array_unref);
   g_clear_pointer (&self->snapshots, g_ptr_array_unref);
   g_clear_pointer (&self->no_stack, g_free);
+  g_clear_pointer (&self->record_error, g_free);
 
   G_OBJECT_CLASS (sysprof_memory_analysis_parent_class)->finalize (object);
 }
@@ -187,6 +188,21 @@ typedef struct
   gint64              end;
   guint64             records_read;
   guint64             lost_events;
+  /* Progress: the first pass of the cursor, then the streams' events. */
+  SysprofCallgraphProgress progress;
+  gpointer                 progress_data;
+  guint64                  bytes_total;
+  guint64                  n_frames;
+  /* The batch being filled. */
+  Batch *batch;
+  /* The first pass: ALLOCATION frames taken there (see read_records()),
+   * whether a stream chunk was met, and their record errors. */
+  gboolean frames_in_first_pass;
+  guint64  first_pass_frames;
+  gboolean stream_seen;
+  gboolean mixed;
+  guint64  frame_errors;
+  char    *frame_error;
 
   /* Two threads writing to one cache line slow each other down: the
    * analysing thread's fields start well away from the reading thread's
@@ -253,6 +269,12 @@ add_saturating (gint64 base, gint64 offset)
   return base + offset;
 }
 
+static gboolean
+pid_kept (const SysprofMemoryOptions *options, gint32 pid)
+{
+  return options->n_pids == 0 || id_listed (options->pids, options->n_pids, pid);
+}
+
 static inline PidSlot *
 pid_slot (Builder *builder, gint32 pid, gint64 time)
 {
@@ -269,7 +291,7 @@ pid_slot (Builder *builder, gint32 pid, gint64 time)
         slot->keep = GPOINTER_TO_UINT (verdict) == 1;
       else
         {
-          slot->keep = options->n_pids == 0 || id_listed (options->pids, options->n_pids, pid);
+          slot->keep = pid_kept (options, pid);
           g_hash_table_insert (builder->pid_verdicts, GINT_TO_POINTER (pid), GUINT_TO_POINTER (slot->keep ? 1 : 2));
         }
       slot->process_node = slot->keep ? _sysprof_memory_stacks_process_node (&builder->stacks, pid, time) : 0;
@@ -343,7 +365,7 @@ add_lost_events (Builder *builder, const SysprofCaptureMetadata *metadata)
 
   if (strncmp (metadata->id, SYSPROF_LOST_EVENTS_METADATA_ID, sizeof metadata->id) != 0)
     return;
-  if (metadata->frame.pid != -1 && !pid_slot (builder, metadata->frame.pid, metadata->frame.time)->keep)
+  if (metadata->frame.pid != -1 && !pid_kept (builder->options, metadata->frame.pid))
     return;
   if (!g_ascii_isdigit (text[0]))
     return;
@@ -508,105 +530,225 @@ next_batch (Builder *builder, Batch *batch)
   return batch;
 }
 
-/* The reading thread (the caller's): the reader, the filters and the stack
+/* One record, from an ALLOCATION frame or a stream, to the analysing
+ * thread (the filters and the stack interning are the reading thread's). */
+static inline __attribute__ ((always_inline)) void
+take_event (Builder *builder, const SysprofAllocationEvent *event)
+{
+  const SysprofMemoryOptions *options = builder->options;
+  PidSlot                    *slot;
+  Record                     *record;
+  Batch                      *batch = builder->batch;
+
+  builder->records_read++;
+  if (event->address == 0)
+    return;
+  if (event->time < builder->begin || event->time > builder->end)
+    return;
+  slot = pid_slot (builder, event->pid, event->time);
+  if (!slot->keep)
+    return;
+
+  record = &batch->records[batch->n_records];
+  record->time = event->time;
+  record->address = event->address;
+  record->size = event->size > 0 ? (guint64) event->size : 0;
+  record->pid = event->pid;
+  record->tid = event->tid;
+  record->tid_kept = options->n_tids == 0 || id_listed (options->tids, options->n_tids, event->tid);
+  record->stack = 0;
+  if (record->size > 0)
+    {
+      if (!record->tid_kept)
+        return;
+      record->stack = _sysprof_memory_stacks_intern_event (&builder->stacks, slot->process_node, event);
+    }
+  if (++batch->n_records == BATCH_RECORDS)
+    builder->batch = next_batch (builder, batch);
+}
+
+static void
+note_frame_error (Builder *builder, SysprofCaptureReader *reader)
+{
+  if (builder->frame_errors++ == 0)
+    builder->frame_error = g_strdup (sysprof_capture_reader_get_error (reader)->message);
+}
+
+/* The cursor's first pass hands over the METADATA frames (the lost events)
+ * and, when the analysis takes them there, the ALLOCATION frames and the
+ * stream chunks (to notice a capture holding both). */
+static bool
+take_frame (SysprofCaptureReader *reader, SysprofCaptureFrameType type, void *user_data)
+{
+  Builder *builder = user_data;
+
+  if (builder->progress != NULL && (++builder->n_frames & 0xffff) == 0)
+    builder->progress (sysprof_capture_reader_get_offset (reader), builder->bytes_total * 2, builder->progress_data);
+
+  if (type == SYSPROF_CAPTURE_FRAME_ALLOCATION)
+    {
+      const SysprofCaptureAllocation *a;
+      SysprofAllocationEvent          event;
+
+      if (builder->stream_seen)
+        return !(builder->mixed = TRUE);
+      if (!(a = sysprof_capture_reader_read_allocation (reader)))
+        {
+          note_frame_error (builder, reader);
+          return true;
+        }
+      builder->first_pass_frames++;
+      sysprof_allocation_event_from_frame (a, UINT64_MAX, &event);
+      take_event (builder, &event);
+    }
+  else if (type == SYSPROF_CAPTURE_FRAME_FILE_CHUNK)
+    {
+      /* Only the path is looked at: the cursor indexes the chunk. */
+      const SysprofCaptureFileChunk *chunk = sysprof_capture_reader_read_file (reader);
+
+      if (chunk != NULL &&
+          strncmp (chunk->path, SYSPROF_MEMORY_STREAM_PATH_PREFIX, sizeof SYSPROF_MEMORY_STREAM_PATH_PREFIX - 1) == 0)
+        {
+          if (builder->first_pass_frames > 0 || builder->frame_errors > 0)
+            return !(builder->mixed = TRUE);
+          builder->stream_seen = TRUE;
+        }
+    }
+  else
+    {
+      const SysprofCaptureMetadata *metadata = sysprof_capture_reader_read_metadata (reader);
+
+      /* An unsound frame is stepped over, as the cursor does with any other. */
+      if (metadata != NULL)
+        add_lost_events (builder, metadata);
+    }
+  return true;
+}
+
+static void
+first_pass_progress (uint64_t offset, void *user_data)
+{
+  Builder *builder = user_data;
+
+  builder->progress (offset, builder->bytes_total * 2, builder->progress_data);
+}
+
+/* The reading thread (the caller's): the cursor, the filters and the stack
  * tree; the analysing thread does the rest.  Reading a capture costs about
- * as much as analysing it, and the two overlap. */
+ * as much as analysing it, and the two overlap.
+ *
+ * Every allocation comes from SysprofAllocationCursor, ALLOCATION frames and
+ * memory streams alike, in time order (ALLOCATION frames in capture order,
+ * as before).  The cursor reads the capture twice: a first pass over every
+ * frame to find the streams' blocks, then the merge.  The other frames the
+ * analysis needs, the METADATA of lost events, carry counts that do not
+ * depend on time: they are taken in the first pass rather than in a pass
+ * of their own or interleaved with the events.
+ *
+ * A capture holds ALLOCATION frames (older trackers, Sysprof 3.46) or
+ * streams, hardly ever both.  So with @frames_in_first_pass the ALLOCATION
+ * frames are analysed as the first pass meets them, in capture order, and
+ * the merge only has the streams' events: a capture of frames is read once,
+ * as fast as before the cursor.  When the first pass meets both forms it
+ * stops (*@mixed), and the caller starts again without. */
 static gboolean
 read_records (Builder                 *builder,
               SysprofCaptureReader    *reader,
+              gboolean                 frames_in_first_pass,
+              gboolean                *mixed,
               SysprofCallgraphProgress progress,
               gpointer                 user_data,
               GError                 **error)
 {
-  SysprofMemoryAnalysis      *self = builder->self;
-  const SysprofMemoryOptions *options = builder->options;
-  const SysprofCaptureError  *reader_error;
-  SysprofCaptureFrameType     type;
-  guint64                     bytes_total = 0;
-  guint64                     n_frames = 0;
-  const char                 *filename = sysprof_capture_reader_get_filename (reader);
-  GStatBuf                    st;
-  GThread                    *thread;
-  Batch                      *batch = g_new (Batch, 1);
+  SysprofMemoryAnalysis         *self = builder->self;
+  const SysprofMemoryOptions    *options = builder->options;
+  const SysprofCaptureError     *capture_error;
+  SysprofAllocationCursorOptions cursor_options = {
+    .size = sizeof cursor_options,
+    .frame_types = 1u << SYSPROF_CAPTURE_FRAME_METADATA,
+    .frame_func = take_frame,
+    .progress = progress != NULL ? first_pass_progress : NULL,
+    .user_data = builder,
+  };
+  SysprofAllocationCursor     *cursor;
+  SysprofAllocationCursorStats stats;
+  SysprofAllocationEvent       event;
+  guint64                      n_events = 0;
+  guint64                      read_offset = 0;
+  const char                  *filename = sysprof_capture_reader_get_filename (reader);
+  GStatBuf                     st;
+  GThread                     *thread;
 
+  *mixed = FALSE;
+  if (frames_in_first_pass)
+    cursor_options.frame_types |= 1u << SYSPROF_CAPTURE_FRAME_ALLOCATION | 1u << SYSPROF_CAPTURE_FRAME_FILE_CHUNK;
   if (progress != NULL && filename != NULL && g_stat (filename, &st) == 0 && S_ISREG (st.st_mode))
-    bytes_total = (guint64) st.st_size;
+    builder->bytes_total = (guint64) st.st_size;
+  builder->progress = progress;
+  builder->progress_data = user_data;
 
-  batch->n_records = 0;
+  builder->batch = g_new (Batch, 1);
+  builder->batch->n_records = 0;
   thread = g_thread_new ("memory-analysis", analyse_batches, builder);
 
-  while (sysprof_capture_reader_peek_type (reader, &type))
+  cursor = sysprof_allocation_cursor_new_full (reader, &cursor_options);
+  while (cursor != NULL && sysprof_allocation_cursor_next (cursor, &event))
     {
-      const SysprofCaptureAllocation *allocation;
-      PidSlot                        *slot;
-      Record                         *record;
-
-      if (progress != NULL && (++n_frames & 0xffff) == 0)
-        progress (sysprof_capture_reader_get_offset (reader), bytes_total, user_data);
-
-      if (G_UNLIKELY (type == SYSPROF_CAPTURE_FRAME_METADATA))
+      /* Stream events' offsets are not in order: the furthest so far. */
+      if (progress != NULL && (++n_events & 0xffff) == 0)
         {
-          const SysprofCaptureMetadata *metadata = sysprof_capture_reader_read_metadata (reader);
-
-          if (metadata == NULL)
-            break;
-          add_lost_events (builder, metadata);
-          continue;
+          read_offset = MAX (read_offset, sysprof_allocation_cursor_get_offset (cursor));
+          progress (builder->bytes_total + MIN (read_offset, builder->bytes_total), builder->bytes_total * 2,
+                    user_data);
         }
-      if (type != SYSPROF_CAPTURE_FRAME_ALLOCATION)
-        {
-          if (!sysprof_capture_reader_skip (reader))
-            break;
-          continue;
-        }
-
-      if ((allocation = sysprof_capture_reader_read_allocation (reader)) == NULL)
-        break;
-      builder->records_read++;
-
-      if (allocation->alloc_addr == 0)
-        continue;
-      if (allocation->frame.time < builder->begin || allocation->frame.time > builder->end)
-        continue;
-      slot = pid_slot (builder, allocation->frame.pid, allocation->frame.time);
-      if (!slot->keep)
-        continue;
-
-      record = &batch->records[batch->n_records];
-      record->time = allocation->frame.time;
-      record->address = allocation->alloc_addr;
-      record->size = allocation->alloc_size > 0 ? (guint64) allocation->alloc_size : 0;
-      record->pid = allocation->frame.pid;
-      record->tid = allocation->tid;
-      record->tid_kept = options->n_tids == 0 || id_listed (options->tids, options->n_tids, allocation->tid);
-      record->stack = 0;
-      if (record->size > 0)
-        {
-          /* The reader hands out 8-byte aligned frames; the struct is only
-           * packed for its layout. */
-          const SysprofCaptureAddress *addrs =
-              (const SysprofCaptureAddress *) (gconstpointer) ((const guint8 *) allocation + sizeof *allocation);
-
-          if (!record->tid_kept)
-            continue;
-          record->stack = _sysprof_memory_stacks_intern (&builder->stacks, slot->process_node, allocation->frame.pid,
-                                                         addrs, allocation->n_addrs, allocation->frame.time);
-        }
-      if (++batch->n_records == BATCH_RECORDS)
-        batch = next_batch (builder, batch);
+      take_event (builder, &event);
     }
 
-  if (batch->n_records > 0)
-    batch = next_batch (builder, batch);
-  g_async_queue_push (builder->full, batch);
+  if (builder->batch->n_records > 0)
+    builder->batch = next_batch (builder, builder->batch);
+  g_async_queue_push (builder->full, g_steal_pointer (&builder->batch));
   g_thread_join (thread);
-  self->summary.records_read = builder->records_read;
-  self->summary.lost_events = builder->lost_events;
 
-  reader_error = sysprof_capture_reader_get_error (reader);
-  if (reader_error->code != 0)
-    return sysprof_set_capture_error (error, reader_error, NULL);
-  if (self->summary.records_read == 0)
+  if (cursor == NULL)
+    {
+      int saved = errno;
+
+      if (builder->mixed)
+        {
+          *mixed = TRUE;
+          return FALSE;
+        }
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot read the allocation records: %s",
+                   g_strerror (saved));
+      return FALSE;
+    }
+
+  /* The streams' lost records, per process like the METADATA ones. */
+  sysprof_allocation_cursor_get_stats (cursor, &stats);
+  for (guint64 i = 0; i < stats.streams; i++)
+    {
+      SysprofAllocationStreamInfo info;
+
+      if (sysprof_allocation_cursor_get_stream (cursor, i, &info) && pid_kept (options, info.pid))
+        self->summary.lost_stream_events += info.lost;
+    }
+  self->summary.records_read = builder->records_read;
+  self->summary.lost_events = builder->lost_events + self->summary.lost_stream_events;
+  self->summary.record_errors = stats.errors + builder->frame_errors;
+  if (builder->frame_errors > 0)
+    self->record_error = g_strdup (builder->frame_error);
+  else if (stats.errors > 0)
+    self->record_error = g_strdup (sysprof_allocation_cursor_get_error (cursor));
+
+  capture_error = sysprof_allocation_cursor_get_capture_error (cursor);
+  if (capture_error->code != 0)
+    {
+      sysprof_set_capture_error (error, capture_error, NULL);
+      sysprof_allocation_cursor_unref (cursor);
+      return FALSE;
+    }
+  sysprof_allocation_cursor_unref (cursor);
+  if (stats.allocation_frames == 0 && stats.streams == 0)
     {
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
                            "the capture has no allocation records; record with sysprof-cli --memprof");
@@ -614,7 +756,7 @@ read_records (Builder                 *builder,
     }
 
   if (progress != NULL)
-    progress (sysprof_capture_reader_get_offset (reader), bytes_total, user_data);
+    progress (builder->bytes_total * 2, builder->bytes_total * 2, user_data);
   return TRUE;
 }
 
@@ -793,6 +935,7 @@ builder_clear (Builder *builder)
   g_clear_pointer (&builder->snapshot_counts, g_ptr_array_unref);
   g_clear_pointer (&builder->full, g_async_queue_unref);
   g_clear_pointer (&builder->empty, g_async_queue_unref);
+  g_clear_pointer (&builder->frame_error, g_free);
 }
 
 /* Point i of n at lo + (hi - lo) * i / (n - 1), without overflow. */
@@ -820,6 +963,27 @@ plan_points (SysprofMemoryAnalysis *self, Builder *builder, SysprofCaptureReader
 
       builder->point_times[i] = lo + (gint64) offset;
       self->points[i].time_ns = builder->point_times[i] - self->start_time;
+    }
+}
+
+static void
+builder_start (Builder                    *builder,
+               SysprofMemoryAnalysis      *self,
+               const SysprofMemoryOptions *options,
+               SysprofCaptureReader       *reader)
+{
+  builder_init (builder, self, options);
+  builder->begin = add_saturating (self->start_time, options->begin_ns);
+  builder->end = add_saturating (self->start_time, options->end_ns);
+  plan_points (self, builder, reader);
+  if (options->n_snapshots > 0)
+    {
+      builder->n_pending = (guint) options->n_snapshots;
+      builder->pending = g_new (PendingSnapshot, builder->n_pending);
+      for (guint i = 0; i < builder->n_pending; i++)
+        builder->pending[i] = (PendingSnapshot){ add_saturating (self->start_time, options->snapshot_ns[i]), i };
+      qsort (builder->pending, builder->n_pending, sizeof *builder->pending, compare_pending);
+      g_ptr_array_set_size (builder->snapshot_counts, (guint) builder->n_pending);
     }
 }
 
@@ -852,6 +1016,7 @@ sysprof_memory_analysis_new (SysprofCaptureReader       *reader,
   SysprofSymbol *no_stack;
   Builder        builder;
   gboolean       ok;
+  gboolean       mixed;
   SymbolLoad     load = { NULL, NULL, NULL };
   GThread       *loader = NULL;
 
@@ -882,19 +1047,7 @@ sysprof_memory_analysis_new (SysprofCaptureReader       *reader,
     }
   self->start_time = sysprof_capture_reader_get_start_time (reader);
 
-  builder_init (&builder, self, options);
-  builder.begin = add_saturating (self->start_time, options->begin_ns);
-  builder.end = add_saturating (self->start_time, options->end_ns);
-  plan_points (self, &builder, reader);
-  if (options->n_snapshots > 0)
-    {
-      builder.n_pending = (guint) options->n_snapshots;
-      builder.pending = g_new (PendingSnapshot, builder.n_pending);
-      for (guint i = 0; i < builder.n_pending; i++)
-        builder.pending[i] = (PendingSnapshot){ add_saturating (self->start_time, options->snapshot_ns[i]), i };
-      qsort (builder.pending, builder.n_pending, sizeof *builder.pending, compare_pending);
-      g_ptr_array_set_size (builder.snapshot_counts, (guint) builder.n_pending);
-    }
+  builder_start (&builder, self, options, reader);
   /* get_end_time may have scanned the file. */
   if (self->n_points > 0 && !sysprof_capture_reader_reset (reader))
     {
@@ -917,7 +1070,17 @@ sysprof_memory_analysis_new (SysprofCaptureReader       *reader,
         }
     }
 
-  ok = read_records (&builder, reader, progress, user_data, error);
+  ok = read_records (&builder, reader, TRUE, &mixed, progress, user_data, error);
+  if (mixed)
+    {
+      /* ALLOCATION frames and streams: again, all merged in time order. */
+      builder_clear (&builder);
+      memset (&self->summary, 0, sizeof self->summary);
+      g_clear_pointer (&self->points, g_free);
+      self->n_points = 0;
+      builder_start (&builder, self, options, reader);
+      ok = read_records (&builder, reader, FALSE, &mixed, progress, user_data, error);
+    }
   if (loader != NULL)
     {
       g_thread_join (loader);
@@ -979,6 +1142,14 @@ sysprof_memory_analysis_get_points (SysprofMemoryAnalysis *self, guint *n_points
 
   *n_points = self->n_points;
   return self->points;
+}
+
+const char *
+sysprof_memory_analysis_get_record_error (SysprofMemoryAnalysis *self)
+{
+  g_return_val_if_fail (SYSPROF_IS_MEMORY_ANALYSIS (self), NULL);
+
+  return self->record_error;
 }
 
 gint64

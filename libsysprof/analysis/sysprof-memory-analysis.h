@@ -14,16 +14,20 @@
 
 G_BEGIN_DECLS
 
-/* Memory analyses of the ALLOCATION frames of a capture (the records of
- * sysprof-cli --memprof or Sysprof's libsysprof-memory preload).
+/* Memory analyses of the allocation records of a capture (the records of
+ * sysprof-cli --memprof or Sysprof's libsysprof-memory preload): ALLOCATION
+ * frames and memory streams (libsysprof-capture/memory-stream.md) alike,
+ * read through SysprofAllocationCursor; the same events give the same
+ * results in either form.
  *
- * Records.  An ALLOCATION frame with alloc_size > 0 is an allocation of
- * alloc_size bytes at alloc_addr by thread tid; alloc_size <= 0 is a free of
- * alloc_addr by tid.  realloc appears as a free of the old address followed
- * by an allocation of the new one; calloc as one allocation of nmemb * size.
- * Records of address 0 (free (NULL), failed allocations) are ignored.
- * Allocations are keyed by (pid, address) and records are taken in file
- * order, which is time order in the captures of sysprof-cli and Sysprof.
+ * Records.  A record with size > 0 is an allocation of size bytes at
+ * address by thread tid; size <= 0 is a free of address by tid.  realloc
+ * appears as a free of the old address followed by an allocation of the new
+ * one; calloc as one allocation of nmemb * size.  Records of address 0
+ * (free (NULL), failed allocations) are ignored.  Allocations are keyed by
+ * (pid, address) and records are taken in time order (ALLOCATION frames in
+ * file order, which is time order in the captures of sysprof-cli and
+ * Sysprof).
  *
  *  - A free of an address that is not live (allocated before the recording
  *    or outside the filters) is an "unmatched free": counted, not an error,
@@ -55,9 +59,16 @@ G_BEGIN_DECLS
  *
  * Lost events: the sum of the counts of the METADATA frames with id
  * SYSPROF_LOST_EVENTS_METADATA_ID (records the tracker or the daemon could
- * not keep) of the processes that pass the pid filter, plus those of pid -1.
- * The results are computed without them: a capture with lost events has
- * unmatched frees and allocations, and leaks that are not leaks.
+ * not keep) of the processes that pass the pid filter, plus those of pid -1,
+ * and of the lost records of the memory streams of those processes (events
+ * a tracker thread could not record).  The results are computed without
+ * them: a capture with lost events has unmatched frees and allocations, and
+ * leaks that are not leaks.
+ *
+ * Record errors: unsound stream blocks (garbage, unknown stack ids, a
+ * truncated block), stacks past the readers' bounds and unusable ALLOCATION
+ * frames are counted and described, and their records are missing from the
+ * results; they do not stop the analysis.
  */
 
 /* What to read and what to compute.  The struct will grow: set @size to
@@ -133,13 +144,18 @@ typedef struct
   guint64 unmatched_frees;
   guint64 unmatched_allocations;
   guint64 unmatched_allocation_bytes; /* of the replaced allocations */
-  guint64 lost_events;
+  guint64 lost_events;                /* METADATA and streams together */
   /* Distinct threads and processes among the records that passed. */
   guint n_threads;
   guint n_processes;
   /* Allocations and their bytes by size class (see above). */
   guint64 class_allocations[SYSPROF_MEMORY_N_SIZE_CLASSES];
   guint64 class_bytes[SYSPROF_MEMORY_N_SIZE_CLASSES];
+  /* Of lost_events, those the memory streams' lost records counted. */
+  guint64 lost_stream_events;
+  /* Records that could not be read (see "Record errors" above), all
+   * processes; sysprof_memory_analysis_get_record_error() names the first. */
+  guint64 record_errors;
 } SysprofMemorySummary;
 
 /* Allocations grouped by site (leaks, temporary allocations). */
@@ -207,14 +223,16 @@ typedef struct
 SYSPROF_AVAILABLE_IN_ALL
 G_DECLARE_FINAL_TYPE (SysprofMemoryAnalysis, sysprof_memory_analysis, SYSPROF, MEMORY_ANALYSIS, GObject)
 
-/* Rewinds @reader and reads it to the end; @symbolizer must have been
+/* Reads the capture of @reader (whose position is not moved) to the end; @symbolizer must have been
  * loaded from the same capture (the analysis keeps a reference on it),
  * unless the options ask the analysis to load it.
  * @options NULL: every record, no points, no snapshots.  @progress may be
- * NULL (called every 65536 frames and at the end).  Fails with
- * G_IO_ERROR_NOT_FOUND ("the capture has no allocation records; record
- * with sysprof-cli --memprof") when the capture holds no ALLOCATION frame
- * at all, and like sysprof_callgraph_new() on a damaged capture. */
+ * NULL (called every 65536 frames and at the end; the file is read twice,
+ * and bytes_total is twice its size).  Fails with G_IO_ERROR_NOT_FOUND ("the
+ * capture has no allocation records; record with sysprof-cli --memprof")
+ * when the capture holds neither an ALLOCATION frame nor a memory stream,
+ * and like sysprof_callgraph_new() on a capture that cannot be read to its
+ * end. */
 SYSPROF_AVAILABLE_IN_ALL
 SysprofMemoryAnalysis *sysprof_memory_analysis_new (SysprofCaptureReader       *reader,
                                                     SysprofSymbolizer          *symbolizer,
@@ -239,6 +257,9 @@ GArray *sysprof_memory_analysis_list_cross_thread (SysprofMemoryAnalysis *self);
  * number.  Owned by the analysis. */
 SYSPROF_AVAILABLE_IN_ALL
 const SysprofMemoryPoint *sysprof_memory_analysis_get_points (SysprofMemoryAnalysis *self, guint *n_points);
+/* A sentence describing the first of summary.record_errors, or NULL. */
+SYSPROF_AVAILABLE_IN_ALL
+const char *sysprof_memory_analysis_get_record_error (SysprofMemoryAnalysis *self);
 /* The start time of the capture (its header's), the origin of every time
  * of the results. */
 SYSPROF_AVAILABLE_IN_ALL

@@ -19,11 +19,12 @@ G_BEGIN_DECLS
  * one probe. */
 typedef struct
 {
-  SysprofStackStash *stash;
-  GArray            *times; /* gint64 per node: the record that created it */
-  SysprofStackCache  cache;
-  guint64           *keys; /* one stack, outermost first */
-  guint32           *tags; /* zeros */
+  SysprofStackStash   *stash;
+  GArray              *times; /* gint64 per node: the record that created it */
+  SysprofStackCache    cache;
+  SysprofStackKeyCache by_key; /* stream events' stacks */
+  guint64             *keys;   /* one stack, outermost first */
+  guint32             *tags;   /* zeros */
 } SysprofMemoryStacks;
 
 void _sysprof_memory_stacks_init (SysprofMemoryStacks *stacks);
@@ -39,5 +40,11 @@ guint32 _sysprof_memory_stacks_intern (SysprofMemoryStacks         *stacks,
                                        const SysprofCaptureAddress *addrs,
                                        guint                        n,
                                        gint64                       time);
+
+/* The same for an event of SysprofAllocationCursor: a stream event's stack
+ * is found by its key, without hashing its frames. */
+guint32 _sysprof_memory_stacks_intern_event (SysprofMemoryStacks          *stacks,
+                                             guint32                       process_node,
+                                             const SysprofAllocationEvent *event);
 
 G_END_DECLS

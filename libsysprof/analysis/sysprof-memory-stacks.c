@@ -25,6 +25,7 @@ _sysprof_memory_stacks_clear (SysprofMemoryStacks *stacks)
   g_clear_pointer (&stacks->stash, _sysprof_stack_stash_free);
   g_clear_pointer (&stacks->times, g_array_unref);
   _sysprof_stack_cache_clear (&stacks->cache);
+  _sysprof_stack_key_cache_clear (&stacks->by_key);
   g_clear_pointer (&stacks->keys, g_free);
   g_clear_pointer (&stacks->tags, g_free);
 }
@@ -93,5 +94,24 @@ _sysprof_memory_stacks_intern (SysprofMemoryStacks         *stacks,
   node = stacks_add_path (stacks, process_node, addrs, n, time);
   *entry = (SysprofStackCacheEntry){ a, b, node, 0, 0 };
   _sysprof_stack_cache_commit_insert (&stacks->cache);
+  return node;
+}
+
+guint32
+_sysprof_memory_stacks_intern_event (SysprofMemoryStacks          *stacks,
+                                     guint32                       process_node,
+                                     const SysprofAllocationEvent *event)
+{
+  SysprofStackKeySlot *slot;
+  guint32              node;
+
+  if (event->stack_key == 0 || (slot = _sysprof_stack_key_cache_lookup (&stacks->by_key, event->stack_key)) == NULL)
+    return _sysprof_memory_stacks_intern (stacks, process_node, event->pid, event->frames, event->n_frames,
+                                          event->time);
+  if (G_LIKELY (slot->node != 0 && slot->pid == event->pid))
+    return slot->node;
+  node = _sysprof_memory_stacks_intern (stacks, process_node, event->pid, event->frames, event->n_frames, event->time);
+  if (slot->node == 0)
+    *slot = (SysprofStackKeySlot){ event->pid, node };
   return node;
 }

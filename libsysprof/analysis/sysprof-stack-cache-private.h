@@ -107,4 +107,38 @@ _sysprof_stack_cache_lookup (SysprofStackCache *cache, guint64 a, guint64 b)
     }
 }
 
+/* Stream events name their stack by a key (SysprofAllocationEvent's
+ * stack_key: small, sequential, never reused within one cursor): the node of
+ * (pid, key) is found in a table indexed by the key, without hashing the
+ * frames.  The same stack in two processes (one key) takes the slot of the
+ * first; keys at or past SYSPROF_STACK_KEY_CACHE_MAX (a hostile capture
+ * defining stacks without end) are not kept.  Either way the caller falls
+ * back on the stack cache. */
+#define SYSPROF_STACK_KEY_CACHE_MAX (G_GUINT64_CONSTANT (1) << 24)
+
+typedef struct
+{
+  gint32  pid;
+  guint32 node; /* 0: not known yet */
+} SysprofStackKeySlot;
+
+typedef struct
+{
+  SysprofStackKeySlot *slots;
+  guint64              n_slots;
+} SysprofStackKeyCache;
+
+void                 _sysprof_stack_key_cache_clear (SysprofStackKeyCache *cache);
+SysprofStackKeySlot *_sysprof_stack_key_cache_grow (SysprofStackKeyCache *cache, guint64 key);
+
+/* The slot of @key (its node 0 when it is new, then the caller sets both
+ * fields), or NULL when the key is not kept. */
+static inline SysprofStackKeySlot *
+_sysprof_stack_key_cache_lookup (SysprofStackKeyCache *cache, guint64 key)
+{
+  if (G_LIKELY (key < cache->n_slots))
+    return &cache->slots[key];
+  return _sysprof_stack_key_cache_grow (cache, key);
+}
+
 G_END_DECLS

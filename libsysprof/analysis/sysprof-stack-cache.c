@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include <string.h>
+
 #include "sysprof-stack-cache-private.h"
 
 #define INITIAL_SIZE 4096
@@ -42,4 +44,26 @@ _sysprof_stack_cache_commit_insert (SysprofStackCache *cache)
 {
   if (++cache->n_used * 2 > cache->mask)
     grow (cache);
+}
+
+void
+_sysprof_stack_key_cache_clear (SysprofStackKeyCache *cache)
+{
+  g_clear_pointer (&cache->slots, g_free);
+  cache->n_slots = 0;
+}
+
+SysprofStackKeySlot *
+_sysprof_stack_key_cache_grow (SysprofStackKeyCache *cache, guint64 key)
+{
+  guint64 n = MAX (cache->n_slots, 1024);
+
+  if (key >= SYSPROF_STACK_KEY_CACHE_MAX)
+    return NULL;
+  while (n <= key)
+    n *= 2;
+  cache->slots = g_renew (SysprofStackKeySlot, cache->slots, n);
+  memset (cache->slots + cache->n_slots, 0, (n - cache->n_slots) * sizeof *cache->slots);
+  cache->n_slots = n;
+  return &cache->slots[key];
 }

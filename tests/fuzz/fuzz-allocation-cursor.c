@@ -107,6 +107,22 @@ write_described (SysprofCaptureWriter *w, Input *in)
     }
 }
 
+/* The first pass's callback: reads what it is given (a chunk left unread
+ * is as good), counts the ALLOCATION frames it could read. */
+static bool
+take_frame (SysprofCaptureReader *reader, SysprofCaptureFrameType type, void *user_data)
+{
+  uint64_t *n_frames = user_data;
+
+  if (type == SYSPROF_CAPTURE_FRAME_ALLOCATION)
+    *n_frames += sysprof_capture_reader_read_allocation (reader) != NULL;
+  else if (type == SYSPROF_CAPTURE_FRAME_FILE_CHUNK && (*n_frames & 1) == 0)
+    sink = sysprof_capture_reader_read_file (reader) != NULL;
+  else if (type == SYSPROF_CAPTURE_FRAME_METADATA)
+    sink = sysprof_capture_reader_read_metadata (reader) != NULL;
+  return true;
+}
+
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
@@ -166,7 +182,36 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
       if ((stats.errors == 0) != (sysprof_allocation_cursor_get_error (cursor) == NULL))
         abort ();
       sink = sysprof_allocation_cursor_get_capture_error (cursor)->code;
+      for (uint64_t i = 0; i <= stats.streams; i++)
+        {
+          SysprofAllocationStreamInfo info;
+
+          if (sysprof_allocation_cursor_get_stream (cursor, i, &info) != (i < stats.streams))
+            abort ();
+        }
       sysprof_allocation_cursor_unref (cursor);
+
+      /* The ALLOCATION frames taken in the first pass, the streams merged:
+       * together, the same events. */
+      {
+        uint64_t                       taken = 0, merged = 0;
+        SysprofAllocationCursorOptions options = {
+          .size = sizeof options,
+          .frame_types = 1u << SYSPROF_CAPTURE_FRAME_ALLOCATION | 1u << SYSPROF_CAPTURE_FRAME_FILE_CHUNK |
+                         1u << SYSPROF_CAPTURE_FRAME_METADATA,
+          .frame_func = take_frame,
+          .user_data = &taken,
+        };
+
+        if ((cursor = sysprof_allocation_cursor_new_full (reader, &options)))
+          {
+            while (sysprof_allocation_cursor_next (cursor, &ev))
+              merged++;
+            if (taken + merged != stats.events)
+              abort ();
+            sysprof_allocation_cursor_unref (cursor);
+          }
+      }
     }
   sysprof_capture_reader_unref (reader);
   return 0;

@@ -3,7 +3,12 @@
  * here with exactly known events.  The stacks are made of addresses of
  * functions of this very program, of libc and of GLib, and MAP frames copied
  * from /proc/self/maps give the symbolizer the real ELF files; one more map
- * stands for Sysprof's preload library (a file that need not exist). */
+ * stands for Sysprof's preload library (a file that need not exist).
+ *
+ * Every test runs twice: on ALLOCATION frames, and (/streams/) on the same
+ * events as memory streams (memory-streams-of.c), with the same expected
+ * results; /streams/same-as-frames compares every result of both forms,
+ * Sysprof 3.46's capture included. */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +17,7 @@
 
 #include <glib/gstdio.h>
 
+#include "memory-streams-of.h"
 #include "sysprof-analysis.h"
 
 #define PID_A 1000
@@ -52,6 +58,18 @@ SITE_FUNCTION (site_realloc)
 
 static guint64 libc_malloc;
 static guint64 glib_malloc;
+/* The tests' captures are turned into memory streams when they are written. */
+static gboolean as_streams;
+
+/* @path's events as memory streams, in place. */
+static void
+convert_to_streams (const char *path, guint block_events, guint64 lost)
+{
+  g_autofree char *streams = g_strconcat (path, ".streams", NULL);
+
+  memory_streams_of (path, streams, block_events, lost);
+  g_assert_cmpint (g_rename (streams, path), ==, 0);
+}
 
 typedef struct
 {
@@ -112,6 +130,9 @@ capture_finish (Capture *capture)
 {
   g_assert_true (sysprof_capture_writer_flush (capture->writer));
   g_clear_pointer (&capture->writer, sysprof_capture_writer_unref);
+  /* Blocks of 5 events: several per thread, flushed out of time order. */
+  if (as_streams)
+    convert_to_streams (capture->path, 5, 0);
 }
 
 static void
@@ -824,7 +845,19 @@ test_fixture (void)
   g_autoptr (SysprofMemoryAnalysis) analysis = NULL;
   g_autoptr (GArray) leaks = NULL;
   const SysprofMemorySummary *s;
+  g_autofree char            *copy = NULL;
 
+  if (as_streams)
+    {
+      g_autoptr (GError) error = NULL;
+      int fd = g_file_open_tmp ("test-memory-fixture-XXXXXX.syscap", &copy, &error);
+
+      g_assert_no_error (error);
+      close (fd);
+      memory_streams_of (path, copy, 7, 0);
+      g_free (path);
+      path = g_strdup (copy);
+    }
   analysis = analyze (path, NULL);
   s = sysprof_memory_analysis_get_summary (analysis);
   g_assert_cmpuint (s->records_read, ==, 290);
@@ -843,6 +876,246 @@ test_fixture (void)
       g_assert_false (g_str_has_prefix (site->library, "libsysprof-memory"));
       g_assert_false (sysprof_memory_symbol_is_allocator (site));
     }
+  if (copy != NULL)
+    g_unlink (copy);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Frames against streams: the same events, every result the same */
+
+static void
+assert_same_sites (GArray *a, GArray *b)
+{
+  g_assert_cmpuint (a->len, ==, b->len);
+  for (guint i = 0; i < a->len; i++)
+    {
+      const SysprofMemorySite *x = &g_array_index (a, SysprofMemorySite, i);
+      const SysprofMemorySite *y = &g_array_index (b, SysprofMemorySite, i);
+
+      g_assert_cmpstr (x->site->name, ==, y->site->name);
+      g_assert_cmpstr (x->site->library, ==, y->site->library);
+      g_assert_cmpuint (x->allocations, ==, y->allocations);
+      g_assert_cmpuint (x->bytes, ==, y->bytes);
+    }
+}
+
+static void
+assert_same_analysis (SysprofMemoryAnalysis *a, SysprofMemoryAnalysis *b, guint n_snapshots)
+{
+  const SysprofMemoryPoint *pa, *pb;
+  guint                     na = 0, nb = 0;
+
+  g_assert_cmpmem (sysprof_memory_analysis_get_summary (a), sizeof (SysprofMemorySummary),
+                   sysprof_memory_analysis_get_summary (b), sizeof (SysprofMemorySummary));
+  {
+    g_autoptr (GArray) x = sysprof_memory_analysis_list_leaks (a);
+    g_autoptr (GArray) y = sysprof_memory_analysis_list_leaks (b);
+    assert_same_sites (x, y);
+  }
+  {
+    g_autoptr (GArray) x = sysprof_memory_analysis_list_temporary (a);
+    g_autoptr (GArray) y = sysprof_memory_analysis_list_temporary (b);
+    assert_same_sites (x, y);
+  }
+  {
+    g_autoptr (GArray) x = sysprof_memory_analysis_list_cross_thread (a);
+    g_autoptr (GArray) y = sysprof_memory_analysis_list_cross_thread (b);
+
+    g_assert_cmpuint (x->len, ==, y->len);
+    for (guint i = 0; i < x->len; i++)
+      {
+        const SysprofMemoryCrossThread *cx = &g_array_index (x, SysprofMemoryCrossThread, i);
+        const SysprofMemoryCrossThread *cy = &g_array_index (y, SysprofMemoryCrossThread, i);
+
+        g_assert_cmpstr (cx->site->name, ==, cy->site->name);
+        g_assert_true (cx->alloc_tid == cy->alloc_tid && cx->free_tid == cy->free_tid);
+        g_assert_true (cx->frees == cy->frees && cx->bytes == cy->bytes);
+      }
+  }
+  pa = sysprof_memory_analysis_get_points (a, &na);
+  pb = sysprof_memory_analysis_get_points (b, &nb);
+  g_assert_cmpmem (pa, na * sizeof *pa, pb, nb * sizeof *pb);
+  for (guint i = 0; i + 1 < n_snapshots; i++)
+    {
+      g_autoptr (GArray) x = sysprof_memory_analysis_diff_snapshots (a, i, i + 1);
+      g_autoptr (GArray) y = sysprof_memory_analysis_diff_snapshots (b, i, i + 1);
+
+      g_assert_cmpuint (x->len, ==, y->len);
+      for (guint j = 0; j < x->len; j++)
+        {
+          const SysprofMemoryDiffRow *rx = &g_array_index (x, SysprofMemoryDiffRow, j);
+          const SysprofMemoryDiffRow *ry = &g_array_index (y, SysprofMemoryDiffRow, j);
+
+          g_assert_cmpstr (rx->site->name, ==, ry->site->name);
+          g_assert_cmpmem (&rx->allocations_a, sizeof *rx - G_STRUCT_OFFSET (SysprofMemoryDiffRow, allocations_a),
+                           &ry->allocations_a, sizeof *ry - G_STRUCT_OFFSET (SysprofMemoryDiffRow, allocations_a));
+        }
+    }
+}
+
+static void
+assert_same_callgraph (const char            *frames,
+                       const char            *streams,
+                       SysprofCallgraphSource source,
+                       SysprofCallgraphWeight weight)
+{
+  g_autoptr (SysprofCallgraph) a = callgraph_of (frames, source, weight, FALSE);
+  g_autoptr (SysprofCallgraph) b = callgraph_of (streams, source, weight, FALSE);
+
+  g_assert_cmpuint (sysprof_callgraph_get_n_samples (a), ==, sysprof_callgraph_get_n_samples (b));
+  g_assert_cmpuint (sysprof_callgraph_get_n_samples_read (a), ==, sysprof_callgraph_get_n_samples_read (b));
+  g_assert_cmpuint (sysprof_callgraph_get_n_bytes (a), ==, sysprof_callgraph_get_n_bytes (b));
+  g_assert_cmpuint (sysprof_callgraph_get_n_record_errors (b), ==, 0);
+  g_assert_cmpuint (sysprof_callgraph_get_n_functions (a), ==, sysprof_callgraph_get_n_functions (b));
+  for (guint i = 0; i < sysprof_callgraph_get_n_functions (a); i++)
+    {
+      const SysprofCallgraphFunction *fa = sysprof_callgraph_get_function (a, i);
+      const SysprofCallgraphFunction *fb = sysprof_callgraph_find_function (b, fa->symbol->name, fa->symbol->library);
+
+      g_assert_nonnull (fb);
+      g_assert_true (fa->self == fb->self && fa->total == fb->total);
+      g_assert_true (fa->self_bytes == fb->self_bytes && fa->total_bytes == fb->total_bytes);
+    }
+}
+
+/* Every analysis of @frames and of its streams, with several options. */
+static void
+compare_forms (const char *frames, gint64 start_offset, guint block_events)
+{
+  g_autofree char     *streams = g_strconcat (frames, ".streams", NULL);
+  const gint32         pids[] = { PID_A };
+  const gint32         tids[] = { W1 };
+  gint64               snapshots[] = { start_offset + 10 * MS, start_offset + 20 * MS, start_offset + 26 * MS };
+  SysprofMemoryOptions options[5];
+
+  memory_streams_of (frames, streams, block_events, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (options); i++)
+    sysprof_memory_options_init (&options[i]);
+  options[1].n_points = 7;
+  options[1].snapshot_ns = snapshots;
+  options[1].n_snapshots = G_N_ELEMENTS (snapshots);
+  options[2].pids = pids;
+  options[2].n_pids = 1;
+  options[3].tids = tids;
+  options[3].n_tids = 1;
+  options[4].begin_ns = start_offset + 10 * MS;
+  options[4].end_ns = start_offset + 20 * MS;
+  options[4].n_points = 3;
+  for (guint i = 0; i < G_N_ELEMENTS (options); i++)
+    {
+      g_autoptr (SysprofMemoryAnalysis) a = analyze (frames, &options[i]);
+      g_autoptr (SysprofMemoryAnalysis) b = analyze (streams, &options[i]);
+
+      assert_same_analysis (a, b, (guint) options[i].n_snapshots);
+    }
+  for (guint weight = 0; weight < 2; weight++)
+    {
+      assert_same_callgraph (frames, streams, SYSPROF_CALLGRAPH_SOURCE_ALLOCATIONS, weight);
+      assert_same_callgraph (frames, streams, SYSPROF_CALLGRAPH_SOURCE_LEAKED_ALLOCATIONS, weight);
+    }
+  g_unlink (streams);
+}
+
+static void
+test_same_as_frames (void)
+{
+  Capture          capture = { 0 };
+  g_autofree char *fixture =
+      g_test_build_filename (G_TEST_DIST, "..", "..", "..", "tests", "data", "sysprof-3.46-memprof.syscap", NULL);
+  g_autoptr (SysprofMemoryAnalysis) probe = NULL;
+
+  write_main_capture (&capture);
+  probe = analyze (capture.path, NULL);
+  /* One event a block, a few, more than fit one block. */
+  compare_forms (capture.path, rel (&capture, probe, 0), 1);
+  compare_forms (capture.path, rel (&capture, probe, 0), 4);
+  compare_forms (capture.path, rel (&capture, probe, 0), 1000);
+  capture_clear (&capture);
+
+  /* Sysprof 3.46's own recording: its frees carry stacks, streams not. */
+  compare_forms (fixture, 0, 16);
+}
+
+/* The streams' lost records: counted per process, beside METADATA's. */
+static void
+test_stream_lost (void)
+{
+  Capture              capture = { 0 };
+  const gint32         pids[] = { PID_A };
+  SysprofMemoryOptions options = SYSPROF_MEMORY_OPTIONS_INIT;
+  g_autoptr (SysprofMemoryAnalysis) all = NULL;
+  g_autoptr (SysprofMemoryAnalysis) a = NULL;
+
+  write_main_capture (&capture);
+  convert_to_streams (capture.path, 5, 1000);
+  all = analyze (capture.path, NULL);
+  /* 4 threads of A, one of B. */
+  g_assert_cmpuint (sysprof_memory_analysis_get_summary (all)->lost_stream_events, ==, 5000);
+  g_assert_cmpuint (sysprof_memory_analysis_get_summary (all)->lost_events, ==, 112 + 5000);
+  g_assert_cmpuint (sysprof_memory_analysis_get_summary (all)->record_errors, ==, 0);
+  options.pids = pids;
+  options.n_pids = 1;
+  a = analyze (capture.path, &options);
+  g_assert_cmpuint (sysprof_memory_analysis_get_summary (a)->lost_stream_events, ==, 4000);
+  g_assert_cmpuint (sysprof_memory_analysis_get_summary (a)->lost_events, ==, 12 + 4000);
+  capture_clear (&capture);
+}
+
+/* Hostile blocks: counted and named, the sound events kept. */
+static void
+test_stream_errors (void)
+{
+  Capture                    capture = { 0 };
+  static const guint8        garbage[] = { 'R', 1, 0xfd, 0xfe, 0xff };
+  static const guint8        truncated[] = { 'R', 1, SYSPROF_MEMORY_STREAM_TAG_ALLOCATION, 0x80 };
+  SysprofMemoryStreamEncoder enc;
+  guint8                     buffer[SYSPROF_MEMORY_STREAM_ENCODER_MIN_CAPACITY];
+  const guint8              *block;
+  gsize                      len;
+  g_autoptr (SysprofMemoryAnalysis) analysis = NULL;
+  g_autoptr (GArray) leaks = NULL;
+  const SysprofMemorySummary *s;
+  const guint64               stack[] = { AT (site_leak), AT (site_main) };
+
+  capture_init (&capture);
+  capture_process (&capture, PID_A, "memtest-a");
+  g_assert_true (sysprof_memory_stream_encoder_init (&enc, buffer, sizeof buffer));
+  g_assert_true (sysprof_memory_stream_encoder_add_stack (&enc, 1, stack, 2));
+  g_assert_true (sysprof_memory_stream_encoder_add_allocation (&enc, capture.base + MS, 0x1000, 100, 1));
+  /* Stack 9 was never defined: the block ends there. */
+  g_assert_true (sysprof_memory_stream_encoder_add_allocation (&enc, capture.base + MS, 0x2000, 100, 9));
+  block = sysprof_memory_stream_encoder_get_block (&enc, &len);
+  g_assert_true (sysprof_capture_writer_add_file (capture.writer, capture.base + MS, -1, PID_A,
+                                                  "sysprof/memory-stream/1000", FALSE, block, len));
+  g_assert_true (sysprof_capture_writer_add_file (capture.writer, capture.base + 2 * MS, -1, PID_A,
+                                                  "sysprof/memory-stream/1000", FALSE, garbage, sizeof garbage));
+  g_assert_true (sysprof_capture_writer_add_file (capture.writer, capture.base + 2 * MS, -1, PID_A,
+                                                  "sysprof/memory-stream/1001", TRUE, truncated, sizeof truncated));
+  sysprof_memory_stream_encoder_clear (&enc);
+  g_assert_true (sysprof_memory_stream_encoder_add_allocation (&enc, capture.base + 3 * MS, 0x3000, 50, 1));
+  block = sysprof_memory_stream_encoder_get_block (&enc, &len);
+  g_assert_true (sysprof_capture_writer_add_file (capture.writer, capture.base + 3 * MS, -1, PID_A,
+                                                  "sysprof/memory-stream/1000", TRUE, block, len));
+  capture_finish (&capture);
+
+  analysis = analyze (capture.path, NULL);
+  s = sysprof_memory_analysis_get_summary (analysis);
+  g_assert_cmpuint (s->record_errors, ==, 3);
+  g_assert_nonnull (strstr (sysprof_memory_analysis_get_record_error (analysis), "memory stream of thread 100"));
+  g_assert_cmpuint (s->allocations, ==, 2);
+  leaks = sysprof_memory_analysis_list_leaks (analysis);
+  assert_site (leaks, "site_leak", 2, 150);
+  capture_clear (&capture);
+}
+
+typedef void (*TestFunc) (void);
+
+static void
+run_on_streams (gconstpointer data)
+{
+  as_streams = TRUE;
+  ((TestFunc) data) ();
+  as_streams = FALSE;
 }
 
 int
@@ -867,5 +1140,33 @@ main (int argc, char *argv[])
   g_test_add_func ("/Libsysprof/Memory/no-allocations", test_no_allocations);
   g_test_add_func ("/Libsysprof/Memory/callgraph", test_callgraph);
   g_test_add_func ("/Libsysprof/Memory/fixture", test_fixture);
+
+  {
+    static const struct
+    {
+      const char *name;
+      TestFunc    func;
+    } on_streams[] = {
+      { "summary", test_summary },
+      { "leaks-temporary-cross", test_leaks_temporary_cross },
+      { "filters", test_filters },
+      { "over-time", test_over_time },
+      { "load-symbolizer", test_load_symbolizer },
+      { "diff-times", test_diff_times },
+      { "diff-captures", test_diff_captures },
+      { "callgraph", test_callgraph },
+      { "fixture", test_fixture },
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS (on_streams); i++)
+      {
+        g_autofree char *path = g_strconcat ("/Libsysprof/Memory/streams/", on_streams[i].name, NULL);
+
+        g_test_add_data_func (path, (gconstpointer) on_streams[i].func, run_on_streams);
+      }
+  }
+  g_test_add_func ("/Libsysprof/Memory/streams/same-as-frames", test_same_as_frames);
+  g_test_add_func ("/Libsysprof/Memory/streams/lost", test_stream_lost);
+  g_test_add_func ("/Libsysprof/Memory/streams/errors", test_stream_errors);
   return g_test_run ();
 }
