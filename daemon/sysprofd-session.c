@@ -337,8 +337,9 @@ update_progress (SysprofdSession *self)
   ipc_session_set_bytes_written (self->skeleton, sysprof_capture_writer_get_size (self->writer));
   ipc_session_set_frames_written (self->skeleton, frames);
   ipc_session_set_samples (self->skeleton, stat.frame_count[SYSPROF_CAPTURE_FRAME_SAMPLE]);
-  ipc_session_set_allocation_records (self->skeleton, stat.frame_count[SYSPROF_CAPTURE_FRAME_ALLOCATION] +
-                                                         (self->rings ? sysprof_ring_drainer_get_n_stream_events (self->rings) : 0));
+  ipc_session_set_allocation_records (self->skeleton,
+                                      stat.frame_count[SYSPROF_CAPTURE_FRAME_ALLOCATION] +
+                                          (self->rings ? sysprof_ring_drainer_get_n_stream_events (self->rings) : 0));
   if (self->recorder != NULL)
     self->perf_lost = sysprof_session_recorder_get_n_lost (self->recorder);
   ipc_session_set_lost_frames (self->skeleton, self->perf_lost + sysprof_ring_drainer_get_n_lost (self->rings));

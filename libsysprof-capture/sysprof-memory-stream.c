@@ -24,7 +24,8 @@ SYSPROF_STATIC_ASSERT (SYSPROF_MEMORY_STREAM_ENCODER_MIN_CAPACITY >= HEADER_ROOM
                        "a cleared encoder must fit the largest record");
 SYSPROF_STATIC_ASSERT (SYSPROF_MEMORY_STREAM_MAX_EVENT_BYTES == 1 + MAX_STACK_RECORD + MAX_ALLOCATION_RECORD,
                        "the public bound of one event is its records' bounds");
-SYSPROF_STATIC_ASSERT (SYSPROF_MEMORY_STREAM_ENCODER_MIN_CAPACITY >= HEADER_ROOM + SYSPROF_MEMORY_STREAM_MAX_EVENT_BYTES,
+SYSPROF_STATIC_ASSERT (SYSPROF_MEMORY_STREAM_ENCODER_MIN_CAPACITY >=
+                           HEADER_ROOM + SYSPROF_MEMORY_STREAM_MAX_EVENT_BYTES,
                        "a cleared encoder must fit the largest event");
 
 bool

@@ -97,8 +97,9 @@ typedef struct
 /* The most bytes one event may take with everything it can bring: a reset,
  * the definition of its stack (SYSPROF_MEMORY_STREAM_MAX_FRAMES frames) and
  * the allocation record.  With this much room (get_room) all three fit. */
-#define SYSPROF_MEMORY_STREAM_MAX_EVENT_BYTES                                                                   \
-  (1 + (1 + SYSPROF_MEMORY_STREAM_MAX_VARINT + 2 + SYSPROF_MEMORY_STREAM_MAX_FRAMES * SYSPROF_MEMORY_STREAM_MAX_VARINT) + \
+#define SYSPROF_MEMORY_STREAM_MAX_EVENT_BYTES                                                                         \
+  (1 +                                                                                                                \
+   (1 + SYSPROF_MEMORY_STREAM_MAX_VARINT + 2 + SYSPROF_MEMORY_STREAM_MAX_FRAMES * SYSPROF_MEMORY_STREAM_MAX_VARINT) + \
    (1 + 4 * SYSPROF_MEMORY_STREAM_MAX_VARINT))
 
 /* Starts the encoder of a new stream in @buffer; @capacity above

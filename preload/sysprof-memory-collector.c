@@ -281,10 +281,10 @@ backtrace_cached_cb (SysprofCaptureAddress *addrs, unsigned int n_addrs, void *d
 static bool
 record_stream (void *ptr, size_t size, const Caller *caller)
 {
-  SysprofStreamBuffer *b = sysprof_stream_buffer_get ();
-  uint64_t             addrs[SYSPROF_COLLECTOR_MAX_ADDRS];
-  unsigned int         flags = 0;
-  uint32_t             id = 0, last_id = 0;
+  SysprofStreamBuffer        *b = sysprof_stream_buffer_get ();
+  uint64_t                    addrs[SYSPROF_COLLECTOR_MAX_ADDRS];
+  unsigned int                flags = 0;
+  uint32_t                    id = 0, last_id = 0;
   int64_t                     time;
   SysprofMemoryStreamEncoder *enc;
   int                         n = 0;

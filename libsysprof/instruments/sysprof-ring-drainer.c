@@ -4,7 +4,6 @@
 #include <string.h>
 #include <unistd.h>
 
-
 #include "sysprof-ring-drainer-private.h"
 
 #define DEFAULT_MAX_RINGS 1024
@@ -80,11 +79,11 @@ struct _SysprofRingDrainer
   guint8                        *packed; /* a 'Z' block's frame */
   /* Allocation and release records of the raw blocks taken. */
   SysprofMemoryStreamCounts stream_counts;
-  guint64    stream_blocks;
-  guint64    stream_packed;
-  guint64    stream_refused;
-  guint64    stream_raw_bytes;
-  guint64    stream_stored_bytes;
+  guint64                   stream_blocks;
+  guint64                   stream_packed;
+  guint64                   stream_refused;
+  guint64                   stream_raw_bytes;
+  guint64                   stream_stored_bytes;
 };
 
 G_DEFINE_FINAL_TYPE (SysprofRingDrainer, sysprof_ring_drainer, G_TYPE_OBJECT)

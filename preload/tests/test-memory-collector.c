@@ -85,12 +85,12 @@ typedef struct
   guint64                  bulk_addr;
   gint32                   bulk_tid;
   /* Streams. */
-  gint32      pid;
-  gint32      tid;
+  gint32                      pid;
+  gint32                      tid;
   SysprofMemoryStreamDecoder *decoder;
   guint64                     n_stacks; /* stack definitions */
-  GArray     *blocks;
-  gint64      last_time;
+  GArray                     *blocks;
+  gint64                      last_time;
 } Ring;
 
 typedef struct

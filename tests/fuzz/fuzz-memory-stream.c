@@ -36,7 +36,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 
   while (pos + 2 <= size)
     {
-      size_t         len = data[pos] | (size_t) data[pos + 1] << 8;
+      size_t                    len = data[pos] | (size_t) data[pos + 1] << 8;
       const uint8_t            *block = data + pos + 2;
       unsigned                  n = 0;
       uint64_t                  errors_before;
