@@ -38,10 +38,6 @@ struct _SysprofDocument
   char                  *capture_time;
   guint64                file_size;
   SysprofCaptureSummary *scan;
-  /* Of the memory streams (the scan counts ALLOCATION frames only). */
-  guint64 n_stream_blocks;
-  guint64 n_stream_allocations;
-  guint64 n_stream_releases;
 
   /* Filter. */
   gint64     selection_begin;
@@ -333,58 +329,6 @@ scan_progress (double fraction, gpointer user_data)
   set_progress (user_data, 0.9 * fraction, NULL);
 }
 
-/* Memory streams (libsysprof-capture/memory-stream.md) are FILE_CHUNK
- * frames, but not files: they leave the list of embedded files, and their
- * events are counted with the allocations.  The cursor hands out the events
- * of ALLOCATION frames too, which the scan counted: the streams' are the
- * difference.  Only captures with streams pay for the second pass. */
-static void
-scan_memory_streams (SysprofDocument *self, SysprofCaptureSummary *scan, GCancellable *cancellable)
-{
-  SysprofAllocationCursorStats stats;
-  SysprofAllocationEvent       event;
-  SysprofAllocationCursor     *cursor;
-  SysprofCaptureReader        *copy;
-  const gsize                  prefix_len = strlen (SYSPROF_MEMORY_STREAM_PATH_PREFIX);
-  const guint64                frame_allocations = scan->n_allocations;
-  const guint64                frame_releases = scan->n_frames[SYSPROF_CAPTURE_FRAME_ALLOCATION] - frame_allocations;
-  guint64                      allocations = 0;
-  guint64                      releases = 0;
-  gboolean                     any = FALSE;
-
-  for (guint i = scan->files->len; i > 0; i--)
-    if (strncmp (g_array_index (scan->files, SysprofSummaryFile, i - 1).path, SYSPROF_MEMORY_STREAM_PATH_PREFIX,
-                 prefix_len) == 0)
-      {
-        g_array_remove_index (scan->files, i - 1);
-        any = TRUE;
-      }
-  if (!any)
-    return;
-
-  set_progress (self, 0.9, "Reading memory streams");
-  if (!(copy = sysprof_capture_reader_copy (self->reader)))
-    return;
-  cursor = sysprof_allocation_cursor_new (copy);
-  sysprof_capture_reader_unref (copy);
-  if (cursor == NULL)
-    return;
-  while (sysprof_allocation_cursor_next (cursor, &event))
-    {
-      if (event.size > 0)
-        allocations++;
-      else
-        releases++;
-      if (((allocations + releases) & 0xffff) == 0 && g_cancellable_is_cancelled (cancellable))
-        break;
-    }
-  sysprof_allocation_cursor_get_stats (cursor, &stats);
-  sysprof_allocation_cursor_unref (cursor);
-  self->n_stream_blocks = stats.blocks;
-  self->n_stream_allocations = allocations - MIN (allocations, frame_allocations);
-  self->n_stream_releases = releases - MIN (releases, frame_releases);
-}
-
 /* Shared by the loading thread and the symbols thread: a cancelled or
  * failed scan does not wait for the symbols (their load cannot be
  * cancelled), the last of the two frees it. */
@@ -487,7 +431,6 @@ load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
       return;
     }
 
-  scan_memory_streams (self, scan, cancellable);
   set_progress (self, 0.9, "Loading symbols");
   if (symbols_thread != NULL)
     g_thread_join (g_steal_pointer (&symbols_thread));
@@ -947,28 +890,28 @@ guint64
 sysprof_document_get_n_allocations (SysprofDocument *self)
 {
   g_return_val_if_fail (SYSPROF_IS_DOCUMENT (self), 0);
-  return self->scan->n_allocations + self->n_stream_allocations;
+  return self->scan->n_allocations;
 }
 
 guint64
 sysprof_document_get_n_allocation_events (SysprofDocument *self)
 {
   g_return_val_if_fail (SYSPROF_IS_DOCUMENT (self), 0);
-  return self->scan->n_frames[SYSPROF_CAPTURE_FRAME_ALLOCATION] + self->n_stream_allocations + self->n_stream_releases;
+  return self->scan->n_frames[SYSPROF_CAPTURE_FRAME_ALLOCATION] + self->scan->n_stream_events;
 }
 
 guint64
 sysprof_document_get_n_stream_events (SysprofDocument *self)
 {
   g_return_val_if_fail (SYSPROF_IS_DOCUMENT (self), 0);
-  return self->n_stream_allocations + self->n_stream_releases;
+  return self->scan->n_stream_events;
 }
 
 guint64
 sysprof_document_get_n_stream_blocks (SysprofDocument *self)
 {
   g_return_val_if_fail (SYSPROF_IS_DOCUMENT (self), 0);
-  return self->n_stream_blocks;
+  return self->scan->n_stream_blocks;
 }
 
 guint

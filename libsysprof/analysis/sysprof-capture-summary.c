@@ -626,9 +626,17 @@ sysprof_capture_summary_read (SysprofCaptureSummary        *self,
   cursor = sysprof_allocation_cursor_new_full (reader, &options);
   if (cursor != NULL)
     {
+      SysprofAllocationCursorStats stats;
+
+      /* The first pass took the ALLOCATION frames: these are the streams'. */
       while (sysprof_allocation_cursor_next (cursor, &event))
-        if (event.size > 0)
-          scan_allocation (&scan, event.pid, clamp_time (saturated_sub (event.time, self->start_time)));
+        {
+          self->n_stream_events++;
+          if (event.size > 0)
+            scan_allocation (&scan, event.pid, clamp_time (saturated_sub (event.time, self->start_time)));
+        }
+      sysprof_allocation_cursor_get_stats (cursor, &stats);
+      self->n_stream_blocks = stats.blocks;
       capture_error = sysprof_allocation_cursor_get_capture_error (cursor);
     }
   else if (scan.cancelled)

@@ -101,12 +101,16 @@ typedef struct
 
 typedef struct
 {
-  gint64     start_time; /* the header's: the origin of every time here */
-  gint64     duration;   /* to the header's end time or the last frame, whichever is later */
-  guint64    n_frames[SYSPROF_CAPTURE_FRAME_LAST];
-  guint64    n_frames_total;
-  guint64    n_lost_events;
-  guint64    n_allocations;
+  gint64  start_time; /* the header's: the origin of every time here */
+  gint64  duration;   /* to the header's end time or the last frame, whichever is later */
+  guint64 n_frames[SYSPROF_CAPTURE_FRAME_LAST];
+  guint64 n_frames_total;
+  guint64 n_lost_events;
+  guint64 n_allocations; /* from ALLOCATION frames and memory streams */
+  /* Memory streams: their blocks and their events (allocations and
+   * releases), which n_frames does not count. */
+  guint64    n_stream_blocks;
+  guint64    n_stream_events;
   guint      n_cpus;
   GArray    *samples;            /* SysprofSummarySample, in time order */
   GPtrArray *counters;           /* SysprofSummaryCounter *, in definition order */
