@@ -16,6 +16,7 @@
 #include <limits.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -902,6 +903,7 @@ atfork_child (void)
 }
 
 static void resolve_exits (void);
+static void signals_init (void);
 
 __attribute__ ((constructor)) static void
 memory_init (void)
@@ -920,6 +922,8 @@ memory_init (void)
     {
       traced_pid = getpid ();
       atomic_store (&tracking, true);
+      if (stream_mode)
+        signals_init ();
       tls.guard = false;
       /* Once the real functions are known: the mappings the allocations'
        * stacks will point into. */
@@ -942,6 +946,59 @@ end_streams (void)
   tls.guard = true;
   sysprof_stream_buffers_close ();
   tls.guard = saved;
+}
+
+/* ---- signals that end the process ----------------------------------------
+ *
+ * A block holds up to 10 ms of a thread's events until it is written: a
+ * process killed by a signal (Ctrl-C, a crash, abort()) would lose them.
+ * Where the program leaves a terminating signal's action at its default when
+ * the tracker starts, a handler writes every block out first, then lets the
+ * signal do what it would have done: the action is reset to the default on
+ * entry (SA_RESETHAND), a signal sent by a process (kill, raise, abort) is
+ * raised again, a fault returns to the faulting instruction, which faults
+ * again with the original context (and core dump).  A program that installs
+ * its own handler later replaces this one; SIGKILL cannot be caught (its
+ * blocks are lost, at most 10 ms of each thread's events). */
+
+static const int terminating_signals[] = {
+  SIGHUP,  SIGINT,  SIGQUIT, SIGILL,    SIGTRAP, SIGABRT, SIGBUS,    SIGFPE,  SIGUSR1, SIGSEGV, SIGUSR2,
+  SIGPIPE, SIGALRM, SIGTERM, SIGSTKFLT, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGIO,   SIGPWR,  SIGSYS,
+};
+
+static void
+terminating_signal_cb (int sig, siginfo_t *info, void *context)
+{
+  int saved_errno = errno;
+
+  (void) context;
+  if (stream_mode && atomic_load (&tracking) && getpid () == traced_pid)
+    {
+      tls.guard = true;
+      sysprof_stream_buffers_close_from_signal ();
+    }
+  /* The action is the default again (SA_RESETHAND). */
+  if (info == NULL || info->si_code <= 0)
+    raise (sig);
+  errno = saved_errno;
+}
+
+static void
+signals_init (void)
+{
+  struct sigaction action = { 0 };
+
+  action.sa_sigaction = terminating_signal_cb;
+  action.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_NODEFER | SA_RESTART;
+  sigemptyset (&action.sa_mask);
+  for (size_t i = 0; i < sizeof terminating_signals / sizeof terminating_signals[0]; i++)
+    {
+      struct sigaction old;
+
+      if (sigaction (terminating_signals[i], NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
+          old.sa_handler == SIG_DFL)
+        sigaction (terminating_signals[i], &action, NULL);
+    }
 }
 
 /* exit(): the streams end; with SYSPROF_MEMORY_UNWIND=dwarf-verify, how the

@@ -277,6 +277,52 @@ sysprof_stream_buffers_close (void)
   pthread_mutex_unlock (&list_lock);
 }
 
+/* How long a fatal signal's handler waits, in all, for the list's lock and
+ * for other threads in the middle of an event: they run on meanwhile. */
+#define SIGNAL_WAIT_NS (200 * 1000 * 1000LL)
+
+void
+sysprof_stream_buffers_close_from_signal (void)
+{
+  int64_t deadline = monotonic_ns () + SIGNAL_WAIT_NS;
+
+  /* The lock is taken only briefly, but this thread may be the one holding
+   * it (the signal came in the middle): try, never wait for ever. */
+  while (pthread_mutex_trylock (&list_lock) != 0)
+    {
+      if (monotonic_ns () > deadline)
+        return;
+      sched_yield ();
+    }
+  closed = true;
+  for (SysprofStreamBuffer *b = list_head; b != NULL; b = b->next)
+    for (;;)
+      {
+        uint32_t expected = SYSPROF_STREAM_BUFFER_IDLE;
+
+        if (atomic_compare_exchange_strong_explicit (&b->state, &expected, SYSPROF_STREAM_BUFFER_TAKEN,
+                                                     memory_order_acquire, memory_order_relaxed))
+          {
+            flush_held (b, true);
+            atomic_store_explicit (&b->state, SYSPROF_STREAM_BUFFER_ENDED, memory_order_release);
+            break;
+          }
+        if (expected == SYSPROF_STREAM_BUFFER_ENDED)
+          break;
+        /* This thread's own buffer in the middle of an event (the signal
+         * came from the tracker's code): its block is not consistent; and
+         * another thread past the deadline.  Their events are counted. */
+        if (b == own || monotonic_ns () > deadline)
+          {
+            sysprof_collector_write_memory_stream (b->tid, NULL, 0, false,
+                                                   atomic_load_explicit (&b->n_events, memory_order_relaxed));
+            break;
+          }
+        sched_yield ();
+      }
+  pthread_mutex_unlock (&list_lock);
+}
+
 void
 sysprof_stream_buffers_fork_prepare (void)
 {

@@ -139,6 +139,16 @@ void sysprof_stream_buffer_thread_exit (void);
  * stuck longer loses its block, counted); later events of every thread are
  * frames. */
 void sysprof_stream_buffers_close (void);
+/* From the handler of a signal that ends the process (sysprof-memory-
+ * collector.c installs it where the program left the default action): as
+ * close(), but it never blocks for long: the list's lock and threads in the
+ * middle of an event are waited for 200 ms in all, and the calling thread's
+ * own buffer, if the signal came in the middle of one of its events, is
+ * counted lost.  Uses only what a handler may: atomics, sched_yield,
+ * clock_gettime, a mutex try-lock (the lock cannot be held by an
+ * interrupted owner forever: the handler gives up), and the collector's
+ * ring write, which is safe against its own interruption. */
+void sysprof_stream_buffers_close_from_signal (void);
 /* pthread_atfork handlers (the list's lock must not be held across fork).
  * In the child, the parent's blocks are dropped (the parent writes them)
  * and the calling thread, if it had a buffer, starts a new stream under its

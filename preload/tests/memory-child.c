@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -41,6 +42,8 @@ static char   out[1 << 16];
 static size_t out_len;
 
 static void *volatile sink;
+/* Always NULL: a write through it faults (the compiler cannot know). */
+static volatile uintptr_t sink_null;
 
 static __attribute__ ((noreturn)) void
 fail (const char *what, int line)
@@ -594,6 +597,68 @@ scenario_exec_stream (void)
   _exit (3);
 }
 
+/* Killed by a signal whose action the program left at its default: the
+ * tracker's handler writes the blocks, then the signal ends the process as
+ * it would have (raise: sent by a process; the null write: a fault, which
+ * the handler returns to). */
+static NOINLINE void
+signal_death (int sig)
+{
+  pthread_t thread;
+
+  CHECK (pthread_create (&thread, NULL, busy_worker, NULL) == 0);
+  usleep (50000);
+  fence (1);
+  churn (malloc (4321));
+  fence (2);
+  say ("dying\n");
+  flush_out ();
+  if (sig == SIGSEGV)
+    *(volatile int *) (uintptr_t) sink_null = 1;
+  else
+    raise (sig);
+  _exit (4);
+}
+
+static NOINLINE void
+scenario_signal_term (void)
+{
+  signal_death (SIGTERM);
+}
+
+static NOINLINE void
+scenario_signal_segv (void)
+{
+  signal_death (SIGSEGV);
+}
+
+/* The program's own handler replaces the tracker's (installed before main):
+ * it runs, and its _exit() ends the streams. */
+static void
+own_handler (int sig)
+{
+  (void) sig;
+  _exit (7);
+}
+
+static NOINLINE void
+scenario_signal_own (void)
+{
+  struct sigaction action = { 0 }, old;
+
+  action.sa_handler = own_handler;
+  CHECK (sigaction (SIGTERM, &action, &old) == 0);
+  /* What the program found: the tracker's handler, not SIG_IGN. */
+  CHECK (old.sa_handler != SIG_IGN);
+  fence (1);
+  churn (malloc (4321));
+  fence (2);
+  say ("own\n");
+  flush_out ();
+  raise (SIGTERM);
+  _exit (4);
+}
+
 static NOINLINE void
 scenario_dlopen (void)
 {
@@ -631,6 +696,9 @@ main (int argc, char **argv)
     { "fork-exit", scenario_fork_exit },
     { "quick-exit", scenario_quick_exit },
     { "exec-stream", scenario_exec_stream },
+    { "signal-term", scenario_signal_term },
+    { "signal-segv", scenario_signal_segv },
+    { "signal-own", scenario_signal_own },
   };
 
   if (argc != 2)
