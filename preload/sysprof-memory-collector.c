@@ -2,8 +2,8 @@
 /* libsysprof-memory.so: an LD_PRELOAD allocation tracker.  Every allocation
  * of the profiled program becomes an ALLOCATION frame (address, size, stack)
  * and every release one of size 0, written by libsysprof-capture's collector
- * into the calling thread's ring; or, with SYSPROF_MEMORY_FORMAT=stream, a
- * record of the thread's memory stream (libsysprof-capture/memory-stream.md:
+ * into the calling thread's ring (SYSPROF_MEMORY_FORMAT=frames); or, by
+ * default, a record of the thread's memory stream (libsysprof-capture/memory-stream.md:
  * each distinct stack once, with an id), gathered into blocks
  * (sysprof-stream-buffer.h).  See README.md for the settings.
  *
@@ -819,7 +819,9 @@ read_settings (void)
    * flavour, no cache. */
   dwarf = dwarf && sysprof_backtrace_have_dwarf ();
   cached = cached && sysprof_unwind_rule_available ();
-  stream_mode = format != NULL && strcmp (format, "stream") == 0;
+  /* Streams unless frames are asked for (Sysprof 3.46's app shows only
+   * frames: sysprof-cat --expand-memory turns streams into them). */
+  stream_mode = format == NULL || strcmp (format, "frames") != 0;
 
   if (depth_env != NULL && *depth_env >= '0' && *depth_env <= '9')
     {

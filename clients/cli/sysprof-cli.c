@@ -73,13 +73,13 @@ static const char description[] =
     "  through code built without frame pointers, such as most of Debian);\n"
     "  --memprof-unwind fp walks frame pointers instead (about 10x faster per\n"
     "  allocation, but the stack ends at the first code built without them).\n"
-    "  --memprof-format says how the events are stored.  stream: each thread's\n"
-    "  events in a compact stream (each distinct stack once, then a few bytes\n"
-    "  per event, compressed with zstd: about 1 byte per event for a program\n"
-    "  that allocates from few places); sysprof-report and the app read it, and\n"
-    "  `sysprof-cat --expand-memory` turns it into frames for Sysprof 3.46's app.\n"
-    "  frames: one ALLOCATION frame per event with its whole stack (about 60\n"
-    "  bytes each), the form Sysprof 3.46 records itself.\n"
+    "  --memprof-format says how the events are stored.  stream (the default):\n"
+    "  each thread's events in a compact stream (each distinct stack once, then\n"
+    "  a few bytes per event, compressed with zstd: about 1 byte per event for a\n"
+    "  program that allocates from few places); sysprof-report and the app read\n"
+    "  it, and `sysprof-cat --expand-memory` turns it into frames for Sysprof\n"
+    "  3.46's app.  frames: one ALLOCATION frame per event with its whole stack\n"
+    "  (about 60 bytes each), the form Sysprof 3.46 records itself.\n"
     "  CPU sampling goes on unless --no-perf.  Without sysprofd, allocations are still recorded, by\n"
     "  sysprof-cli, for any user.  Analyse with `sysprof-report memory`.\n"
     "\n"
@@ -121,7 +121,7 @@ static const char description[] =
     "  SYSPROF_MEMORY_UNWIND     dwarf (default) or fp: how --memprof unwinds\n"
     "                           (--memprof-unwind overrides it)\n"
     "  SYSPROF_MEMORY_DEPTH      frames kept per allocation, 0-128 (default 64)\n"
-    "  SYSPROF_MEMORY_FORMAT     stream or frames: how --memprof stores events\n"
+    "  SYSPROF_MEMORY_FORMAT     stream (default) or frames: how --memprof stores events\n"
     "                           (--memprof-format overrides it)\n"
     "  DEBUGINFOD_URLS          debuginfod servers asked for missing debug files\n"
     "  DEBUGINFOD_TIMEOUT       seconds without data before a fetch, and the rest,\n"
@@ -492,7 +492,8 @@ main (int argc, char **argv)
     { "memprof-unwind", 0, 0, G_OPTION_ARG_STRING, &memprof_unwind,
       "With --memprof, how allocation stacks are unwound: dwarf (default) or fp", "dwarf|fp" },
     { "memprof-format", 0, 0, G_OPTION_ARG_STRING, &memprof_format,
-      "With --memprof, how allocations are stored: stream (compact) or frames (one frame per event)", "stream|frames" },
+      "With --memprof, how allocations are stored: stream (compact, default) or frames (one frame per event)",
+      "stream|frames" },
     { "no-perf", 0, 0, G_OPTION_ARG_NONE, &no_perf,
       "Do not sample stacks (record counters, and allocations with --memprof, only)", NULL },
     { "no-cpu", 0, 0, G_OPTION_ARG_NONE, &no_cpu, "Do not record the CPU usage counters", NULL },

@@ -33,7 +33,9 @@
 static const char *preload_lib;
 static const char *child_exe;
 /* SYSPROF_MEMORY_FORMAT for the frame tests run again on streams. */
-static const char *test_format;
+/* SYSPROF_MEMORY_FORMAT of the tests that leave it to the default (NULL:
+ * unset, the tracker's default: streams). */
+static const char *test_format = "frames";
 
 /* ---- frames, kept compact ------------------------------------------------- */
 
@@ -592,8 +594,8 @@ run_child (Server *server, const char *scenario)
   g_spawn_close_pid (server->pid);
   if (server->err->len > 0)
     g_test_message ("child stderr: %s", server->err->str);
-  /* Frames only unless streams were asked for. */
-  if (g_strcmp0 (server->format, "stream") != 0)
+  /* Frames only when frames were asked for. */
+  if (g_strcmp0 (server->format, "frames") == 0)
     g_assert_cmpuint (server->streams->len, ==, 0);
   for (guint i = 0; i < server->streams->len; i++)
     {
@@ -1215,18 +1217,19 @@ test_dlopen (void)
 
 /* ---- streams ---------------------------------------------------------------- */
 
-/* The frame tests again, on streams: the same events, stacks included. */
+/* The frame tests again, on streams (the default: SYSPROF_MEMORY_FORMAT
+ * unset): the same events, stacks included. */
 static void
 test_stream_frame_tests (void)
 {
-  test_format = "stream";
+  test_format = NULL;
   run_basic ("fp");
   run_basic ("dwarf");
   run_backtrace ("dwarf", NULL, 0);
   run_backtrace ("fp", "2", 2);
   test_glib_dwarf ();
   test_fork ();
-  test_format = NULL;
+  test_format = "frames";
 }
 
 static Ring *

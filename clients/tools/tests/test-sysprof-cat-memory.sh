@@ -93,7 +93,7 @@ ok "Sysprof 3.46 fixture: $(stat_of "$tmp/fixture.stats" ALLOCATION) events comp
 # 2. A recording with ALLOCATION frames (root: sysprof-cli records in-process).
 if [ -n "$cli" ] && [ "$(id -u)" = 0 ]; then
   threads=2 per=100000
-  "$cli" -f "$tmp/rec.syscap" --memprof --no-perf --no-cpu --no-memory --no-disk --no-network \
+  "$cli" -f "$tmp/rec.syscap" --memprof --memprof-format frames --no-perf --no-cpu --no-memory --no-disk --no-network \
     -- "$workload" $threads $per 100 10 7 50 > "$tmp/cli.log" 2>&1 || fail "recording failed: $(cat "$tmp/cli.log")"
   grep -q "^ok threads=$threads n=$per" "$tmp/cli.log" || fail "the workload did not finish: $(cat "$tmp/cli.log")"
   round_trip rec "$tmp/rec.syscap"
