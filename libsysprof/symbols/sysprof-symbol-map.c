@@ -111,6 +111,16 @@ add_sites (GHashTable *sites, gint32 pid, gint64 time, const guint8 *addrs, guin
     }
 }
 
+static gboolean
+set_reader_error (SysprofCaptureReader *reader, GError **error)
+{
+  const SysprofCaptureError *err = sysprof_capture_reader_get_error (reader);
+
+  if (err->code == 0)
+    return TRUE;
+  return sysprof_set_capture_error (error, err, "Cannot read the capture");
+}
+
 /* Stacks already looked at, so that a capture of millions of allocations
  * from a few thousand distinct stacks costs one hash of each stack rather
  * than a lookup per address.  Bounded: past MAX_STACKS distinct stacks the
@@ -191,114 +201,81 @@ typedef struct
 {
   GHashTable *sites;
   GHashTable *stacks;
+  gint32      pid;
 } Collect;
 
-/* A stream stack already looked at. */
-typedef struct
-{
-  guint64 key;
-  gint32  pid;
-  gint32  padding;
-} KeySeen;
-
-static guint
-key_seen_hash (gconstpointer data)
-{
-  const KeySeen *k = data;
-
-  return (guint) (k->key * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15) >> 32) ^ (guint) k->pid;
-}
-
-static gboolean
-key_seen_equal (gconstpointer a, gconstpointer b)
-{
-  const KeySeen *ka = a, *kb = b;
-
-  return ka->key == kb->key && ka->pid == kb->pid;
-}
-
-/* The cursor's first pass: SAMPLE, TRACE and ALLOCATION frames (a set of
- * sites needs no time order). */
-static bool
-collect_frame (SysprofCaptureReader *reader, SysprofCaptureFrameType type, void *user_data)
+/* A stack record of a memory stream of process collect->pid. */
+static void
+collect_stream_stack (gint64 time, const SysprofCaptureAddress *frames, unsigned int n_frames, void *user_data)
 {
   Collect *c = user_data;
 
-  if (type == SYSPROF_CAPTURE_FRAME_SAMPLE)
-    {
-      const SysprofCaptureSample *s = sysprof_capture_reader_read_sample (reader);
-      if (s != NULL)
-        add_stack (c->sites, c->stacks, s->frame.pid, s->frame.time, (const guint8 *) s + sizeof *s, s->n_addrs);
-    }
-  else if (type == SYSPROF_CAPTURE_FRAME_TRACE)
-    {
-      const SysprofCaptureTrace *t = sysprof_capture_reader_read_trace (reader);
-      if (t != NULL)
-        add_stack (c->sites, c->stacks, t->frame.pid, t->frame.time, (const guint8 *) t + sizeof *t, t->n_addrs);
-    }
-  else
-    {
-      const SysprofCaptureAllocation *a = sysprof_capture_reader_read_allocation (reader);
-      if (a != NULL)
-        add_stack (c->sites, c->stacks, a->frame.pid, a->frame.time, (const guint8 *) a + sizeof *a, a->n_addrs);
-    }
-  return true;
+  add_stack (c->sites, c->stacks, c->pid, time, (const guint8 *) frames, n_frames);
 }
 
 /* Every (pid, address) a SAMPLE, TRACE or ALLOCATION frame or a memory
- * stream holds: the frames in the allocation cursor's first pass, then the
- * streams' events.  A stream event's stack is looked at once per (pid,
- * stack_key), whatever its depth. */
+ * stream holds, in one pass over the frames (a set of sites needs no time
+ * order).  Of a stream, only its stack records are read (every address its
+ * events can name), not its events: SysprofMemoryStreamScanner.  An unsound
+ * block gives the stacks before its fault; the analyses report it. */
 static GHashTable *
 collect_sites (SysprofCaptureReader *reader, GError **error)
 {
   g_autoptr (GHashTable) sites = g_hash_table_new_full (site_hash, site_equal, g_free, NULL);
   g_autoptr (GHashTable) stacks = g_hash_table_new_full (stack_hash, stack_equal, g_free, NULL);
-  g_autoptr (GHashTable) keys = g_hash_table_new_full (key_seen_hash, key_seen_equal, g_free, NULL);
-  Collect                        collect = { sites, stacks };
-  SysprofAllocationCursorOptions options = {
-    .size = sizeof options,
-    .frame_types =
-        1u << SYSPROF_CAPTURE_FRAME_SAMPLE | 1u << SYSPROF_CAPTURE_FRAME_TRACE | 1u << SYSPROF_CAPTURE_FRAME_ALLOCATION,
-    .frame_func = collect_frame,
-    .user_data = &collect,
-  };
-  SysprofAllocationCursor   *cursor = sysprof_allocation_cursor_new_full (reader, &options);
-  SysprofAllocationEvent     event;
-  const SysprofCaptureError *capture_error;
+  SysprofMemoryStreamScanner *scanner = NULL;
+  Collect                     collect = { sites, stacks, 0 };
+  SysprofCaptureFrameType     type;
+  gboolean                    ok;
 
-  if (cursor == NULL)
+  sysprof_capture_reader_reset (reader);
+  while (sysprof_capture_reader_peek_type (reader, &type))
     {
-      int saved = errno;
-
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot read the capture: %s", g_strerror (saved));
-      return NULL;
-    }
-  while (sysprof_allocation_cursor_next (cursor, &event))
-    {
-      KeySeen seen = { event.stack_key, event.pid, 0 };
-
-      if (event.n_frames == 0)
-        continue;
-      /* Keys name frames only: the same stack in two processes has one. */
-      if (event.stack_key != 0)
+      if (type == SYSPROF_CAPTURE_FRAME_SAMPLE)
         {
-          if (g_hash_table_contains (keys, &seen))
-            continue;
-          if (g_hash_table_size (keys) < MAX_STACKS)
-            g_hash_table_add (keys, g_memdup2 (&seen, sizeof seen));
+          const SysprofCaptureSample *s = sysprof_capture_reader_read_sample (reader);
+          if (s == NULL)
+            break;
+          add_stack (sites, stacks, s->frame.pid, s->frame.time, (const guint8 *) s + sizeof *s, s->n_addrs);
         }
-      add_sites (sites, event.pid, event.time, (const guint8 *) event.frames, event.n_frames);
+      else if (type == SYSPROF_CAPTURE_FRAME_TRACE)
+        {
+          const SysprofCaptureTrace *t = sysprof_capture_reader_read_trace (reader);
+          if (t == NULL)
+            break;
+          add_stack (sites, stacks, t->frame.pid, t->frame.time, (const guint8 *) t + sizeof *t, t->n_addrs);
+        }
+      else if (type == SYSPROF_CAPTURE_FRAME_ALLOCATION)
+        {
+          const SysprofCaptureAllocation *a = sysprof_capture_reader_read_allocation (reader);
+          if (a == NULL)
+            break;
+          add_stack (sites, stacks, a->frame.pid, a->frame.time, (const guint8 *) a + sizeof *a, a->n_addrs);
+        }
+      else if (type == SYSPROF_CAPTURE_FRAME_FILE_CHUNK)
+        {
+          const SysprofCaptureFileChunk *chunk = sysprof_capture_reader_read_file (reader);
+          gint32                         tid;
+
+          if (chunk == NULL)
+            break;
+          if (!sysprof_memory_stream_parse_path (chunk->path, &tid))
+            continue;
+          if (scanner == NULL && (scanner = sysprof_memory_stream_scanner_new ()) == NULL)
+            {
+              g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "Cannot read memory streams: out of memory");
+              return NULL;
+            }
+          collect.pid = chunk->frame.pid;
+          sysprof_memory_stream_scanner_scan (scanner, chunk->data, chunk->len, collect_stream_stack, &collect);
+        }
+      else if (!sysprof_capture_reader_skip (reader))
+        break;
     }
-  capture_error = sysprof_allocation_cursor_get_capture_error (cursor);
-  if (capture_error->code != 0)
-    {
-      sysprof_set_capture_error (error, capture_error, "Cannot read the capture");
-      sysprof_allocation_cursor_unref (cursor);
-      return NULL;
-    }
-  sysprof_allocation_cursor_unref (cursor);
-  return g_steal_pointer (&sites);
+  sysprof_memory_stream_scanner_free (scanner);
+  ok = set_reader_error (reader, error);
+  sysprof_capture_reader_reset (reader);
+  return ok ? g_steal_pointer (&sites) : NULL;
 }
 
 static guint32
