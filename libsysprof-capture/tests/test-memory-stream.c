@@ -656,6 +656,96 @@ test_count_and_compressor (void)
   sysprof_memory_stream_decoder_free (dec);
 }
 
+typedef struct
+{
+  gint64  times[8];
+  guint   n_frames[8];
+  guint64 first[8];
+  guint   n;
+} Scanned;
+
+static void
+scanned_cb (gint64 time, const SysprofCaptureAddress *frames, unsigned int n_frames, void *user_data)
+{
+  Scanned *s = user_data;
+
+  g_assert_cmpuint (s->n, <, G_N_ELEMENTS (s->times));
+  s->times[s->n] = time;
+  s->n_frames[s->n] = n_frames;
+  s->first[s->n] = frames[0];
+  s->n++;
+}
+
+/* The scanner (the symbol map's reader): every stack record with frames, raw
+ * or compressed, with the time of the event before it; events skipped; a
+ * cut block gives what came before the cut. */
+static void
+test_scanner (void)
+{
+  static const guint64        frames[3] = { 0x401000, 0x401100, 0x7f0000001000 };
+  guint8                      buffer[4096], packed[4096];
+  SysprofMemoryStreamEncoder  enc;
+  SysprofMemoryStreamScanner *scanner = sysprof_memory_stream_scanner_new ();
+  const guint8               *data;
+  gsize                       len, zlen;
+  Scanned                     s = { 0 };
+
+  g_assert_true (sysprof_memory_stream_encoder_init (&enc, buffer, sizeof buffer));
+  g_assert_true (sysprof_memory_stream_encoder_add_stack (&enc, 1, frames, 3));
+  g_assert_true (sysprof_memory_stream_encoder_add_allocation (&enc, 5000, 0x1000, 16, 1));
+  g_assert_true (sysprof_memory_stream_encoder_add_release (&enc, 5100, 0x1000));
+  g_assert_true (sysprof_memory_stream_encoder_add_stack (&enc, 2, frames + 1, 2));
+  g_assert_true (sysprof_memory_stream_encoder_add_stack (&enc, 3, frames, 0));
+  g_assert_true (sysprof_memory_stream_encoder_add_lost (&enc, 4));
+  g_assert_true (sysprof_memory_stream_encoder_add_reset (&enc));
+  g_assert_true (sysprof_memory_stream_encoder_add_allocation (&enc, 5200, 0x2000, 16, 2));
+  data = sysprof_memory_stream_encoder_get_block (&enc, &len);
+
+  for (guint round = 0; round < 2; round++)
+    {
+      const guint8 *block = data;
+      gsize         block_len = len;
+
+      if (round == 1)
+        {
+          zlen = sysprof_memory_stream_compress (data, len, packed, sizeof packed, 1);
+          if (zlen == 0)
+            continue;
+          block = packed;
+          block_len = zlen;
+        }
+      memset (&s, 0, sizeof s);
+      g_assert_true (sysprof_memory_stream_scanner_scan (scanner, block, block_len, scanned_cb, &s));
+      g_assert_cmpuint (s.n, ==, 2);
+      /* The first before any event: the block's base_time, its first event's. */
+      g_assert_cmpint (s.times[0], ==, 5000);
+      g_assert_cmpuint (s.n_frames[0], ==, 3);
+      g_assert_cmpuint (s.first[0], ==, frames[0]);
+      g_assert_cmpint (s.times[1], ==, 5100);
+      g_assert_cmpuint (s.n_frames[1], ==, 2);
+      g_assert_cmpuint (s.first[1], ==, frames[1]);
+    }
+
+  /* Cut inside the second stack record: the first is given, EINVAL. */
+  memset (&s, 0, sizeof s);
+  errno = 0;
+  g_assert_false (sysprof_memory_stream_scanner_scan (scanner, data, len - 14, scanned_cb, &s));
+  g_assert_cmpint (errno, ==, EINVAL);
+  g_assert_cmpuint (s.n, ==, 1);
+  /* Not a block; a 'Z' block that does not inflate; nothing at all. */
+  memset (&s, 0, sizeof s);
+  errno = 0;
+  g_assert_false (sysprof_memory_stream_scanner_scan (scanner, "Q", 1, scanned_cb, &s));
+  g_assert_cmpint (errno, ==, EINVAL);
+  errno = 0;
+  g_assert_false (sysprof_memory_stream_scanner_scan (scanner, "Z\x10garbage", 9, scanned_cb, &s));
+  g_assert_cmpint (errno, ==, EINVAL);
+  g_assert_true (sysprof_memory_stream_scanner_scan (scanner, NULL, 0, scanned_cb, &s));
+  g_assert_cmpuint (s.n, ==, 0);
+  sysprof_memory_stream_scanner_free (scanner);
+  sysprof_memory_stream_scanner_free (NULL);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Hostile blocks */
 
@@ -1150,6 +1240,7 @@ main (int argc, char **argv)
   g_test_add_func ("/MemoryStream/round-trip/zstd", test_round_trip_zstd);
   g_test_add_func ("/MemoryStream/encoder/full", test_encoder_full);
   g_test_add_func ("/MemoryStream/drainer/count-and-compressor", test_count_and_compressor);
+  g_test_add_func ("/MemoryStream/scanner", test_scanner);
   g_test_add_func ("/MemoryStream/decoder/hostile-records", test_hostile_records);
   g_test_add_func ("/MemoryStream/decoder/hostile-zstd", test_hostile_zstd);
   g_test_add_func ("/MemoryStream/decoder/stack-limit", test_stack_limit);

@@ -18,6 +18,15 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
 static volatile uint64_t sink;
 
+static void
+count_stack (int64_t time, const SysprofCaptureAddress *frames, unsigned int n_frames, void *user_data)
+{
+  if (n_frames == 0 || n_frames > SYSPROF_MEMORY_STREAM_MAX_FRAMES || time < 0)
+    abort ();
+  sink = frames[n_frames - 1];
+  ++*(uint64_t *) user_data;
+}
+
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
@@ -30,6 +39,10 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   uint8_t                     flags;
   size_t                      pos = 1;
 
+  static SysprofMemoryStreamScanner *scanner;
+
+  if (scanner == NULL && !(scanner = sysprof_memory_stream_scanner_new ()))
+    return 0;
   if (size < 1 || !(dec = sysprof_memory_stream_decoder_new (1, 2)))
     return 0;
   flags = data[0];
@@ -39,7 +52,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
       size_t                    len = data[pos] | (size_t) data[pos + 1] << 8;
       const uint8_t            *block = data + pos + 2;
       unsigned                  n = 0;
-      uint64_t                  errors_before;
+      uint64_t                  errors_before, stacks_before, n_stacks;
+      bool                      scanned;
       SysprofMemoryStreamCounts counts = { 0 };
       bool                      counted;
 
@@ -60,8 +74,12 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
               len = z;
             }
         }
+      /* What the symbol map reads (sysprof-cli, the app). */
+      n_stacks = 0;
+      scanned = sysprof_memory_stream_scanner_scan (scanner, block, len, count_stack, &n_stacks);
       sysprof_memory_stream_decoder_get_stats (dec, &stats);
       errors_before = stats.errors;
+      stacks_before = stats.stacks;
       if (!sysprof_memory_stream_decoder_feed (dec, block, len, pos))
         break;
 
@@ -88,6 +106,11 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
         abort ();
       if (!(flags & 3) && !counted && len > 0 && block[0] == SYSPROF_MEMORY_STREAM_BLOCK_RAW &&
           stats.errors == errors_before)
+        abort ();
+      /* A block decoded whole without error: the scanner read it all and
+       * gave each stack record with frames (the decoder counts those with
+       * none too). */
+      if (!(flags & 2) && stats.errors == errors_before && (!scanned || n_stacks > stats.stacks - stacks_before))
         abort ();
     }
 
