@@ -176,7 +176,7 @@ if [[ -z ${MEMORY_BENCH_INNER:-} ]]; then
     trap 'rm -rf "$capdir"' EXIT
   fi
   status=0
-  MEMORY_BENCH_INNER=$capdir "$root/tools/with-sysprofd.sh" --build-dir "$builddir" \
+  MEMORY_BENCH_INNER=$capdir "$root/tools/with-sysprofd.sh" --build-dir "$builddir" --daemon-arg=--idle-timeout=0 \
     "$self" -w "$workload" -n "$reps" -p "$pairs" -t "$threads" -m "$modes" -a "$areps" -B "$builddir" || status=$?
   exit $status
 fi

@@ -97,7 +97,7 @@ if [[ -z ${LONGRUN_INNER:-} ]]; then
     trap 'rm -rf "$capdir"' EXIT
   fi
   status=0
-  LONGRUN_INNER=$capdir "$root/tools/with-sysprofd.sh" --build-dir "$builddir" \
+  LONGRUN_INNER=$capdir "$root/tools/with-sysprofd.sh" --build-dir "$builddir" --daemon-arg=--idle-timeout=0 \
     "$self" -s "$seconds" -r "$rate" -t "$threads" -i "$interval" -f "$format" -B "$builddir" || status=$?
   exit $status
 fi

@@ -22,6 +22,9 @@ SYSPROF_BEGIN_DECLS
 #define SYSPROF_MEMORY_STREAM_PATH_PREFIX "sysprof/memory-stream/"
 /* The data of one chunk: a block always fits one frame (16-bit lengths). */
 #define SYSPROF_MEMORY_STREAM_MAX_BLOCK 61440
+/* A hint in a stream chunk's padding1: the block holds no stack record
+ * (memory-stream.md); never set, it says nothing. */
+#define SYSPROF_MEMORY_STREAM_CHUNK_NO_STACKS 0x1
 /* First byte of a block. */
 #define SYSPROF_MEMORY_STREAM_BLOCK_RAW  0x52 /* 'R' */
 #define SYSPROF_MEMORY_STREAM_BLOCK_ZSTD 0x5A /* 'Z' */

@@ -375,9 +375,17 @@ take_stream_chunk (SysprofRingDrainer *self, const Ring *ring, gsize len)
   self->stream_blocks++;
   self->stream_raw_bytes += chunk->len;
   if (chunk->data[0] == SYSPROF_MEMORY_STREAM_BLOCK_RAW)
-    /* Figures only: a malformed block is counted up to its fault and kept
-     * as it came, for the reader's decoder to describe. */
-    sysprof_memory_stream_count (chunk->data, chunk->len, &self->stream_counts);
+    {
+      guint64 stacks = self->stream_counts.stacks;
+
+      /* Figures, and the hint that the block defines no stack (the symbol
+       * map then skips it): a malformed block is counted up to its fault,
+       * gets no hint, and is kept as it came, for the reader's decoder to
+       * describe. */
+      if (sysprof_memory_stream_count (chunk->data, chunk->len, &self->stream_counts) &&
+          self->stream_counts.stacks == stacks)
+        chunk->padding1 = SYSPROF_MEMORY_STREAM_CHUNK_NO_STACKS;
+    }
   if (chunk->data[0] == SYSPROF_MEMORY_STREAM_BLOCK_RAW && (packed = pack_chunk (self, chunk)) != NULL)
     {
       self->stream_packed++;

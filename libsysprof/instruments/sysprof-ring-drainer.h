@@ -52,8 +52,9 @@ G_BEGIN_DECLS
  * is that prefix and a thread id, the frame's pid is the ring's (that of its
  * first frame), the block at most SYSPROF_MEMORY_STREAM_MAX_BLOCK
  * bytes and the frame no longer than the block needs; otherwise they are
- * refused and counted lost.  A raw block ('R') is compressed with zstd into a
- * 'Z' block when that makes it smaller; other blocks are written as they
+ * refused and counted lost.  A sound raw block without stack records gets
+ * the hint SYSPROF_MEMORY_STREAM_CHUNK_NO_STACKS.  A raw block ('R') is
+ * compressed with zstd into a 'Z' block when that makes it smaller; other blocks are written as they
  * came (the reader's decoder checks them).  At close, a METADATA frame
  * SYSPROF_MEMORY_STREAM_METADATA_ID sums them up: "blocks=N raw-bytes=N
  * stored-bytes=N compressed=N refused=N zstd-level=N allocations=N

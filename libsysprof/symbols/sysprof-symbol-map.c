@@ -259,7 +259,10 @@ collect_sites (SysprofCaptureReader *reader, GError **error)
 
           if (chunk == NULL)
             break;
-          if (!sysprof_memory_stream_parse_path (chunk->path, &tid))
+          /* A block the drainer found without stack records is skipped
+           * unread (most of them: a thread defines its stacks early). */
+          if (!sysprof_memory_stream_parse_path (chunk->path, &tid) ||
+              (chunk->padding1 & SYSPROF_MEMORY_STREAM_CHUNK_NO_STACKS))
             continue;
           if (scanner == NULL && (scanner = sysprof_memory_stream_scanner_new ()) == NULL)
             {

@@ -1073,6 +1073,12 @@ test_stream_compress (void)
   c = g_ptr_array_index (chunks, 4);
   assert_chunk_header (c, 42, 1000, "sysprof/memory-stream/42", TRUE);
   g_assert_cmpmem (c->data, c->len, "R\001", 2);
+  /* The hint that a block defines no stack: only on sound raw blocks
+   * without a stack record ("R\001" holds no record at all). */
+  g_assert_cmpuint (((const SysprofCaptureFileChunk *) g_ptr_array_index (chunks, 0))->padding1, ==, 0);
+  g_assert_cmpuint (((const SysprofCaptureFileChunk *) g_ptr_array_index (chunks, 2))->padding1, ==, 0);
+  g_assert_cmpuint (((const SysprofCaptureFileChunk *) g_ptr_array_index (chunks, 3))->padding1, ==, 0);
+  g_assert_cmpuint (c->padding1, ==, SYSPROF_MEMORY_STREAM_CHUNK_NO_STACKS);
 
   sysprof_ring_drainer_get_memory_streams (f.drainer, &blocks, &packed, &refused, &raw, &stored);
   g_assert_cmpuint (blocks, ==, 5);
