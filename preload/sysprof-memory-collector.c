@@ -968,6 +968,17 @@ static const int terminating_signals[] = {
   SIGPIPE, SIGALRM, SIGTERM, SIGSTKFLT, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGIO,   SIGPWR,  SIGSYS,
 };
 
+/* The program must not see the handler: runtimes look at a signal's action
+ * before installing theirs (CPython installs its KeyboardInterrupt handler
+ * only where SIGINT's action is SIG_DFL).  The signals whose action is still
+ * the tracker's handler, one bit each; sigaction() and signal() below report
+ * SIG_DFL for them, and a program that sets any action takes the signal
+ * back.  (sysv_signal() and sigset() are not hooked: rare, and they set an
+ * action, which is all that matters then.) */
+static _Atomic uint64_t hidden_signals;
+static int (*real_sigaction) (int, const struct sigaction *, struct sigaction *);
+static sighandler_t (*real_signal) (int, sighandler_t);
+
 static void
 terminating_signal_cb (int sig, siginfo_t *info, void *context)
 {
@@ -990,6 +1001,8 @@ signals_init (void)
 {
   struct sigaction action = { 0 };
 
+  if (real_sigaction == NULL)
+    return;
   action.sa_sigaction = terminating_signal_cb;
   action.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_NODEFER | SA_RESTART;
   sigemptyset (&action.sa_mask);
@@ -997,10 +1010,61 @@ signals_init (void)
     {
       struct sigaction old;
 
-      if (sigaction (terminating_signals[i], NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
-          old.sa_handler == SIG_DFL)
-        sigaction (terminating_signals[i], &action, NULL);
+      if (real_sigaction (terminating_signals[i], NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
+          old.sa_handler == SIG_DFL && real_sigaction (terminating_signals[i], &action, NULL) == 0)
+        atomic_fetch_or (&hidden_signals, UINT64_C (1) << terminating_signals[i]);
     }
+}
+
+static inline uint64_t
+signal_bit (int sig)
+{
+  return sig > 0 && sig < 64 ? UINT64_C (1) << sig : 0;
+}
+
+EXPORT int
+sigaction (int sig, const struct sigaction *action, struct sigaction *old)
+{
+  uint64_t bit = signal_bit (sig);
+  uint64_t was;
+  int      ret;
+
+  /* A library's constructor may come before ours. */
+  if (UNLIKELY (real_sigaction == NULL) &&
+      (real_sigaction = (__typeof__ (real_sigaction)) dlsym (RTLD_NEXT, "sigaction")) == NULL)
+    {
+      errno = ENOSYS;
+      return -1;
+    }
+  ret = real_sigaction (sig, action, old);
+  if (ret != 0 || bit == 0)
+    return ret;
+  was = action != NULL ? atomic_fetch_and (&hidden_signals, ~bit) : atomic_load (&hidden_signals);
+  if ((was & bit) && old != NULL && (old->sa_flags & SA_SIGINFO) && old->sa_sigaction == terminating_signal_cb)
+    {
+      memset (old, 0, sizeof *old);
+      old->sa_handler = SIG_DFL;
+      sigemptyset (&old->sa_mask);
+    }
+  return ret;
+}
+
+EXPORT sighandler_t
+signal (int sig, sighandler_t handler)
+{
+  uint64_t     bit = signal_bit (sig);
+  sighandler_t ret;
+
+  if (UNLIKELY (real_signal == NULL) && (real_signal = (__typeof__ (real_signal)) dlsym (RTLD_NEXT, "signal")) == NULL)
+    {
+      errno = ENOSYS;
+      return SIG_ERR;
+    }
+  ret = real_signal (sig, handler);
+  if (ret != SIG_ERR && (atomic_fetch_and (&hidden_signals, ~bit) & bit) &&
+      ret == (sighandler_t) (void (*) (void)) terminating_signal_cb)
+    ret = SIG_DFL;
+  return ret;
 }
 
 /* exit(): the streams end; with SYSPROF_MEMORY_UNWIND=dwarf-verify, how the
@@ -1051,6 +1115,10 @@ resolve_exits (void)
   real_exits.execvp = (__typeof__ (real_exits.execvp)) dlsym (RTLD_NEXT, "execvp");
   real_exits.execvpe = (__typeof__ (real_exits.execvpe)) dlsym (RTLD_NEXT, "execvpe");
   real_exits.fexecve = (__typeof__ (real_exits.fexecve)) dlsym (RTLD_NEXT, "fexecve");
+  if (real_sigaction == NULL)
+    real_sigaction = (__typeof__ (real_sigaction)) dlsym (RTLD_NEXT, "sigaction");
+  if (real_signal == NULL)
+    real_signal = (__typeof__ (real_signal)) dlsym (RTLD_NEXT, "signal");
 }
 
 #define REAL_EXIT(fn) (real_exits.fn != NULL ? real_exits.fn : (resolve_exits (), real_exits.fn))

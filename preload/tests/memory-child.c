@@ -659,6 +659,20 @@ scenario_signal_own (void)
   _exit (4);
 }
 
+/* The tracker's handlers are not seen: SIGINT's action reads as SIG_DFL,
+ * and signal() gives SIG_DFL back as the action it replaced. */
+static NOINLINE void
+scenario_signal_query (void)
+{
+  struct sigaction old;
+
+  CHECK (sigaction (SIGINT, NULL, &old) == 0);
+  CHECK (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL);
+  CHECK (signal (SIGTERM, SIG_DFL) == SIG_DFL);
+  CHECK (sigaction (SIGTERM, NULL, &old) == 0 && old.sa_handler == SIG_DFL);
+  say ("query ok\n");
+}
+
 static NOINLINE void
 scenario_dlopen (void)
 {
@@ -699,6 +713,7 @@ main (int argc, char **argv)
     { "signal-term", scenario_signal_term },
     { "signal-segv", scenario_signal_segv },
     { "signal-own", scenario_signal_own },
+    { "signal-query", scenario_signal_query },
   };
 
   if (argc != 2)

@@ -1642,6 +1642,43 @@ test_stream_signals (void)
     }
 }
 
+/* The handlers cannot be seen: sigaction() and signal() report SIG_DFL
+ * where the tracker's handler is; and Debian's python3, which installs its
+ * KeyboardInterrupt handler only where SIGINT's action is SIG_DFL, still
+ * does (Ctrl-C raises KeyboardInterrupt under the tracker too). */
+static void
+test_stream_signal_hidden (void)
+{
+  static const char *const command[] = {
+    "/usr/bin/python3", "-c",
+    "import signal, sys\n"
+    "sys.exit(0 if signal.getsignal(signal.SIGINT) is signal.default_int_handler and\n"
+    "         signal.getsignal(signal.SIGTERM) == signal.SIG_DFL else 3)\n",
+    NULL
+  };
+  Server server;
+
+  server_init (&server);
+  server.format = "stream";
+  run_child (&server, "signal-query");
+  assert_child_ok (&server);
+  g_assert_nonnull (strstr (server.out->str, "query ok"));
+  server_clear (&server);
+
+  if (!g_file_test (command[0], G_FILE_TEST_IS_EXECUTABLE))
+    {
+      g_test_skip ("no /usr/bin/python3");
+      return;
+    }
+  server_init (&server);
+  server.format = "stream";
+  server.command = command;
+  run_child (&server, NULL);
+  g_assert_true (WIFEXITED (server.status));
+  g_assert_cmpint (WEXITSTATUS (server.status), ==, 0);
+  server_clear (&server);
+}
+
 /* ---- the unwind cache on a real program ----------------------------------------- */
 
 /* Debian's python3 (no frame pointers, deep interpreter stacks), every
@@ -1741,6 +1778,7 @@ main (int argc, char **argv)
   g_test_add_func ("/Preload/Memory/stream/dlopen", test_stream_dlopen);
   g_test_add_func ("/Preload/Memory/stream/quick-exit", test_stream_quick_exit);
   g_test_add_func ("/Preload/Memory/stream/signals", test_stream_signals);
+  g_test_add_func ("/Preload/Memory/stream/signals-hidden", test_stream_signal_hidden);
   g_test_add_func ("/Preload/Memory/unwind-cache/python3", test_unwind_cache_python);
   return g_test_run ();
 }
