@@ -72,8 +72,8 @@ die () { echo "run-memory-longrun.sh: $*" >&2; exit 2; }
 [[ $interval =~ ^[0-9]+$ && $interval -ge 1 ]] || die "-i needs a number >= 1"
 case $format in stream | frames) ;; *) die "-f needs stream or frames, not $format" ;; esac
 case $builddir in /*) ;; *) builddir=$PWD/$builddir ;; esac
-# Pairs a second per thread, and pairs in all per thread.
-per_thread=$(((rate / 2 + threads - 1) / threads))
+# Pairs (an allocation and its free) a second per thread, and in all per thread.
+per_thread=$(((rate + threads - 1) / threads))
 pairs=$((per_thread * seconds))
 
 # --- outer half: packages, build, then this script under with-sysprofd.sh ----------------
