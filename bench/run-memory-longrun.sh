@@ -131,7 +131,7 @@ wait "$alone"
 
 echo "Recording ${seconds} s of $threads threads at $rate allocations/s ($pairs pairs per thread), format $format"
 "${as_user[@]}" SYSPROF_MEMORY_PRELOAD="$builddir/preload/libsysprof-memory.so" \
-  "$builddir/clients/cli/sysprof-cli" --memprof --no-perf --no-battery --memprof-format "$format" -f "$cap" \
+  "$builddir/clients/cli/sysprof-cli" --memprof --no-perf --no-battery --memprof-format "$format" --max-size 16G -f "$cap" \
   -- "${work[@]}" >"$W/cli.out" 2>&1 &
 cli=$!
 start=$(date +%s.%N)

@@ -128,6 +128,33 @@ static const char description[] =
     "                           are given up (default 10; 6 times that in all)\n"
     "  DEBUGINFOD_CACHE_PATH    where fetched files are kept (libdebuginfod's cache)\n";
 
+/* --max-size: bytes, or a number with K, M or G (powers of 1024), from
+ * 1 MiB to SYSPROF_RECORDING_MAX_BYTES. */
+static gboolean
+parse_size (const char *text, guint64 *bytes)
+{
+  char   *end = NULL;
+  guint64 v, unit = 1;
+
+  if (!g_ascii_isdigit (text[0]))
+    return FALSE;
+  errno = 0;
+  v = g_ascii_strtoull (text, &end, 10);
+  if (errno != 0)
+    return FALSE;
+  switch (g_ascii_toupper (*end))
+    {
+    case 'K': unit = 1024, end++; break;
+    case 'M': unit = 1024 * 1024, end++; break;
+    case 'G': unit = 1024 * 1024 * 1024, end++; break;
+    default: break;
+    }
+  if (*end != 0 || v > SYSPROF_RECORDING_MAX_BYTES / unit || v * unit < 1024 * 1024)
+    return FALSE;
+  *bytes = v * unit;
+  return TRUE;
+}
+
 typedef struct
 {
   SysprofRecording *recording;
@@ -467,6 +494,8 @@ main (int argc, char **argv)
   g_autofree char   *unwind = NULL;
   int                stack_size = G_MININT;
   int                duration = G_MININT;
+  g_autofree char   *max_size = NULL;
+  guint64            max_bytes = 0;
   int                split = argc;
   Cli                cli = { 0 };
   guint              sigint, sigterm;
@@ -480,6 +509,10 @@ main (int argc, char **argv)
     { "pid", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &pid_args, "Record only PID and its new children (repeatable)", "PID" },
     { "frequency", 0, 0, G_OPTION_ARG_INT, &frequency, "Samples per second and CPU (1-10000, default 997)", "HZ" },
     { "duration", 0, 0, G_OPTION_ARG_INT, &duration, "Stop after SECONDS (1 to 86400)", "SECONDS" },
+    { "max-size", 0, 0, G_OPTION_ARG_STRING, &max_size,
+      "Through sysprofd, stop when the capture reaches SIZE (a number of bytes, or with K, M or G: 1M to 16G; default "
+      "4G)",
+      "SIZE" },
     { "unwind", 0, 0, G_OPTION_ARG_STRING, &unwind,
       "How user stacks are unwound: dwarf (default) or fp (frame pointers); see Stacks below", "METHOD" },
     { "stack-size", 0, 0, G_OPTION_ARG_INT, &stack_size,
@@ -566,6 +599,8 @@ main (int argc, char **argv)
     return usage_error ("--stack-size applies to --unwind dwarf, not fp");
   if (duration != G_MININT && (duration < 1 || duration > 86400))
     return usage_error ("--duration must be between 1 and 86400 seconds, not %d", duration);
+  if (max_size != NULL && !parse_size (max_size, &max_bytes))
+    return usage_error ("--max-size %s: say a size from 1M to 16G (bytes, or a number with K, M or G)", max_size);
   if (envs != NULL && command_argv == NULL)
     return usage_error ("--env only applies to a command (-c or after --)");
   if (directory != NULL && command_argv == NULL)
@@ -596,6 +631,7 @@ main (int argc, char **argv)
                                                                         : SYSPROF_PERF_UNWIND_DWARF);
   sysprof_recording_set_stack_size (recording, stack_size == G_MININT ? 0 : (guint) stack_size);
   sysprof_recording_set_max_duration (recording, duration == G_MININT ? 0 : (guint) duration);
+  sysprof_recording_set_max_bytes (recording, max_bytes);
   sysprof_recording_set_cpu_sampling (recording, !no_perf);
   sysprof_recording_set_decode (recording, !no_decode);
   sysprof_recording_set_memory_tracing (recording, memprof);

@@ -66,6 +66,7 @@ struct _SysprofRecording
   gboolean cpu_sampling;
   char   **counters;
   guint    max_duration;
+  guint64  max_bytes;
   char   **argv;
   char   **envp;              /* NULL: this process's environment */
   char    *working_directory; /* NULL: this process's */

@@ -227,6 +227,18 @@ sysprof_recording_set_counters (SysprofRecording *self, const char *const *count
   self->counters = g_strdupv ((char **) counters);
 }
 
+G_STATIC_ASSERT (SYSPROF_RECORDING_MAX_BYTES == SYSPROF_DBUS_MAX_BYTES);
+
+void
+sysprof_recording_set_max_bytes (SysprofRecording *self, guint64 bytes)
+{
+  g_return_if_fail (SYSPROF_IS_RECORDING (self));
+  g_return_if_fail (self->phase == SYSPROF_RECORDING_PHASE_IDLE);
+  g_return_if_fail (bytes <= SYSPROF_RECORDING_MAX_BYTES);
+
+  self->max_bytes = bytes;
+}
+
 void
 sysprof_recording_set_max_duration (SysprofRecording *self, guint seconds)
 {
@@ -1327,6 +1339,8 @@ session_options (SysprofRecording *self)
         g_variant_new_fixed_array (G_VARIANT_TYPE_INT32, self->pids->data, self->pids->len, sizeof (gint32)));
   if (self->counters != NULL && self->counters[0] != NULL)
     g_variant_builder_add (&builder, "{sv}", "counters", g_variant_new_strv ((const char *const *) self->counters, -1));
+  if (self->max_bytes > 0)
+    g_variant_builder_add (&builder, "{sv}", "max-bytes", g_variant_new_uint64 (self->max_bytes));
   /* Our own timer stops first; this is in case we cannot. */
   if (self->max_duration > 0)
     g_variant_builder_add (&builder, "{sv}", "max-duration",

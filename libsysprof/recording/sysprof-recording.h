@@ -99,6 +99,12 @@ void sysprof_recording_set_counters (SysprofRecording *self, const char *const *
 /* Stop after @seconds (1 to 86400); 0, the default, for no limit. */
 SYSPROF_AVAILABLE_IN_ALL
 void sysprof_recording_set_max_duration (SysprofRecording *self, guint seconds);
+/* The size at which sysprofd ends the recording, at most
+ * SYSPROF_RECORDING_MAX_BYTES (16 GiB); 0, the default, for sysprofd's own
+ * default (4 GiB).  Without sysprofd only the disk limits the capture. */
+#define SYSPROF_RECORDING_MAX_BYTES (G_GUINT64_CONSTANT (16) << 30)
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_recording_set_max_bytes (SysprofRecording *self, guint64 bytes);
 /* A command to run while recording (argv[0] is looked up in $PATH), with
  * this process's environment plus the variables of sysprof_recording_setenv();
  * the recording stops when it exits. */

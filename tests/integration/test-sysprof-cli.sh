@@ -91,7 +91,8 @@ ok "--help documents every option, examples and exit status; --version"
 
 # Usage errors exit 2 and record nothing.
 for bad in "--frequency 0" "--frequency 20000" "--duration -1" "a.syscap b.syscap" "-e NOEQUALS -- true" \
-  "-c true -- true" "-p abc" "--no-such-option" "-C /tmp x.syscap"; do
+  "-c true -- true" "-p abc" "--no-such-option" "-C /tmp x.syscap" "--max-size 100K" "--max-size 17G" \
+  "--max-size 2X"; do
   # shellcheck disable=SC2086
   run "$U" "$W/u" $bad
   [ $rc -eq 2 ] || fail "'$bad' exited $rc, not 2: $(out)"
@@ -151,6 +152,22 @@ grep -qE '^CTRSET [1-9]' "$W/stats" || fail "no counter values"
 grep -q '(stopped after the maximum duration)' "$W/out" || fail "stop reason: $(out)"
 wait
 ok "--duration 1, whole system: $(samples) samples, counters, kernel symbols"
+
+# --max-size: sysprofd ends the recording at that size (10,000 samples a
+# second fill 1 MiB in a few seconds), the capture stays readable.
+if [ "$mode" = daemon ]; then
+  busy 3
+  start=$SECONDS
+  run "$U" "$W/u" --duration 20 --frequency 10000 --no-decode --max-size 1M small.syscap
+  [ $rc -eq 1 ] || fail "--max-size 1M: exit $rc: $(out)"
+  grep -q 'stopped at the max-bytes limit' "$W/out" || fail "--max-size 1M: $(out)"
+  [ $((SECONDS - start)) -lt 15 ] || fail "--max-size 1M did not stop the recording early"
+  stats "$W/u/small.syscap"
+  size=$(stat -c %s "$W/u/small.syscap")
+  [ "$size" -lt $((6 * 1024 * 1024)) ] || fail "--max-size 1M: a capture of $size bytes"
+  wait
+  ok "--max-size 1M: sysprofd stops at the limit ($size bytes with what finishing adds), a readable capture, exit 1"
+fi
 
 # No overwriting without --force.
 before=$(md5sum < "$W/u/dur.syscap")
