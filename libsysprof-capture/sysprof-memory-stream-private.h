@@ -89,6 +89,63 @@ _sysprof_read_varint (const uint8_t **pp, const uint8_t *end, uint64_t *out)
   return SYSPROF_VARINT_OVERLONG;
 }
 
+/* One record of a raw block, stepped over by its shape (no stack ids, no
+ * time order checked): what the drainer's count and the symbol map's
+ * scanner need.  tag; dt for events; n (frames, into @frames when given,
+ * at least SYSPROF_MEMORY_STREAM_MAX_FRAMES of them) for stacks; the count
+ * of a lost record in n. */
+typedef struct
+{
+  uint8_t  tag;
+  uint64_t dt;
+  uint64_t n;
+} SysprofStreamRecord;
+
+/* Reads @n varints into @v (NULL: skips them); false when one is malformed. */
+static inline bool
+_sysprof_read_varints (const uint8_t **p, const uint8_t *end, uint64_t *v, unsigned int n)
+{
+  uint64_t ignored;
+
+  for (unsigned int i = 0; i < n; i++)
+    if (_sysprof_read_varint (p, end, v ? &v[i] : &ignored) != SYSPROF_VARINT_OK)
+      return false;
+  return true;
+}
+
+/* The record at *@pp (moved past it); false when it is malformed or its
+ * tag unknown. */
+static inline bool
+_sysprof_memory_stream_step (const uint8_t **pp, const uint8_t *end, SysprofStreamRecord *rec, uint64_t *frames)
+{
+  uint64_t prev = 0, d;
+
+  rec->tag = *(*pp)++;
+  switch (rec->tag)
+    {
+    case SYSPROF_MEMORY_STREAM_TAG_ALLOCATION:
+      return _sysprof_read_varints (pp, end, &rec->dt, 1) && _sysprof_read_varints (pp, end, NULL, 3);
+    case SYSPROF_MEMORY_STREAM_TAG_RELEASE:
+      return _sysprof_read_varints (pp, end, &rec->dt, 1) && _sysprof_read_varints (pp, end, NULL, 1);
+    case SYSPROF_MEMORY_STREAM_TAG_STACK:
+      if (!_sysprof_read_varints (pp, end, NULL, 1) || !_sysprof_read_varints (pp, end, &rec->n, 1) ||
+          rec->n > SYSPROF_MEMORY_STREAM_MAX_FRAMES)
+        return false;
+      for (unsigned int i = 0; i < rec->n; i++)
+        {
+          if (!_sysprof_read_varints (pp, end, &d, 1))
+            return false;
+          prev += _sysprof_unzigzag (d);
+          if (frames != NULL)
+            frames[i] = prev;
+        }
+      return true;
+    case SYSPROF_MEMORY_STREAM_TAG_RESET: return true;
+    case SYSPROF_MEMORY_STREAM_TAG_LOST: return _sysprof_read_varints (pp, end, &rec->n, 1);
+    default: return false;
+    }
+}
+
 /* What decoders of one cursor share: the stack store and a zstd context. */
 typedef struct _SysprofMemoryStreamShared SysprofMemoryStreamShared;
 

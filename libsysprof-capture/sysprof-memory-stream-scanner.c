@@ -45,26 +45,15 @@ sysprof_memory_stream_scanner_free (SysprofMemoryStreamScanner *self)
   free (self);
 }
 
-/* Reads @n varints into @v (NULL: skips them); false when one is malformed. */
-static inline bool
-read_varints (const uint8_t **p, const uint8_t *end, uint64_t *v, unsigned int n)
-{
-  uint64_t ignored;
-
-  for (unsigned int i = 0; i < n; i++)
-    if (_sysprof_read_varint (p, end, v ? &v[i] : &ignored) != SYSPROF_VARINT_OK)
-      return false;
-  return true;
-}
-
 bool
 sysprof_memory_stream_scanner_scan (
     SysprofMemoryStreamScanner *self, const void *block, size_t len, SysprofMemoryStreamStackFunc func, void *user_data)
 {
-  const uint8_t *p = block, *end;
-  uint64_t       time, dt, n;
-  size_t         raw_len;
-  char           why[256];
+  const uint8_t      *p = block, *end;
+  SysprofStreamRecord rec;
+  uint64_t            time;
+  size_t              raw_len;
+  char                why[256];
 
   sysprof_return_val_if_fail (self != NULL, false);
   sysprof_return_val_if_fail (block != NULL || len == 0, false);
@@ -85,48 +74,16 @@ sysprof_memory_stream_scanner_scan (
       len = raw_len;
     }
   end = p + len;
-  if (*p++ != SYSPROF_MEMORY_STREAM_BLOCK_RAW || !read_varints (&p, end, &time, 1))
+  if (*p++ != SYSPROF_MEMORY_STREAM_BLOCK_RAW || !_sysprof_read_varints (&p, end, &time, 1))
     goto invalid;
   while (p < end)
     {
-      switch (*p++)
-        {
-        case SYSPROF_MEMORY_STREAM_TAG_ALLOCATION:
-          if (!read_varints (&p, end, &dt, 1) || !read_varints (&p, end, NULL, 3))
-            goto invalid;
-          time += dt;
-          break;
-        case SYSPROF_MEMORY_STREAM_TAG_RELEASE:
-          if (!read_varints (&p, end, &dt, 1) || !read_varints (&p, end, NULL, 1))
-            goto invalid;
-          time += dt;
-          break;
-        case SYSPROF_MEMORY_STREAM_TAG_STACK:
-          {
-            SysprofCaptureAddress prev = 0;
-            uint64_t              d;
-
-            if (!read_varints (&p, end, NULL, 1) || !read_varints (&p, end, &n, 1) ||
-                n > SYSPROF_MEMORY_STREAM_MAX_FRAMES)
-              goto invalid;
-            for (unsigned int i = 0; i < n; i++)
-              {
-                if (!read_varints (&p, end, &d, 1))
-                  goto invalid;
-                prev += _sysprof_unzigzag (d);
-                self->frames[i] = prev;
-              }
-            if (n > 0)
-              func (time > INT64_MAX ? INT64_MAX : (int64_t) time, self->frames, (unsigned int) n, user_data);
-            break;
-          }
-        case SYSPROF_MEMORY_STREAM_TAG_RESET: break;
-        case SYSPROF_MEMORY_STREAM_TAG_LOST:
-          if (!read_varints (&p, end, NULL, 1))
-            goto invalid;
-          break;
-        default: goto invalid;
-        }
+      if (!_sysprof_memory_stream_step (&p, end, &rec, self->frames))
+        goto invalid;
+      if (rec.tag == SYSPROF_MEMORY_STREAM_TAG_ALLOCATION || rec.tag == SYSPROF_MEMORY_STREAM_TAG_RELEASE)
+        time += rec.dt;
+      else if (rec.tag == SYSPROF_MEMORY_STREAM_TAG_STACK && rec.n > 0)
+        func (time > INT64_MAX ? INT64_MAX : (int64_t) time, self->frames, (unsigned int) rec.n, user_data);
     }
   return true;
 

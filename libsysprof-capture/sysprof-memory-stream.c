@@ -292,55 +292,27 @@ invalid:
   return false;
 }
 
-/* Skips @n varints; false when one is malformed. */
-static inline bool
-skip_varints (const uint8_t **p, const uint8_t *end, unsigned int n)
-{
-  uint64_t v;
-
-  for (unsigned int i = 0; i < n; i++)
-    if (_sysprof_read_varint (p, end, &v) != SYSPROF_VARINT_OK)
-      return false;
-  return true;
-}
-
 bool
 sysprof_memory_stream_count (const uint8_t *block, size_t len, SysprofMemoryStreamCounts *counts)
 {
-  const uint8_t *p = block, *end = block + len;
-  uint64_t       v;
+  const uint8_t      *p = block, *end = block + len;
+  SysprofStreamRecord rec;
 
   sysprof_return_val_if_fail (block != NULL && counts != NULL, false);
 
-  if (len == 0 || *p++ != SYSPROF_MEMORY_STREAM_BLOCK_RAW || !skip_varints (&p, end, 1))
+  if (len == 0 || *p++ != SYSPROF_MEMORY_STREAM_BLOCK_RAW || !_sysprof_read_varints (&p, end, NULL, 1))
     goto invalid;
   while (p < end)
     {
-      switch (*p++)
+      if (!_sysprof_memory_stream_step (&p, end, &rec, NULL))
+        goto invalid;
+      switch (rec.tag)
         {
-        case SYSPROF_MEMORY_STREAM_TAG_ALLOCATION:
-          if (!skip_varints (&p, end, 4))
-            goto invalid;
-          counts->allocations++;
-          break;
-        case SYSPROF_MEMORY_STREAM_TAG_RELEASE:
-          if (!skip_varints (&p, end, 2))
-            goto invalid;
-          counts->releases++;
-          break;
-        case SYSPROF_MEMORY_STREAM_TAG_STACK:
-          if (!skip_varints (&p, end, 1) || _sysprof_read_varint (&p, end, &v) != SYSPROF_VARINT_OK ||
-              v > SYSPROF_MEMORY_STREAM_MAX_FRAMES || !skip_varints (&p, end, (unsigned int) v))
-            goto invalid;
-          counts->stacks++;
-          break;
+        case SYSPROF_MEMORY_STREAM_TAG_ALLOCATION: counts->allocations++; break;
+        case SYSPROF_MEMORY_STREAM_TAG_RELEASE: counts->releases++; break;
+        case SYSPROF_MEMORY_STREAM_TAG_STACK: counts->stacks++; break;
         case SYSPROF_MEMORY_STREAM_TAG_RESET: counts->resets++; break;
-        case SYSPROF_MEMORY_STREAM_TAG_LOST:
-          if (_sysprof_read_varint (&p, end, &v) != SYSPROF_VARINT_OK)
-            goto invalid;
-          counts->lost = counts->lost + v < counts->lost ? UINT64_MAX : counts->lost + v;
-          break;
-        default: goto invalid;
+        default: counts->lost = counts->lost + rec.n < counts->lost ? UINT64_MAX : counts->lost + rec.n; break;
         }
     }
   return true;

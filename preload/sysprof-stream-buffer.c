@@ -240,40 +240,46 @@ monotonic_ns (void)
   return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* Ends @b's stream: its block written as the stream's last, @b ENDED.  An
+ * owner in the middle of an event is waited for until @deadline; past it,
+ * or at once for the calling thread's own buffer when @own_busy_is_lost (a
+ * signal came in the middle of its event: its block is not consistent), the
+ * block is lost and its events counted (a block the collector refuses
+ * counts them).  Under list_lock. */
+static void
+end_stream (SysprofStreamBuffer *b, int64_t deadline, bool own_busy_is_lost)
+{
+  for (;;)
+    {
+      uint32_t expected = SYSPROF_STREAM_BUFFER_IDLE;
+
+      if (atomic_compare_exchange_strong_explicit (&b->state, &expected, SYSPROF_STREAM_BUFFER_TAKEN,
+                                                   memory_order_acquire, memory_order_relaxed))
+        {
+          flush_held (b, true);
+          atomic_store_explicit (&b->state, SYSPROF_STREAM_BUFFER_ENDED, memory_order_release);
+          return;
+        }
+      if (expected == SYSPROF_STREAM_BUFFER_ENDED)
+        return;
+      if ((own_busy_is_lost && b == own) || monotonic_ns () > deadline)
+        {
+          sysprof_collector_write_memory_stream (b->tid, NULL, 0, false,
+                                                 atomic_load_explicit (&b->n_events, memory_order_relaxed));
+          return;
+        }
+      sched_yield ();
+    }
+}
+
 void
 sysprof_stream_buffers_close (void)
 {
   pthread_mutex_lock (&list_lock);
   closed = true;
+  /* A thread stuck longer than this (stopped in a debugger?) loses its block. */
   for (SysprofStreamBuffer *b = list_head; b != NULL; b = b->next)
-    {
-      int64_t deadline = monotonic_ns () + CLOSE_WAIT_NS;
-
-      for (;;)
-        {
-          uint32_t expected = SYSPROF_STREAM_BUFFER_IDLE;
-
-          if (atomic_compare_exchange_strong_explicit (&b->state, &expected, SYSPROF_STREAM_BUFFER_TAKEN,
-                                                       memory_order_acquire, memory_order_relaxed))
-            {
-              flush_held (b, true);
-              atomic_store_explicit (&b->state, SYSPROF_STREAM_BUFFER_ENDED, memory_order_release);
-              break;
-            }
-          if (expected == SYSPROF_STREAM_BUFFER_ENDED)
-            break;
-          /* Its owner is in the middle of an event. */
-          if (monotonic_ns () > deadline)
-            {
-              /* Stuck (stopped in a debugger?): its block is lost, counted
-               * (a block the collector refuses counts its events). */
-              sysprof_collector_write_memory_stream (b->tid, NULL, 0, false,
-                                                     atomic_load_explicit (&b->n_events, memory_order_relaxed));
-              break;
-            }
-          sched_yield ();
-        }
-    }
+    end_stream (b, monotonic_ns () + CLOSE_WAIT_NS, false);
   pthread_mutex_unlock (&list_lock);
 }
 
@@ -296,30 +302,7 @@ sysprof_stream_buffers_close_from_signal (void)
     }
   closed = true;
   for (SysprofStreamBuffer *b = list_head; b != NULL; b = b->next)
-    for (;;)
-      {
-        uint32_t expected = SYSPROF_STREAM_BUFFER_IDLE;
-
-        if (atomic_compare_exchange_strong_explicit (&b->state, &expected, SYSPROF_STREAM_BUFFER_TAKEN,
-                                                     memory_order_acquire, memory_order_relaxed))
-          {
-            flush_held (b, true);
-            atomic_store_explicit (&b->state, SYSPROF_STREAM_BUFFER_ENDED, memory_order_release);
-            break;
-          }
-        if (expected == SYSPROF_STREAM_BUFFER_ENDED)
-          break;
-        /* This thread's own buffer in the middle of an event (the signal
-         * came from the tracker's code): its block is not consistent; and
-         * another thread past the deadline.  Their events are counted. */
-        if (b == own || monotonic_ns () > deadline)
-          {
-            sysprof_collector_write_memory_stream (b->tid, NULL, 0, false,
-                                                   atomic_load_explicit (&b->n_events, memory_order_relaxed));
-            break;
-          }
-        sched_yield ();
-      }
+    end_stream (b, deadline, true);
   pthread_mutex_unlock (&list_lock);
 }
 
