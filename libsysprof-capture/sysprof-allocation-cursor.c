@@ -81,7 +81,11 @@ struct _SysprofAllocationCursor
 
   uint32_t *heap;
   uint32_t  n_heap;
-  uint32_t  pending; /* the source of the event last returned, advanced on the next call */
+  /* The least key time of the sources below the top: while the top's next
+   * event is earlier, the top stays (threads holding a lock, such as
+   * python3's GIL, write long runs of events), so no sift is needed. */
+  int64_t  limit;
+  uint32_t pending; /* the source of the event last returned, advanced on the next call */
 
   uint64_t first_plain_offset;
   uint64_t last_plain_offset;
@@ -410,6 +414,30 @@ heap_pop (SysprofAllocationCursor *self)
     heap_sift_down (self, 0);
 }
 
+/* Only the top's key changes between two sifts: the children's least key
+ * holds until the top changes. */
+static void
+heap_set_limit (SysprofAllocationCursor *self)
+{
+  self->limit = INT64_MAX;
+  for (uint32_t i = 1; i < 3 && i < self->n_heap; i++)
+    if (self->sources[self->heap[i]].key_time < self->limit)
+      self->limit = self->sources[self->heap[i]].key_time;
+}
+
+/* After the top source moved on (@more: it has another event). */
+static inline void
+heap_top_moved (SysprofAllocationCursor *self, bool more)
+{
+  if (more && self->sources[self->heap[0]].key_time < self->limit)
+    return;
+  if (more)
+    heap_sift_down (self, 0);
+  else
+    heap_pop (self);
+  heap_set_limit (self);
+}
+
 static void
 stream_wait_for (SysprofAllocationCursor *self, Source *source, uint32_t block)
 {
@@ -449,12 +477,13 @@ stream_step (SysprofAllocationCursor *self, Source *source)
   if (source->ready)
     {
       got = sysprof_memory_stream_decoder_next (source->decoder, &source->head);
-      note_decoder_error (self, source->decoder);
       if (got)
         {
           source->key_time = source->head.time;
           return true;
         }
+      /* A problem ends the block: the decoder says what it was now. */
+      note_decoder_error (self, source->decoder);
       _sysprof_memory_stream_decoder_trim (source->decoder);
       next = self->blocks[source->block].next;
       if (next == NONE)
@@ -554,6 +583,7 @@ cursor_start (SysprofAllocationCursor *self)
     }
   for (uint32_t i = self->n_heap / 2; i-- > 0;)
     heap_sift_down (self, i);
+  heap_set_limit (self);
   return true;
 }
 
@@ -632,10 +662,7 @@ sysprof_allocation_cursor_next (SysprofAllocationCursor *self, SysprofAllocation
       bool    more = source->plain ? plain_step (self, source) : stream_step (self, source);
 
       self->pending = NONE;
-      if (more)
-        heap_sift_down (self, 0);
-      else
-        heap_pop (self);
+      heap_top_moved (self, more);
     }
 
   while (self->n_heap > 0)
@@ -645,10 +672,7 @@ sysprof_allocation_cursor_next (SysprofAllocationCursor *self, SysprofAllocation
 
       if (!source->ready)
         {
-          if (stream_step (self, source))
-            heap_sift_down (self, 0);
-          else
-            heap_pop (self);
+          heap_top_moved (self, stream_step (self, source));
           continue;
         }
 

@@ -19,11 +19,28 @@ struct _SysprofMemoryStreamShared
   ZSTD_DCtx         *dctx;
 };
 
-/* An id of the stream and the stack it names; id 0 marks an empty slot. */
+/* Ids below DENSE_IDS are looked up by index: writers number stacks densely
+ * from 1 (the tracker restarts at 1 after each reset), and an index costs
+ * one load where a hash probe missed the cache on most events.  Other ids
+ * go to a hash table. */
+#define DENSE_IDS ((uint64_t) 1 << 17)
+
+/* What an id names: its stack, with the fields an event copies, so that
+ * decoding an event does not touch the stack itself (a cache miss on most
+ * events of a program with many stacks). */
 typedef struct
 {
-  uint64_t            id;
-  SysprofStoredStack *stack;
+  SysprofStoredStack *stack; /* NULL: the id is not defined */
+  uint64_t            key;
+  uint32_t            n_frames;
+  uint32_t            padding;
+} IdRef;
+
+/* An id above the dense ones; id 0 marks an empty slot. */
+typedef struct
+{
+  uint64_t id;
+  IdRef    ref;
 } IdSlot;
 
 struct _SysprofMemoryStreamDecoder
@@ -33,9 +50,14 @@ struct _SysprofMemoryStreamDecoder
   SysprofMemoryStreamShared *shared;
   bool                       owns_shared;
 
-  /* The stream's ids: open addressing, multiplicative hash, at most half full. */
+  /* The stream's ids: dense[id] below DENSE_IDS (n_dense of them, grown by
+   * doubling); the others in ids, open addressing, multiplicative hash, at
+   * most half full (n_hashed of them).  n_ids counts both. */
+  IdRef   *dense;
+  size_t   n_dense;
   IdSlot  *ids;
   unsigned ids_bits;
+  size_t   n_hashed;
   size_t   n_ids;
 
   /* The current block, 'R' first (decompressed if it came as 'Z'). */
@@ -233,14 +255,22 @@ sysprof_memory_stream_decoder_new (int32_t pid, int32_t tid)
 static void
 ids_clear (SysprofMemoryStreamDecoder *self)
 {
-  if (self->ids == NULL)
-    return;
-  for (size_t i = 0; i < ((size_t) 1 << self->ids_bits); i++)
-    if (self->ids[i].id != 0)
-      _sysprof_stack_store_release (self->shared->store, self->ids[i].stack);
-  free (self->ids);
+  for (size_t i = 0; i < self->n_dense; i++)
+    if (self->dense[i].stack != NULL)
+      {
+        _sysprof_stack_store_release (self->shared->store, self->dense[i].stack);
+        self->dense[i].stack = NULL;
+      }
+  if (self->ids != NULL)
+    {
+      for (size_t i = 0; i < ((size_t) 1 << self->ids_bits); i++)
+        if (self->ids[i].id != 0)
+          _sysprof_stack_store_release (self->shared->store, self->ids[i].ref.stack);
+      free (self->ids);
+    }
   self->ids = NULL;
   self->ids_bits = 0;
+  self->n_hashed = 0;
   self->n_ids = 0;
 }
 
@@ -250,6 +280,7 @@ sysprof_memory_stream_decoder_free (SysprofMemoryStreamDecoder *self)
   if (self == NULL)
     return;
   ids_clear (self);
+  free (self->dense);
   free (self->buf);
   if (self->owns_shared)
     _sysprof_memory_stream_shared_free (self->shared);
@@ -273,25 +304,28 @@ id_home (const SysprofMemoryStreamDecoder *self, uint64_t id)
   return (size_t) ((id * 0x9E3779B97F4A7C15u) >> (64 - self->ids_bits));
 }
 
-static inline SysprofStoredStack *
+/* What @id names, or NULL when it is not defined. */
+static inline const IdRef *
 ids_lookup (const SysprofMemoryStreamDecoder *self, uint64_t id)
 {
   size_t mask;
 
+  if (id < DENSE_IDS)
+    return id < self->n_dense && self->dense[id].stack != NULL ? &self->dense[id] : NULL;
   if (self->ids == NULL)
     return NULL;
   mask = ((size_t) 1 << self->ids_bits) - 1;
   for (size_t i = id_home (self, id);; i = (i + 1) & mask)
     {
       if (self->ids[i].id == id)
-        return self->ids[i].stack;
+        return &self->ids[i].ref;
       if (self->ids[i].id == 0)
         return NULL;
     }
 }
 
 static void
-ids_put (IdSlot *ids, unsigned bits, uint64_t id, SysprofStoredStack *stack)
+ids_put (IdSlot *ids, unsigned bits, uint64_t id, const IdRef *ref)
 {
   size_t mask = ((size_t) 1 << bits) - 1;
   size_t i = (size_t) ((id * 0x9E3779B97F4A7C15u) >> (64 - bits));
@@ -299,13 +333,34 @@ ids_put (IdSlot *ids, unsigned bits, uint64_t id, SysprofStoredStack *stack)
   while (ids[i].id != 0)
     i = (i + 1) & mask;
   ids[i].id = id;
-  ids[i].stack = stack;
+  ids[i].ref = *ref;
 }
 
 static bool
 ids_insert (SysprofMemoryStreamDecoder *self, uint64_t id, SysprofStoredStack *stack)
 {
-  if (self->ids == NULL || (self->n_ids + 1) * 2 > ((size_t) 1 << self->ids_bits))
+  IdRef ref = { stack, stack->key, stack->n_frames, 0 };
+
+  if (id < DENSE_IDS)
+    {
+      if (id >= self->n_dense)
+        {
+          size_t n = self->n_dense ? self->n_dense : 256;
+          IdRef *dense;
+
+          while (n <= id)
+            n *= 2;
+          if (!(dense = realloc (self->dense, n * sizeof *dense)))
+            return false;
+          memset (dense + self->n_dense, 0, (n - self->n_dense) * sizeof *dense);
+          self->dense = dense;
+          self->n_dense = n;
+        }
+      self->dense[id] = ref;
+      self->n_ids++;
+      return true;
+    }
+  if (self->ids == NULL || (self->n_hashed + 1) * 2 > ((size_t) 1 << self->ids_bits))
     {
       unsigned bits = self->ids ? self->ids_bits + 1 : 8;
       IdSlot  *ids = calloc ((size_t) 1 << bits, sizeof *ids);
@@ -315,12 +370,13 @@ ids_insert (SysprofMemoryStreamDecoder *self, uint64_t id, SysprofStoredStack *s
       if (self->ids != NULL)
         for (size_t i = 0; i < ((size_t) 1 << self->ids_bits); i++)
           if (self->ids[i].id != 0)
-            ids_put (ids, bits, self->ids[i].id, self->ids[i].stack);
+            ids_put (ids, bits, self->ids[i].id, &self->ids[i].ref);
       free (self->ids);
       self->ids = ids;
       self->ids_bits = bits;
     }
-  ids_put (self->ids, self->ids_bits, id, stack);
+  ids_put (self->ids, self->ids_bits, id, &ref);
+  self->n_hashed++;
   self->n_ids++;
   return true;
 }
@@ -391,7 +447,7 @@ emit (SysprofMemoryStreamDecoder *self,
       uint64_t                    dt,
       uint64_t                    daddr,
       int64_t                     size,
-      const SysprofStoredStack   *stack)
+      const IdRef                *ref)
 {
   uint64_t t = self->time + dt;
 
@@ -414,10 +470,10 @@ emit (SysprofMemoryStreamDecoder *self,
   event->tid = self->tid;
   event->address = self->address;
   event->size = size;
-  event->frames = stack && stack->n_frames ? stack->frames : NULL;
-  event->n_frames = stack ? stack->n_frames : 0;
+  event->frames = ref && ref->n_frames ? ref->stack->frames : NULL;
+  event->n_frames = ref ? ref->n_frames : 0;
   event->cpu = -1;
-  event->stack_key = stack ? stack->key : 0;
+  event->stack_key = ref ? ref->key : 0;
   event->offset = self->block_offset;
   return true;
 }
@@ -500,7 +556,7 @@ decode_next (SysprofMemoryStreamDecoder *self, SysprofAllocationEvent *event)
         {
         case SYSPROF_MEMORY_STREAM_TAG_ALLOCATION:
           {
-            SysprofStoredStack *stack = NULL;
+            const IdRef *ref = NULL;
 
             READ_VARINT (dt, "dt of an allocation");
             READ_VARINT (daddr, "address of an allocation");
@@ -511,12 +567,12 @@ decode_next (SysprofMemoryStreamDecoder *self, SysprofAllocationEvent *event)
                 fail (self, record, "an allocation has size %" PRIu64 " (not 1 to 2^63-1)", size);
                 return false;
               }
-            if (id != 0 && SYSPROF_UNLIKELY (!(stack = ids_lookup (self, id))))
+            if (id != 0 && SYSPROF_UNLIKELY (!(ref = ids_lookup (self, id))))
               {
                 fail (self, record, "an allocation names stack id %" PRIu64 ", which is not defined", id);
                 return false;
               }
-            return emit (self, event, record, p, dt, daddr, (int64_t) size, stack);
+            return emit (self, event, record, p, dt, daddr, (int64_t) size, ref);
           }
 
         case SYSPROF_MEMORY_STREAM_TAG_RELEASE:

@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: BSD-2-Clause-Patent
 /* The distinct stacks of the memory streams a reader holds.  Threads of one
  * program define the same stacks over and over (a pool of workers, each with
- * its own ids): each is kept once, found by hashing its frames, and freed when
- * the last id naming it goes (a reset, the stream's end).  Bounded, since the
- * ids come from a possibly hostile capture. */
+ * its own ids): each is kept once, found by hashing its frames.  When the
+ * last id naming a stack goes (a reset, the stream's end) the stack stays as
+ * a zombie: a tracker whose table filled up defines the same stacks again
+ * after its reset, and finding the old copy keeps its key, so what consumers
+ * cached per key stays valid (on a python3 capture, nine definitions per
+ * distinct stack).  Zombies are freed all at once when their frames pass a
+ * budget or a new stack needs their room.  Bounded, since the ids come from
+ * a possibly hostile capture. */
 #define SYSPROF_CAPTURE_COMPILATION 1
 
 #include "sysprof-stack-store-private.h"
@@ -20,7 +25,17 @@ struct _SysprofStackStore
   size_t               max_refs;
   size_t               max_frames;
   uint64_t             next_key;
+  /* Stacks no id names (refs 0), kept while their cost (frames, plus
+   * ZOMBIE_OVERHEAD each for the header and slot) is within the budget. */
+  size_t n_zombies;
+  size_t zombie_frames;
+  size_t zombie_cost;
+  size_t zombie_budget;
 };
+
+/* At most a quarter of the frames bound, and 64 MiB. */
+#define ZOMBIE_BUDGET_MAX ((size_t) 1 << 23)
+#define ZOMBIE_OVERHEAD   4
 
 SysprofStackStore *
 _sysprof_stack_store_new (size_t max_refs, size_t max_frames)
@@ -32,6 +47,7 @@ _sysprof_stack_store_new (size_t max_refs, size_t max_frames)
   self->max_refs = max_refs;
   self->max_frames = max_frames;
   self->next_key = 1;
+  self->zombie_budget = max_frames / 4 < ZOMBIE_BUDGET_MAX ? max_frames / 4 : ZOMBIE_BUDGET_MAX;
   return self;
 }
 
@@ -57,10 +73,11 @@ hash_frames (const SysprofCaptureAddress *frames, uint32_t n_frames)
   return h ^ (h >> 31);
 }
 
+/* Hashes the stacks into @size slots, freeing the zombies on the way when
+ * @drop_zombies. */
 static bool
-store_grow (SysprofStackStore *self)
+store_rehash (SysprofStackStore *self, size_t size, bool drop_zombies)
 {
-  size_t               size = self->slots ? (self->mask + 1) * 2 : 1024;
   SysprofStoredStack **slots = calloc (size, sizeof *slots);
 
   if (slots == NULL)
@@ -73,14 +90,33 @@ store_grow (SysprofStackStore *self)
 
         if (s == NULL)
           continue;
+        if (drop_zombies && s->refs == 0)
+          {
+            self->n_stacks--;
+            self->n_frames -= s->n_frames;
+            free (s);
+            continue;
+          }
         for (j = s->hash & (size - 1); slots[j] != NULL; j = (j + 1) & (size - 1))
           ;
         slots[j] = s;
       }
+  if (drop_zombies)
+    {
+      self->n_zombies = 0;
+      self->zombie_frames = 0;
+      self->zombie_cost = 0;
+    }
   free (self->slots);
   self->slots = slots;
   self->mask = size - 1;
   return true;
+}
+
+static bool
+store_drop_zombies (SysprofStackStore *self)
+{
+  return self->n_zombies > 0 && store_rehash (self, self->mask + 1, true);
 }
 
 SysprofStoredStack *
@@ -101,17 +137,25 @@ _sysprof_stack_store_intern (SysprofStackStore *self, const SysprofCaptureAddres
       if (s->hash == hash && s->n_frames == n_frames &&
           (n_frames == 0 || memcmp (s->frames, frames, n_frames * sizeof *frames) == 0))
         {
+          if (s->refs == 0)
+            {
+              self->n_zombies--;
+              self->zombie_frames -= s->n_frames;
+              self->zombie_cost -= s->n_frames + ZOMBIE_OVERHEAD;
+            }
           s->refs++;
           self->n_refs++;
           return s;
         }
 
-  if (n_frames > self->max_frames - self->n_frames)
+  if (n_frames > self->max_frames - self->n_frames &&
+      (!store_drop_zombies (self) || n_frames > self->max_frames - self->n_frames))
     {
       errno = ENOSPC;
       return NULL;
     }
-  if ((self->n_stacks + 1) * 2 > (self->slots ? self->mask + 1 : 0) && !store_grow (self))
+  if ((self->n_stacks + 1) * 2 > (self->slots ? self->mask + 1 : 0) &&
+      !store_rehash (self, self->slots ? (self->mask + 1) * 2 : 1024, false))
     return NULL;
   if (!(s = malloc (sizeof *s + (size_t) n_frames * sizeof *frames)))
     return NULL;
@@ -134,41 +178,25 @@ _sysprof_stack_store_intern (SysprofStackStore *self, const SysprofCaptureAddres
 void
 _sysprof_stack_store_release (SysprofStackStore *self, SysprofStoredStack *stack)
 {
-  size_t i, j;
-
   if (stack == NULL)
     return;
   self->n_refs--;
   if (--stack->refs > 0)
     return;
-
-  for (i = stack->hash & self->mask; self->slots[i] != stack; i = (i + 1) & self->mask)
-    ;
-  /* Backward-shift deletion: move up every later entry of the run whose home
-   * slot does not lie between the hole and it, so lookups need no tombstones. */
-  for (j = (i + 1) & self->mask; self->slots[j] != NULL; j = (j + 1) & self->mask)
-    {
-      size_t home = self->slots[j]->hash & self->mask;
-
-      if (((j - home) & self->mask) >= ((j - i) & self->mask))
-        {
-          self->slots[i] = self->slots[j];
-          i = j;
-        }
-    }
-  self->slots[i] = NULL;
-  self->n_stacks--;
-  self->n_frames -= stack->n_frames;
-  free (stack);
+  self->n_zombies++;
+  self->zombie_frames += stack->n_frames;
+  self->zombie_cost += stack->n_frames + ZOMBIE_OVERHEAD;
+  if (self->zombie_cost > self->zombie_budget)
+    (void) store_drop_zombies (self);
 }
 
 void
 _sysprof_stack_store_get_usage (SysprofStackStore *self, size_t *stacks, size_t *frames, size_t *refs)
 {
   if (stacks != NULL)
-    *stacks = self->n_stacks;
+    *stacks = self->n_stacks - self->n_zombies;
   if (frames != NULL)
-    *frames = self->n_frames;
+    *frames = self->n_frames - self->zombie_frames;
   if (refs != NULL)
     *refs = self->n_refs;
 }

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE 1
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -13,7 +14,7 @@
 #define FIRST_ENTRIES 512
 #define FIRST_FRAMES  4096
 /* Open addressing, at most half full: probes stay short. */
-#define MAX_SLOTS (2u * 65536)
+#define MAX_SLOTS (2u * (SYSPROF_STACK_TABLE_MAX_STACKS + 1))
 
 /* Where a stack's addresses are, by id. */
 typedef struct
@@ -39,12 +40,67 @@ struct _SysprofStackTable
 
 _Static_assert((uint64_t) SYSPROF_STACK_TABLE_MAX_STACKS * 2 <= MAX_SLOTS, "slots for every stack");
 
-static void *
-map_zeroed (size_t bytes)
-{
-  void *p = mmap (NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+/* What the tables of the process map together, and how far they may grow. */
+static atomic_size_t process_mapped;
+static atomic_size_t process_budget = SYSPROF_STACK_TABLE_PROCESS_BUDGET;
 
-  return p == MAP_FAILED ? NULL : p;
+/* Takes @bytes more of the budget; false (nothing taken) when it is spent. */
+static bool
+reserve (size_t bytes)
+{
+  size_t before = atomic_fetch_add (&process_mapped, bytes);
+
+  if (before + bytes > atomic_load (&process_budget))
+    {
+      atomic_fetch_sub (&process_mapped, bytes);
+      return false;
+    }
+  return true;
+}
+
+static void
+unreserve (size_t bytes)
+{
+  atomic_fetch_sub (&process_mapped, bytes);
+}
+
+void
+sysprof_stack_table_set_process_budget (size_t bytes)
+{
+  atomic_store (&process_budget, bytes);
+}
+
+size_t
+sysprof_stack_table_get_process_mapped (void)
+{
+  return atomic_load (&process_mapped);
+}
+
+/* Maps @bytes, taken from the budget when @refusable; a table's first maps
+ * are counted but never refused, so a new thread always gets a table. */
+static void *
+map_zeroed (size_t bytes, bool refusable)
+{
+  void *p;
+
+  if (!refusable)
+    atomic_fetch_add (&process_mapped, bytes);
+  else if (!reserve (bytes))
+    return NULL;
+  p = mmap (NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED)
+    {
+      unreserve (bytes);
+      return NULL;
+    }
+  return p;
+}
+
+static void
+unmap (void *p, size_t bytes)
+{
+  munmap (p, bytes);
+  unreserve (bytes);
 }
 
 /* Doubles an array until it holds @need elements of @size bytes, at most
@@ -63,9 +119,14 @@ grow (void **array, size_t *count, size_t size, size_t need, size_t max)
     new_count *= 2;
   if (new_count > max)
     new_count = max;
+  if (!reserve ((new_count - *count) * size))
+    return false;
   p = mremap (*array, *count * size, new_count * size, MREMAP_MAYMOVE);
   if (p == MAP_FAILED)
-    return false;
+    {
+      unreserve ((new_count - *count) * size);
+      return false;
+    }
   *array = p;
   *count = new_count;
   return true;
@@ -102,16 +163,16 @@ hash_stack (const uint64_t *addrs, unsigned int n)
 SysprofStackTable *
 sysprof_stack_table_new (void)
 {
-  SysprofStackTable *self = map_zeroed (sizeof *self);
+  SysprofStackTable *self = map_zeroed (sizeof *self, false);
 
   if (self == NULL)
     return NULL;
   self->n_slots = FIRST_SLOTS;
   self->n_entries = FIRST_ENTRIES;
   self->n_frames = FIRST_FRAMES;
-  self->slots = map_zeroed (self->n_slots * sizeof *self->slots);
-  self->entries = map_zeroed (self->n_entries * sizeof *self->entries);
-  self->frames = map_zeroed (self->n_frames * sizeof *self->frames);
+  self->slots = map_zeroed (self->n_slots * sizeof *self->slots, false);
+  self->entries = map_zeroed (self->n_entries * sizeof *self->entries, false);
+  self->frames = map_zeroed (self->n_frames * sizeof *self->frames, false);
   if (self->slots == NULL || self->entries == NULL || self->frames == NULL)
     {
       int saved = errno;
@@ -129,12 +190,12 @@ sysprof_stack_table_free (SysprofStackTable *self)
   if (self == NULL)
     return;
   if (self->slots != NULL)
-    munmap (self->slots, self->n_slots * sizeof *self->slots);
+    unmap (self->slots, self->n_slots * sizeof *self->slots);
   if (self->entries != NULL)
-    munmap (self->entries, self->n_entries * sizeof *self->entries);
+    unmap (self->entries, self->n_entries * sizeof *self->entries);
   if (self->frames != NULL)
-    munmap (self->frames, self->n_frames * sizeof *self->frames);
-  munmap (self, sizeof *self);
+    unmap (self->frames, self->n_frames * sizeof *self->frames);
+  unmap (self, sizeof *self);
 }
 
 void
@@ -153,7 +214,7 @@ grow_slots (SysprofStackTable *self)
   size_t    n_slots = self->n_slots * 2;
   uint64_t *slots;
 
-  if (n_slots > MAX_SLOTS || (slots = map_zeroed (n_slots * sizeof *slots)) == NULL)
+  if (n_slots > MAX_SLOTS || (slots = map_zeroed (n_slots * sizeof *slots, true)) == NULL)
     return false;
   for (uint32_t id = 1; id <= self->n_stacks; id++)
     {
@@ -165,7 +226,7 @@ grow_slots (SysprofStackTable *self)
         i = (i + 1) & (n_slots - 1);
       slots[i] = (h & UINT64_C (0xffffffff00000000)) | id;
     }
-  munmap (self->slots, self->n_slots * sizeof *self->slots);
+  unmap (self->slots, self->n_slots * sizeof *self->slots);
   self->slots = slots;
   self->n_slots = n_slots;
   return true;

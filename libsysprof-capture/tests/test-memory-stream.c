@@ -937,6 +937,72 @@ test_hostile_records (void)
   check_bad_block (b, 0, -1, "unknown block type 0x58", FALSE);
 }
 
+/* Ids of any size: small ones (looked up by index), the first past that
+ * range and huge ones (hashed) name their stacks, are refused when defined
+ * twice or not defined, and a reset forgets them all. */
+static void
+test_id_ranges (void)
+{
+  SysprofMemoryStreamDecoder *dec = sysprof_memory_stream_decoder_new (100, 101);
+  const guint64               ids[] = { 1, 2, 131071, 131072, 131073, G_GUINT64_CONSTANT (1) << 40, G_MAXUINT64 };
+  SysprofAllocationEvent      ev;
+  SysprofMemoryStreamStats    stats;
+  GByteArray                 *b = raw_block (1000);
+  guint64                     frames[G_N_ELEMENTS (ids)][2];
+
+  for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
+    {
+      frames[i][0] = 0x401000 + i;
+      frames[i][1] = 0x7f0000001000;
+      put_stack (b, ids[i], 2, frames[i]);
+    }
+  for (guint i = G_N_ELEMENTS (ids); i-- > 0;)
+    put_alloc (b, 1, 16, 8 + i, ids[i]);
+  g_assert_true (sysprof_memory_stream_decoder_feed (dec, b->data, b->len, 0));
+  for (guint i = G_N_ELEMENTS (ids); i-- > 0;)
+    {
+      g_assert_true (sysprof_memory_stream_decoder_next (dec, &ev));
+      g_assert_cmpint (ev.size, ==, 8 + i);
+      g_assert_cmpuint (ev.n_frames, ==, 2);
+      g_assert_cmpmem (ev.frames, 2 * sizeof (guint64), frames[i], 2 * sizeof (guint64));
+      g_assert_cmpuint (ev.stack_key, !=, 0);
+    }
+  g_assert_false (sysprof_memory_stream_decoder_next (dec, &ev));
+  g_byte_array_unref (b);
+
+  /* Defined twice, in either range. */
+  for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
+    {
+      g_autofree char *want = g_strdup_printf ("stack id %" G_GUINT64_FORMAT " is defined twice", ids[i]);
+
+      b = raw_block (2000);
+      put_stack (b, ids[i], 2, frames[0]);
+      g_assert_true (sysprof_memory_stream_decoder_feed (dec, b->data, b->len, 100 + i));
+      g_assert_false (sysprof_memory_stream_decoder_next (dec, &ev));
+      sysprof_memory_stream_decoder_get_stats (dec, &stats);
+      g_assert_cmpuint (stats.errors, ==, i + 1);
+      if (i == 0)
+        g_assert_nonnull (strstr (sysprof_memory_stream_decoder_get_error (dec), want));
+      g_byte_array_unref (b);
+    }
+
+  /* After a reset, none is defined: each allocation naming one ends its block. */
+  for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
+    {
+      b = raw_block (3000);
+      if (i == 0)
+        put_byte (b, SYSPROF_MEMORY_STREAM_TAG_RESET);
+      put_alloc (b, 1, 16, 8, ids[i]);
+      g_assert_true (sysprof_memory_stream_decoder_feed (dec, b->data, b->len, 200 + i));
+      g_assert_false (sysprof_memory_stream_decoder_next (dec, &ev));
+      g_byte_array_unref (b);
+    }
+  sysprof_memory_stream_decoder_get_stats (dec, &stats);
+  g_assert_cmpuint (stats.errors, ==, 2 * G_N_ELEMENTS (ids));
+  g_assert_cmpuint (stats.resets, ==, 1);
+  sysprof_memory_stream_decoder_free (dec);
+}
+
 static void
 test_hostile_zstd (void)
 {
@@ -1141,6 +1207,7 @@ test_shared_store_bounds (void)
 typedef struct
 {
   SysprofStoredStack *stack;
+  guint64             key;
   guint               refs;
 } ModelEntry;
 
@@ -1153,6 +1220,7 @@ test_stack_store_model (void)
   SysprofStoredStack **held = g_new0 (SysprofStoredStack *, 20000);
   guint                n_held = 0;
   guint64              last_key = 0;
+  guint                revived = 0;
   size_t               stacks, frames, refs;
 
   for (guint step = 0; step < 200000; step++)
@@ -1176,6 +1244,14 @@ test_stack_store_model (void)
           if ((e = g_hash_table_lookup (model, key)) != NULL && e->refs > 0)
             {
               g_assert_true (e->stack == s);
+              g_assert_cmpuint (s->key, ==, e->key);
+              g_bytes_unref (key);
+            }
+          else if (e != NULL && s->key == e->key)
+            {
+              /* Released by every id and kept: found again, same key. */
+              g_assert_true (e->stack == s);
+              revived++;
               g_bytes_unref (key);
             }
           else
@@ -1184,6 +1260,7 @@ test_stack_store_model (void)
               last_key = s->key;
               e = g_new0 (ModelEntry, 1);
               e->stack = s;
+              e->key = s->key;
               g_hash_table_replace (model, key, e);
             }
           e->refs++;
@@ -1222,10 +1299,67 @@ test_stack_store_model (void)
   g_assert_cmpuint (stacks, ==, 0);
   g_assert_cmpuint (frames, ==, 0);
   g_assert_cmpuint (refs, ==, 0);
+  g_assert_cmpuint (revived, >, 0);
 
   g_hash_table_unref (model);
   g_free (held);
   g_rand_free (rand);
+  _sysprof_stack_store_free (store);
+}
+
+/* Stacks no id names any more are kept within a budget (a quarter of the
+ * frames bound here): the frames bound is never refused because of them,
+ * and one defined again soon keeps its key. */
+static void
+test_stack_store_zombies (void)
+{
+  SysprofStackStore  *store = _sysprof_stack_store_new (1 << 20, 256);
+  SysprofStoredStack *s, *again;
+  guint64             f[8] = { 0 };
+  guint64             key;
+  size_t              stacks, frames, refs;
+
+  f[0] = 1;
+  s = _sysprof_stack_store_intern (store, f, 8);
+  key = s->key;
+  _sysprof_stack_store_release (store, s);
+  _sysprof_stack_store_get_usage (store, &stacks, &frames, &refs);
+  g_assert_cmpuint (stacks, ==, 0);
+  g_assert_cmpuint (frames, ==, 0);
+  again = _sysprof_stack_store_intern (store, f, 8);
+  g_assert_true (again == s);
+  g_assert_cmpuint (again->key, ==, key);
+  _sysprof_stack_store_release (store, again);
+
+  /* 1000 distinct stacks of 8 frames, each released: 8000 frames through a
+   * store of 256, never refused. */
+  for (guint i = 2; i < 1002; i++)
+    {
+      f[0] = i;
+      s = _sysprof_stack_store_intern (store, f, 8);
+      g_assert_nonnull (s);
+      g_assert_cmpuint (s->key, >, key);
+      key = s->key;
+      _sysprof_stack_store_release (store, s);
+    }
+  _sysprof_stack_store_get_usage (store, &stacks, &frames, &refs);
+  g_assert_cmpuint (stacks + frames + refs, ==, 0);
+
+  /* Held stacks fill the bound: the next new one is refused. */
+  {
+    SysprofStoredStack *held[32];
+
+    for (guint i = 0; i < 32; i++)
+      {
+        f[0] = 5000 + i;
+        g_assert_nonnull ((held[i] = _sysprof_stack_store_intern (store, f, 8)));
+      }
+    f[0] = 6000;
+    g_assert_null (_sysprof_stack_store_intern (store, f, 8));
+    g_assert_cmpint (errno, ==, ENOSPC);
+    for (guint i = 0; i < 32; i++)
+      _sysprof_stack_store_release (store, held[i]);
+  }
   _sysprof_stack_store_free (store);
 }
 
@@ -1243,9 +1377,11 @@ main (int argc, char **argv)
   g_test_add_func ("/MemoryStream/scanner", test_scanner);
   g_test_add_func ("/MemoryStream/decoder/hostile-records", test_hostile_records);
   g_test_add_func ("/MemoryStream/decoder/hostile-zstd", test_hostile_zstd);
+  g_test_add_func ("/MemoryStream/decoder/id-ranges", test_id_ranges);
   g_test_add_func ("/MemoryStream/decoder/stack-limit", test_stack_limit);
   g_test_add_func ("/MemoryStream/decoder/shared-store-bounds", test_shared_store_bounds);
   g_test_add_func ("/MemoryStream/stack-store/model", test_stack_store_model);
+  g_test_add_func ("/MemoryStream/stack-store/zombies", test_stack_store_zombies);
 
   return g_test_run ();
 }

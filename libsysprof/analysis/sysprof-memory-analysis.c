@@ -137,6 +137,8 @@ typedef struct
 
 /* Records go in batches: one queue operation per batch, not per record. */
 #define BATCH_RECORDS 4096
+/* How many records ahead the analysing thread asks for live-table slots. */
+#define PREFETCH_AHEAD 8
 
 typedef struct
 {
@@ -502,6 +504,9 @@ analyse_batches (gpointer data)
         {
           const Record *record = &batch->records[i];
 
+          if (i + PREFETCH_AHEAD < batch->n_records)
+            _sysprof_memory_live_table_prefetch (&builder->live, record[PREFETCH_AHEAD].pid,
+                                                 record[PREFETCH_AHEAD].address);
           reach_time (builder, record->time);
           if (record->size > 0)
             apply_allocation (builder, record);

@@ -7,13 +7,7 @@
 static inline guint64
 home_slot (const SysprofMemoryLiveTable *table, gint32 pid, guint64 address)
 {
-  /* Heap addresses differ mostly in their middle bits and share the low
-   * ones (alignment): a multiply spreads them over the whole word, and the
-   * fold brings the well-mixed high half into the index. */
-  guint64 h = (address ^ ((guint64) (guint32) pid * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15))) *
-              G_GUINT64_CONSTANT (0xbf58476d1ce4e5b9);
-
-  return (h ^ (h >> 31)) & table->mask;
+  return _sysprof_memory_live_table_home (table, pid, address);
 }
 
 void

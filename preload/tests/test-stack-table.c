@@ -109,7 +109,7 @@ test_depth (void)
 /* Many stacks, many repeats, growing through every size: the ids are the
  * model's (dense, one per stack), and the table empties itself exactly when
  * the next new stack passes a bound (here the addresses' one, at about
- * 51,000 stacks of 20.5 addresses). */
+ * 205,000 stacks of 20.5 addresses). */
 static void
 test_model (void)
 {
@@ -126,7 +126,7 @@ test_model (void)
       pool_n[i] = (guint) g_rand_int_range (rand, 1, 41);
       random_stack (rand, pool[i], pool_n[i]);
     }
-  for (guint round = 0; round < 300000; round++)
+  for (guint round = 0; round < 1000000; round++)
     {
       uint64_t        fresh[40];
       const uint64_t *addrs;
@@ -134,7 +134,7 @@ test_model (void)
       gboolean        is_new;
 
       /* Mostly repeats of a few hundred stacks, and a stream of new ones
-       * (about 75,000 in all). */
+       * (about 250,000 in all). */
       if (round % 4 == 0)
         {
           n = (guint) g_rand_int_range (rand, 1, 41);
@@ -166,14 +166,14 @@ test_model (void)
   g_assert_cmpuint (resets, ==, 1);
   g_assert_cmpuint (sysprof_stack_table_get_n_resets (table), ==, 1);
   g_assert_cmpuint (sysprof_stack_table_get_n_stacks (table), ==, model.next);
-  /* The bound: 1 MiB of slots, 512 KiB of entries, 8 MiB of addresses. */
-  g_assert_cmpuint (sysprof_stack_table_get_mapped (table), <=, 10 * 1024 * 1024);
+  /* The bound: 4 MiB of slots, 2 MiB of entries, 32 MiB of addresses. */
+  g_assert_cmpuint (sysprof_stack_table_get_mapped (table), <=, 38 * 1024 * 1024 + 4096);
   g_hash_table_unref (model.ids);
   sysprof_stack_table_free (table);
 }
 
-/* Deep stacks fill the address bound (1 Mi addresses) first: 8192 stacks of
- * 128, then the table empties itself for the next. */
+/* Deep stacks fill the address bound (4 Mi addresses) first: 32768 stacks
+ * of 128, then the table empties itself for the next. */
 static void
 test_frames_bound (void)
 {
@@ -196,7 +196,7 @@ test_frames_bound (void)
   addrs[0] = 1;
   g_assert_cmpuint (sysprof_stack_table_lookup (table, addrs, 128, &flags), ==, 2);
   g_assert_cmpuint (flags, ==, SYSPROF_STACK_TABLE_NEW);
-  g_assert_cmpuint (sysprof_stack_table_get_mapped (table), <=, 10 * 1024 * 1024);
+  g_assert_cmpuint (sysprof_stack_table_get_mapped (table), <=, 38 * 1024 * 1024 + 4096);
   sysprof_stack_table_free (table);
 }
 
@@ -218,6 +218,50 @@ test_small (void)
   sysprof_stack_table_free (table);
 }
 
+/* The tables of a process share a budget: past it a table empties itself
+ * rather than grow, while another table still works, and freeing a table
+ * gives its memory back to the others. */
+static void
+test_process_budget (void)
+{
+  size_t             before = sysprof_stack_table_get_process_mapped ();
+  SysprofStackTable *big = sysprof_stack_table_new ();
+  SysprofStackTable *other = sysprof_stack_table_new ();
+  uint64_t           addrs[32];
+  unsigned int       flags;
+  guint              resets_at = 0;
+
+  g_assert_cmpuint (sysprof_stack_table_get_process_mapped (), ==,
+                    before + sysprof_stack_table_get_mapped (big) + sysprof_stack_table_get_mapped (other));
+  sysprof_stack_table_set_process_budget (sysprof_stack_table_get_process_mapped () + 2 * 1024 * 1024);
+
+  for (guint i = 0; i < 32; i++)
+    addrs[i] = 0x800000 + i * 16;
+  for (guint k = 1; k <= 100000 && resets_at == 0; k++)
+    {
+      addrs[0] = k;
+      sysprof_stack_table_lookup (big, addrs, 32, &flags);
+      if (flags & SYSPROF_STACK_TABLE_RESET)
+        resets_at = k;
+    }
+  /* 2 MiB hold some thousands of 32-address stacks, far from the bounds. */
+  g_assert_cmpuint (resets_at, >, 1000);
+  g_assert_cmpuint (resets_at, <, 10000);
+  g_assert_cmpuint (sysprof_stack_table_get_n_resets (big), ==, 1);
+  g_assert_cmpuint (sysprof_stack_table_get_process_mapped (), <=,
+                    before + 2 * 1024 * 1024 + sysprof_stack_table_get_mapped (big) +
+                        sysprof_stack_table_get_mapped (other));
+  /* The other table still works within what it has. */
+  g_assert_cmpuint (sysprof_stack_table_lookup (other, addrs, 32, &flags), ==, 1);
+  g_assert_cmpuint (flags, ==, SYSPROF_STACK_TABLE_NEW);
+
+  sysprof_stack_table_free (big);
+  g_assert_cmpuint (sysprof_stack_table_get_process_mapped (), ==, before + sysprof_stack_table_get_mapped (other));
+  sysprof_stack_table_free (other);
+  g_assert_cmpuint (sysprof_stack_table_get_process_mapped (), ==, before);
+  sysprof_stack_table_set_process_budget (SYSPROF_STACK_TABLE_PROCESS_BUDGET);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -227,5 +271,6 @@ main (int argc, char **argv)
   g_test_add_func ("/Preload/StackTable/model", test_model);
   g_test_add_func ("/Preload/StackTable/frames-bound", test_frames_bound);
   g_test_add_func ("/Preload/StackTable/small", test_small);
+  g_test_add_func ("/Preload/StackTable/process-budget", test_process_budget);
   return g_test_run ();
 }
