@@ -265,6 +265,9 @@ main (int argc, char **argv)
       char *end = NULL;
       long  v;
 
+      /* An unknown option has no argument. */
+      if (opt == '?')
+        return usage ();
       errno = 0;
       v = strtol (optarg, &end, 10);
       if (errno != 0 || end == optarg || *end != '\0')

@@ -72,7 +72,9 @@ typedef struct
   int32_t cpu;
   /* Non-zero for a stream event with a stack: events with equal keys have
    * the same frames (within one decoder or cursor), so a consumer can cache
-   * what it computes per stack.  Keys are never reused.  0 otherwise. */
+   * what it computes per stack.  Keys are never reused for other frames;
+   * a stack defined again (after a reset, or by another thread) usually
+   * keeps its key.  0 otherwise. */
   uint64_t stack_key;
   /* Capture offset of the FILE_CHUNK or ALLOCATION frame that carried the
    * event (UINT64_MAX when the caller of the decoder gave none). */
