@@ -19,11 +19,14 @@ struct _SysprofMemoryStreamShared
   ZSTD_DCtx         *dctx;
 };
 
-/* Ids below DENSE_IDS are looked up by index: writers number stacks densely
+/* Ids are looked up by index where they are dense: writers number stacks
  * from 1 (the tracker restarts at 1 after each reset), and an index costs
- * one load where a hash probe missed the cache on most events.  Other ids
- * go to a hash table. */
-#define DENSE_IDS ((uint64_t) 1 << 17)
+ * one load where a hash probe missed the cache on most events.  An id goes
+ * to the dense array only when it is below twice the dense ids defined plus
+ * DENSE_SLACK, so the array (and the work of a reset) stays proportional to
+ * the ids a stream defines, whatever ids a hostile one picks; the others go
+ * to a hash table. */
+#define DENSE_SLACK 256
 
 /* What an id names: its stack, with the fields an event copies, so that
  * decoding an event does not touch the stack itself (a cache miss on most
@@ -50,11 +53,14 @@ struct _SysprofMemoryStreamDecoder
   SysprofMemoryStreamShared *shared;
   bool                       owns_shared;
 
-  /* The stream's ids: dense[id] below DENSE_IDS (n_dense of them, grown by
-   * doubling); the others in ids, open addressing, multiplicative hash, at
-   * most half full (n_hashed of them).  n_ids counts both. */
+  /* The stream's ids: dense[id] (n_dense slots, grown by doubling; n_in_dense
+   * of them defined, none above dense_max); the others in ids, open
+   * addressing, multiplicative hash, at most half full (n_hashed of them).
+   * n_ids counts both. */
   IdRef   *dense;
   size_t   n_dense;
+  size_t   n_in_dense;
+  uint64_t dense_max;
   IdSlot  *ids;
   unsigned ids_bits;
   size_t   n_hashed;
@@ -255,12 +261,14 @@ sysprof_memory_stream_decoder_new (int32_t pid, int32_t tid)
 static void
 ids_clear (SysprofMemoryStreamDecoder *self)
 {
-  for (size_t i = 0; i < self->n_dense; i++)
+  for (uint64_t i = 1; i <= self->dense_max; i++)
     if (self->dense[i].stack != NULL)
       {
         _sysprof_stack_store_release (self->shared->store, self->dense[i].stack);
         self->dense[i].stack = NULL;
       }
+  self->dense_max = 0;
+  self->n_in_dense = 0;
   if (self->ids != NULL)
     {
       for (size_t i = 0; i < ((size_t) 1 << self->ids_bits); i++)
@@ -310,8 +318,8 @@ ids_lookup (const SysprofMemoryStreamDecoder *self, uint64_t id)
 {
   size_t mask;
 
-  if (id < DENSE_IDS)
-    return id < self->n_dense && self->dense[id].stack != NULL ? &self->dense[id] : NULL;
+  if (id < self->n_dense && self->dense[id].stack != NULL)
+    return &self->dense[id];
   if (self->ids == NULL)
     return NULL;
   mask = ((size_t) 1 << self->ids_bits) - 1;
@@ -341,7 +349,7 @@ ids_insert (SysprofMemoryStreamDecoder *self, uint64_t id, SysprofStoredStack *s
 {
   IdRef ref = { stack, stack->key, stack->n_frames, 0 };
 
-  if (id < DENSE_IDS)
+  if (id < 2 * (uint64_t) self->n_in_dense + DENSE_SLACK)
     {
       if (id >= self->n_dense)
         {
@@ -357,6 +365,9 @@ ids_insert (SysprofMemoryStreamDecoder *self, uint64_t id, SysprofStoredStack *s
           self->n_dense = n;
         }
       self->dense[id] = ref;
+      self->n_in_dense++;
+      if (id > self->dense_max)
+        self->dense_max = id;
       self->n_ids++;
       return true;
     }

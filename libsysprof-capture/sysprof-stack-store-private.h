@@ -16,14 +16,20 @@
  * for tests). */
 typedef struct _SysprofStackStore SysprofStackStore;
 
-typedef struct
+typedef struct _SysprofStoredStack SysprofStoredStack;
+
+struct _SysprofStoredStack
 {
-  uint32_t              refs;
-  uint32_t              n_frames;
-  uint64_t              hash;
-  uint64_t              key; /* SysprofAllocationEvent.stack_key */
+  uint32_t refs;
+  uint32_t n_frames;
+  uint64_t hash;
+  uint64_t key; /* SysprofAllocationEvent.stack_key */
+  /* While no id names it (refs 0): the store's list of such stacks,
+   * oldest first. */
+  SysprofStoredStack   *zprev;
+  SysprofStoredStack   *znext;
   SysprofCaptureAddress frames[];
-} SysprofStoredStack;
+};
 
 SysprofStackStore *_sysprof_stack_store_new (size_t max_refs, size_t max_frames);
 void               _sysprof_stack_store_free (SysprofStackStore *self);

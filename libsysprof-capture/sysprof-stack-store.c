@@ -6,9 +6,10 @@
  * a zombie: a tracker whose table filled up defines the same stacks again
  * after its reset, and finding the old copy keeps its key, so what consumers
  * cached per key stays valid (on a python3 capture, nine definitions per
- * distinct stack).  Zombies are freed all at once when their frames pass a
- * budget or a new stack needs their room.  Bounded, since the ids come from
- * a possibly hostile capture. */
+ * distinct stack).  Zombies are freed oldest first, one at a time (a list
+ * through them), when their frames pass a budget or a new stack needs their
+ * room: each costs O(1) whatever a hostile capture does.  Bounded, since the
+ * ids come from a possibly hostile capture. */
 #define SYSPROF_CAPTURE_COMPILATION 1
 
 #include "sysprof-stack-store-private.h"
@@ -27,10 +28,12 @@ struct _SysprofStackStore
   uint64_t             next_key;
   /* Stacks no id names (refs 0), kept while their cost (frames, plus
    * ZOMBIE_OVERHEAD each for the header and slot) is within the budget. */
-  size_t n_zombies;
-  size_t zombie_frames;
-  size_t zombie_cost;
-  size_t zombie_budget;
+  size_t              n_zombies;
+  size_t              zombie_frames;
+  size_t              zombie_cost;
+  size_t              zombie_budget;
+  SysprofStoredStack *oldest_zombie; /* the list's head: freed first */
+  SysprofStoredStack *newest_zombie;
 };
 
 /* At most a quarter of the frames bound, and 64 MiB. */
@@ -73,10 +76,9 @@ hash_frames (const SysprofCaptureAddress *frames, uint32_t n_frames)
   return h ^ (h >> 31);
 }
 
-/* Hashes the stacks into @size slots, freeing the zombies on the way when
- * @drop_zombies. */
+/* Hashes the stacks into @size slots. */
 static bool
-store_rehash (SysprofStackStore *self, size_t size, bool drop_zombies)
+store_rehash (SysprofStackStore *self, size_t size)
 {
   SysprofStoredStack **slots = calloc (size, sizeof *slots);
 
@@ -90,33 +92,60 @@ store_rehash (SysprofStackStore *self, size_t size, bool drop_zombies)
 
         if (s == NULL)
           continue;
-        if (drop_zombies && s->refs == 0)
-          {
-            self->n_stacks--;
-            self->n_frames -= s->n_frames;
-            free (s);
-            continue;
-          }
         for (j = s->hash & (size - 1); slots[j] != NULL; j = (j + 1) & (size - 1))
           ;
         slots[j] = s;
       }
-  if (drop_zombies)
-    {
-      self->n_zombies = 0;
-      self->zombie_frames = 0;
-      self->zombie_cost = 0;
-    }
   free (self->slots);
   self->slots = slots;
   self->mask = size - 1;
   return true;
 }
 
-static bool
-store_drop_zombies (SysprofStackStore *self)
+static void
+zombie_unlink (SysprofStackStore *self, SysprofStoredStack *s)
 {
-  return self->n_zombies > 0 && store_rehash (self, self->mask + 1, true);
+  if (s->zprev != NULL)
+    s->zprev->znext = s->znext;
+  else
+    self->oldest_zombie = s->znext;
+  if (s->znext != NULL)
+    s->znext->zprev = s->zprev;
+  else
+    self->newest_zombie = s->zprev;
+  s->zprev = s->znext = NULL;
+  self->n_zombies--;
+  self->zombie_frames -= s->n_frames;
+  self->zombie_cost -= s->n_frames + ZOMBIE_OVERHEAD;
+}
+
+/* Frees the oldest zombie: out of the table by backward shift (lookups need
+ * no tombstones), then out of memory. */
+static void
+evict_oldest_zombie (SysprofStackStore *self)
+{
+  SysprofStoredStack *stack = self->oldest_zombie;
+  size_t              i, j;
+
+  zombie_unlink (self, stack);
+  for (i = stack->hash & self->mask; self->slots[i] != stack; i = (i + 1) & self->mask)
+    ;
+  /* Move up every later entry of the run whose home slot does not lie
+   * between the hole and it. */
+  for (j = (i + 1) & self->mask; self->slots[j] != NULL; j = (j + 1) & self->mask)
+    {
+      size_t home = self->slots[j]->hash & self->mask;
+
+      if (((j - home) & self->mask) >= ((j - i) & self->mask))
+        {
+          self->slots[i] = self->slots[j];
+          i = j;
+        }
+    }
+  self->slots[i] = NULL;
+  self->n_stacks--;
+  self->n_frames -= stack->n_frames;
+  free (stack);
 }
 
 SysprofStoredStack *
@@ -138,28 +167,26 @@ _sysprof_stack_store_intern (SysprofStackStore *self, const SysprofCaptureAddres
           (n_frames == 0 || memcmp (s->frames, frames, n_frames * sizeof *frames) == 0))
         {
           if (s->refs == 0)
-            {
-              self->n_zombies--;
-              self->zombie_frames -= s->n_frames;
-              self->zombie_cost -= s->n_frames + ZOMBIE_OVERHEAD;
-            }
+            zombie_unlink (self, s);
           s->refs++;
           self->n_refs++;
           return s;
         }
 
-  if (n_frames > self->max_frames - self->n_frames &&
-      (!store_drop_zombies (self) || n_frames > self->max_frames - self->n_frames))
+  while (n_frames > self->max_frames - self->n_frames && self->oldest_zombie != NULL)
+    evict_oldest_zombie (self);
+  if (n_frames > self->max_frames - self->n_frames)
     {
       errno = ENOSPC;
       return NULL;
     }
   if ((self->n_stacks + 1) * 2 > (self->slots ? self->mask + 1 : 0) &&
-      !store_rehash (self, self->slots ? (self->mask + 1) * 2 : 1024, false))
+      !store_rehash (self, self->slots ? (self->mask + 1) * 2 : 1024))
     return NULL;
   if (!(s = malloc (sizeof *s + (size_t) n_frames * sizeof *frames)))
     return NULL;
   s->refs = 1;
+  s->zprev = s->znext = NULL;
   s->n_frames = n_frames;
   s->hash = hash;
   s->key = self->next_key++;
@@ -183,11 +210,19 @@ _sysprof_stack_store_release (SysprofStackStore *self, SysprofStoredStack *stack
   self->n_refs--;
   if (--stack->refs > 0)
     return;
+  /* The newest zombie, at the tail. */
+  stack->zprev = self->newest_zombie;
+  stack->znext = NULL;
+  if (self->newest_zombie != NULL)
+    self->newest_zombie->znext = stack;
+  else
+    self->oldest_zombie = stack;
+  self->newest_zombie = stack;
   self->n_zombies++;
   self->zombie_frames += stack->n_frames;
   self->zombie_cost += stack->n_frames + ZOMBIE_OVERHEAD;
-  if (self->zombie_cost > self->zombie_budget)
-    (void) store_drop_zombies (self);
+  while (self->zombie_cost > self->zombie_budget)
+    evict_oldest_zombie (self);
 }
 
 void

@@ -40,28 +40,53 @@ struct _SysprofStackTable
 
 _Static_assert((uint64_t) SYSPROF_STACK_TABLE_MAX_STACKS * 2 <= MAX_SLOTS, "slots for every stack");
 
-/* What the tables of the process map together, and how far they may grow. */
-static atomic_size_t process_mapped;
+/* Each table maps up to FREE_BYTES freely (what a table could map at most
+ * before the bounds were raised: a thread always gets that much); what the
+ * tables of the process map beyond it together is charged to a budget. */
+#define FREE_BYTES ((size_t) 10 << 20)
+
+static atomic_size_t process_charged;
 static atomic_size_t process_budget = SYSPROF_STACK_TABLE_PROCESS_BUDGET;
 
-/* Takes @bytes more of the budget; false (nothing taken) when it is spent. */
+static size_t
+over (size_t total)
+{
+  return total > FREE_BYTES ? total - FREE_BYTES : 0;
+}
+
+/* Takes @bytes of the budget; false (nothing taken) when they are not left.
+ * A compare-and-swap, so that a thread never sees another's refused
+ * attempt as spent. */
 static bool
 reserve (size_t bytes)
 {
-  size_t before = atomic_fetch_add (&process_mapped, bytes);
+  size_t now = atomic_load (&process_charged);
 
-  if (before + bytes > atomic_load (&process_budget))
-    {
-      atomic_fetch_sub (&process_mapped, bytes);
+  do
+    if (bytes > atomic_load (&process_budget) || now > atomic_load (&process_budget) - bytes)
       return false;
-    }
+  while (!atomic_compare_exchange_weak (&process_charged, &now, now + bytes));
   return true;
 }
 
-static void
-unreserve (size_t bytes)
+/* Growing a table that maps @total bytes by @more: charges what passes its
+ * free part; false when the budget cannot pay. */
+static bool
+charge (size_t total, size_t more)
 {
-  atomic_fetch_sub (&process_mapped, bytes);
+  size_t need = over (total + more) - over (total);
+
+  return need == 0 || reserve (need);
+}
+
+/* Shrinking a table that maps @total bytes by @less. */
+static void
+discharge (size_t total, size_t less)
+{
+  size_t give = over (total) - over (total - less);
+
+  if (give > 0)
+    atomic_fetch_sub (&process_charged, give);
 }
 
 void
@@ -71,43 +96,25 @@ sysprof_stack_table_set_process_budget (size_t bytes)
 }
 
 size_t
-sysprof_stack_table_get_process_mapped (void)
+sysprof_stack_table_get_process_charged (void)
 {
-  return atomic_load (&process_mapped);
+  return atomic_load (&process_charged);
 }
 
-/* Maps @bytes, taken from the budget when @refusable; a table's first maps
- * are counted but never refused, so a new thread always gets a table. */
 static void *
-map_zeroed (size_t bytes, bool refusable)
+map_zeroed (size_t bytes)
 {
-  void *p;
+  void *p = mmap (NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-  if (!refusable)
-    atomic_fetch_add (&process_mapped, bytes);
-  else if (!reserve (bytes))
-    return NULL;
-  p = mmap (NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED)
-    {
-      unreserve (bytes);
-      return NULL;
-    }
-  return p;
+  return p == MAP_FAILED ? NULL : p;
 }
 
-static void
-unmap (void *p, size_t bytes)
-{
-  munmap (p, bytes);
-  unreserve (bytes);
-}
-
-/* Doubles an array until it holds @need elements of @size bytes, at most
- * @max; false (nothing changed) when it cannot. */
+/* Doubles an array of @self until it holds @need elements of @size bytes,
+ * at most @max; false (nothing changed) when it cannot. */
 static bool
-grow (void **array, size_t *count, size_t size, size_t need, size_t max)
+grow (SysprofStackTable *self, void **array, size_t *count, size_t size, size_t need, size_t max)
 {
+  size_t total = sysprof_stack_table_get_mapped (self);
   size_t new_count = *count;
   void  *p;
 
@@ -119,12 +126,12 @@ grow (void **array, size_t *count, size_t size, size_t need, size_t max)
     new_count *= 2;
   if (new_count > max)
     new_count = max;
-  if (!reserve ((new_count - *count) * size))
+  if (!charge (total, (new_count - *count) * size))
     return false;
   p = mremap (*array, *count * size, new_count * size, MREMAP_MAYMOVE);
   if (p == MAP_FAILED)
     {
-      unreserve ((new_count - *count) * size);
+      discharge (total + (new_count - *count) * size, (new_count - *count) * size);
       return false;
     }
   *array = p;
@@ -163,16 +170,16 @@ hash_stack (const uint64_t *addrs, unsigned int n)
 SysprofStackTable *
 sysprof_stack_table_new (void)
 {
-  SysprofStackTable *self = map_zeroed (sizeof *self, false);
+  SysprofStackTable *self = map_zeroed (sizeof *self);
 
   if (self == NULL)
     return NULL;
   self->n_slots = FIRST_SLOTS;
   self->n_entries = FIRST_ENTRIES;
   self->n_frames = FIRST_FRAMES;
-  self->slots = map_zeroed (self->n_slots * sizeof *self->slots, false);
-  self->entries = map_zeroed (self->n_entries * sizeof *self->entries, false);
-  self->frames = map_zeroed (self->n_frames * sizeof *self->frames, false);
+  self->slots = map_zeroed (self->n_slots * sizeof *self->slots);
+  self->entries = map_zeroed (self->n_entries * sizeof *self->entries);
+  self->frames = map_zeroed (self->n_frames * sizeof *self->frames);
   if (self->slots == NULL || self->entries == NULL || self->frames == NULL)
     {
       int saved = errno;
@@ -189,13 +196,15 @@ sysprof_stack_table_free (SysprofStackTable *self)
 {
   if (self == NULL)
     return;
+  if (self->slots != NULL && self->entries != NULL && self->frames != NULL)
+    discharge (sysprof_stack_table_get_mapped (self), sysprof_stack_table_get_mapped (self));
   if (self->slots != NULL)
-    unmap (self->slots, self->n_slots * sizeof *self->slots);
+    munmap (self->slots, self->n_slots * sizeof *self->slots);
   if (self->entries != NULL)
-    unmap (self->entries, self->n_entries * sizeof *self->entries);
+    munmap (self->entries, self->n_entries * sizeof *self->entries);
   if (self->frames != NULL)
-    unmap (self->frames, self->n_frames * sizeof *self->frames);
-  unmap (self, sizeof *self);
+    munmap (self->frames, self->n_frames * sizeof *self->frames);
+  munmap (self, sizeof *self);
 }
 
 void
@@ -211,11 +220,17 @@ sysprof_stack_table_clear (SysprofStackTable *self)
 static bool
 grow_slots (SysprofStackTable *self)
 {
+  size_t    total = sysprof_stack_table_get_mapped (self);
   size_t    n_slots = self->n_slots * 2;
   uint64_t *slots;
 
-  if (n_slots > MAX_SLOTS || (slots = map_zeroed (n_slots * sizeof *slots, true)) == NULL)
+  if (n_slots > MAX_SLOTS || !charge (total, n_slots * sizeof *slots))
     return false;
+  if ((slots = map_zeroed (n_slots * sizeof *slots)) == NULL)
+    {
+      discharge (total + n_slots * sizeof *slots, n_slots * sizeof *slots);
+      return false;
+    }
   for (uint32_t id = 1; id <= self->n_stacks; id++)
     {
       const Entry *e = &self->entries[id];
@@ -226,7 +241,8 @@ grow_slots (SysprofStackTable *self)
         i = (i + 1) & (n_slots - 1);
       slots[i] = (h & UINT64_C (0xffffffff00000000)) | id;
     }
-  unmap (self->slots, self->n_slots * sizeof *self->slots);
+  munmap (self->slots, self->n_slots * sizeof *self->slots);
+  discharge (total + n_slots * sizeof *slots, self->n_slots * sizeof *self->slots);
   self->slots = slots;
   self->n_slots = n_slots;
   return true;
@@ -240,9 +256,9 @@ make_room (SysprofStackTable *self, unsigned int n)
   uint32_t id = self->n_stacks + 1;
 
   if (id <= SYSPROF_STACK_TABLE_MAX_STACKS && self->used_frames + n <= SYSPROF_STACK_TABLE_MAX_FRAMES &&
-      grow ((void **) &self->entries, &self->n_entries, sizeof *self->entries, (size_t) id + 1,
+      grow (self, (void **) &self->entries, &self->n_entries, sizeof *self->entries, (size_t) id + 1,
             SYSPROF_STACK_TABLE_MAX_STACKS + 1) &&
-      grow ((void **) &self->frames, &self->n_frames, sizeof *self->frames, self->used_frames + n,
+      grow (self, (void **) &self->frames, &self->n_frames, sizeof *self->frames, self->used_frames + n,
             SYSPROF_STACK_TABLE_MAX_FRAMES) &&
       ((size_t) id * 2 <= self->n_slots || grow_slots (self)))
     return true;

@@ -10,10 +10,11 @@
  * system call once the table has grown to what the thread needs, no malloc
  * (memory comes from mmap, grown with mremap).  Bounded: at most
  * SYSPROF_STACK_TABLE_MAX_STACKS stacks and SYSPROF_STACK_TABLE_MAX_FRAMES
- * addresses in all (about 38 MiB at worst), and all the tables of a process
- * together grow to at most a budget (SYSPROF_STACK_TABLE_PROCESS_BUDGET by
- * default, one atomic counter: no lock); when a new stack does not fit the
- * table empties itself first, and the caller then writes a reset record.
+ * addresses in all (about 38 MiB at worst); each table maps its first 10 MiB
+ * freely, and what the tables of a process map beyond that together is
+ * charged to a budget (SYSPROF_STACK_TABLE_PROCESS_BUDGET by default, one
+ * atomic counter: no lock).  When a new stack does not fit the table
+ * empties itself first, and the caller then writes a reset record.
  *
  * Why so big: every reset makes the thread define its stacks again, and a
  * program with many distinct stacks pays it in the capture and in every
@@ -58,13 +59,13 @@ void sysprof_stack_table_clear (SysprofStackTable *self);
 uint32_t
 sysprof_stack_table_lookup (SysprofStackTable *self, const uint64_t *addrs, unsigned int n_addrs, unsigned int *flags);
 
-/* The bytes all the tables of the process may map together (growth past it
- * is refused, and a table that needs it empties itself instead); tables
- * already bigger keep their memory.  For tests; the default is
- * SYSPROF_STACK_TABLE_PROCESS_BUDGET. */
+/* The bytes the tables of the process may map together beyond their free
+ * 10 MiB each (growth past it is refused, and a table that needs it empties
+ * itself instead); tables already bigger keep their memory.  For tests; the
+ * default is SYSPROF_STACK_TABLE_PROCESS_BUDGET. */
 void sysprof_stack_table_set_process_budget (size_t bytes);
-/* The bytes all the tables of the process map now. */
-size_t sysprof_stack_table_get_process_mapped (void);
+/* What the tables of the process map now beyond their free 10 MiB each. */
+size_t sysprof_stack_table_get_process_charged (void);
 
 /* Stacks known now, and the bytes mapped for them (its memory bound). */
 unsigned int sysprof_stack_table_get_n_stacks (const SysprofStackTable *self);

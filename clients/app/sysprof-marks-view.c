@@ -367,59 +367,29 @@ summary_free (gpointer data)
   g_free (summary);
 }
 
-typedef struct
-{
-  SysprofMarkKey key;       /* the document's strings */
-  GArray        *durations; /* gint64 */
-  double         total_ns;
-} Accumulator;
-
-static void
-accumulator_free (gpointer data)
-{
-  Accumulator *acc = data;
-
-  g_array_unref (acc->durations);
-  g_free (acc);
-}
-
-static int
-compare_gint64 (gconstpointer a, gconstpointer b)
-{
-  gint64 va = *(const gint64 *) a;
-  gint64 vb = *(const gint64 *) b;
-
-  return va < vb ? -1 : va > vb;
-}
-
 static SysprofMarksStat *
-stat_of (const Accumulator *acc)
+stat_of (const SysprofMarkStat *row)
 {
   SysprofMarksStat *stat = g_object_new (SYSPROF_TYPE_MARKS_STAT, NULL);
-  GArray           *d = acc->durations;
-  guint             n = d->len;
 
-  g_array_sort (d, compare_gint64);
-  stat->group = g_strdup (acc->key.group);
-  stat->name = g_strdup (acc->key.name);
-  stat->count = n;
-  stat->total_ns = acc->total_ns;
-  stat->min_ns = g_array_index (d, gint64, 0);
-  stat->max_ns = g_array_index (d, gint64, n - 1);
-  stat->mean_ns = acc->total_ns / n;
-  stat->median_ns = n % 2 == 1 ? (double) g_array_index (d, gint64, n / 2)
-                               : ((double) g_array_index (d, gint64, n / 2 - 1) + g_array_index (d, gint64, n / 2)) / 2;
+  stat->group = g_strdup (row->group);
+  stat->name = g_strdup (row->name);
+  stat->count = (guint) MIN (row->count, G_MAXUINT);
+  stat->total_ns = row->total_ns;
+  stat->min_ns = row->min_ns;
+  stat->max_ns = row->max_ns;
+  stat->mean_ns = row->mean_ns;
+  stat->median_ns = row->median_ns;
   return stat;
 }
 
 static void
 summarize_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
 {
-  Request *request = task_data;
-  GArray  *marks = sysprof_document_get_marks (request->document);
-  g_autoptr (GHashTable) by_key =
-      g_hash_table_new_full (sysprof_mark_key_hash, sysprof_mark_key_equal, NULL, accumulator_free);
-  g_autoptr (GPtrArray) accumulators = g_ptr_array_new ();
+  Request                *request = task_data;
+  GArray                 *marks = sysprof_document_get_marks (request->document);
+  SysprofMarkStatsOptions options = SYSPROF_MARK_STATS_OPTIONS_INIT;
+  g_autoptr (GArray) rows = NULL;
   g_autoptr (GPtrArray) items = g_ptr_array_new_with_free_func (g_object_unref);
   g_autoptr (GPtrArray) stats = g_ptr_array_new_with_free_func (g_object_unref);
   Summary *summary = g_new0 (Summary, 1);
@@ -431,8 +401,6 @@ summarize_thread (GTask *task, gpointer source, gpointer task_data, GCancellable
   for (guint i = 0; i < marks->len; i++)
     {
       const SysprofSummaryMark *mark = &g_array_index (marks, SysprofSummaryMark, i);
-      SysprofMarkKey            key = { mark->group, mark->name };
-      Accumulator              *acc;
 
       if ((i & 0xffff) == 0 && g_cancellable_is_cancelled (cancellable))
         break;
@@ -444,24 +412,17 @@ summarize_thread (GTask *task, gpointer source, gpointer task_data, GCancellable
 
       summary->n_marks++;
       if (items->len < MAX_LISTED_MARKS)
-        {
-          g_ptr_array_add (items, sysprof_marks_item_new (request->document, mark));
-        }
-
-      if ((acc = g_hash_table_lookup (by_key, &key)) == NULL)
-        {
-          acc = g_new0 (Accumulator, 1);
-          acc->key = key;
-          acc->durations = g_array_new (FALSE, FALSE, sizeof (gint64));
-          g_hash_table_insert (by_key, &acc->key, acc);
-          g_ptr_array_add (accumulators, acc);
-        }
-      g_array_append_val (acc->durations, mark->duration_ns);
-      acc->total_ns += (double) mark->duration_ns;
+        g_ptr_array_add (items, sysprof_marks_item_new (request->document, mark));
     }
 
-  for (guint i = 0; i < accumulators->len; i++)
-    g_ptr_array_add (stats, stat_of (g_ptr_array_index (accumulators, i)));
+  /* Per (group, name), every mark the selection crosses. */
+  options.begin_ns = request->begin_ns;
+  options.end_ns = request->end_ns;
+  options.overlapping = TRUE;
+  rows =
+      sysprof_mark_stats_from_summary_marks ((const SysprofSummaryMark *) (gpointer) marks->data, marks->len, &options);
+  for (guint i = 0; i < rows->len; i++)
+    g_ptr_array_add (stats, stat_of (&g_array_index (rows, SysprofMarkStat, i)));
 
   summary->stats = g_list_store_new (SYSPROF_TYPE_MARKS_STAT);
   g_list_store_splice (summary->stats, 0, 0, stats->pdata, stats->len);

@@ -43,6 +43,28 @@ static const char description[] =
     "  cannot start, the command does not run; when recording ends first, the\n"
     "  command is terminated.\n"
     "\n"
+    "Marks and logs of programs:\n"
+    "  The command gets $SYSPROF_CONTROL_FD, the channel of libsysprof-capture's\n"
+    "  collector: programs built with it (GTK 4 and GLib do) then ask for ring\n"
+    "  buffers and send their marks (GTK's frame clock, layout and snapshot\n"
+    "  phases, group \"gtk\"), logs, counters and samples, which are drained into\n"
+    "  the capture like the memory tracker's events (checked frame by frame;\n"
+    "  what is lost is counted).  The processes the command starts inherit the\n"
+    "  variable.  Other processes cannot take part: a process already running,\n"
+    "  whether named by --pid or recorded with the whole system, was never handed\n"
+    "  the descriptor, so only its samples and its memory maps reach the capture.\n"
+    "\n"
+    "  --use-trace-fd hands the command $SYSPROF_TRACE_FD as well: a memory file\n"
+    "  into which it may write a whole capture of its own (libsysprof-capture's\n"
+    "  sysprof_capture_writer_new_from_env does); --gjs hands it $GJS_TRACE_FD\n"
+    "  with GJS_ENABLE_PROFILER=1, where a GJS built with its profiler writes its\n"
+    "  JavaScript stacks (Debian 12's gjs is built without it and says \"Profiler\n"
+    "  is disabled\").  Once the command has exited, that capture is checked\n"
+    "  frame by frame and merged (its JIT names and counters numbered anew) before\n"
+    "  the symbol table is built; a damaged one is merged up to the damage, with\n"
+    "  a warning.  When the recording ends first, sysprof-cli waits for the\n"
+    "  terminated command to exit and write it.\n"
+    "\n"
     "Stacks (--unwind):\n"
     "  Each sample's kernel frames come from the kernel.  Its user frames, by\n"
     "  default (dwarf), from a copy of the thread's registers and of the top\n"
@@ -475,7 +497,7 @@ main (int argc, char **argv)
 {
   gboolean force = FALSE, no_perf = FALSE, no_cpu = FALSE, no_memory = FALSE, no_disk = FALSE, no_network = FALSE;
   gboolean no_battery = FALSE, no_decode = FALSE, do_merge = FALSE, version = FALSE, memprof = FALSE;
-  gboolean memprof_children = FALSE;
+  gboolean memprof_children = FALSE, use_trace_fd = FALSE, gjs = FALSE;
   g_autofree char *command = NULL;
   g_autofree char *memprof_unwind = NULL;
   g_autofree char *memprof_format = NULL;
@@ -518,6 +540,11 @@ main (int argc, char **argv)
     { "stack-size", 0, 0, G_OPTION_ARG_INT, &stack_size,
       "Bytes of user stack each sample copies for --unwind dwarf (a multiple of 8 up to 65528, default 8192)",
       "BYTES" },
+    { "use-trace-fd", 0, 0, G_OPTION_ARG_NONE, &use_trace_fd,
+      "Hand the command $SYSPROF_TRACE_FD and merge the capture it writes there (needs a command; see below)", NULL },
+    { "gjs", 0, 0, G_OPTION_ARG_NONE, &gjs,
+      "Hand the command $GJS_TRACE_FD with GJS_ENABLE_PROFILER=1 and merge GJS's JavaScript stacks (needs a command)",
+      NULL },
     { "memprof", 0, 0, G_OPTION_ARG_NONE, &memprof,
       "Trace every memory allocation of the command, with its stack (needs a command; see below)", NULL },
     { "memprof-children", 0, 0, G_OPTION_ARG_NONE, &memprof_children,
@@ -617,6 +644,9 @@ main (int argc, char **argv)
     return usage_error ("--memprof-format %s: say stream or frames", memprof_format);
   if (memprof && command_argv == NULL)
     return usage_error ("--memprof traces the allocations of a command: give one with -c or after --");
+  if ((use_trace_fd || gjs) && command_argv == NULL)
+    return usage_error ("%s is handed to a command: give one with -c or after --",
+                        use_trace_fd ? "--use-trace-fd" : "--gjs");
 
   cli.capture = positional && positional[0] ? positional[0] : DEFAULT_CAPTURE;
   cli.argv = command_argv;
@@ -637,6 +667,8 @@ main (int argc, char **argv)
   sysprof_recording_set_memory_tracing (recording, memprof);
   cli.memprof = memprof;
   sysprof_recording_set_follow_children (recording, memprof_children);
+  sysprof_recording_set_trace_fd (recording, use_trace_fd);
+  sysprof_recording_set_gjs (recording, gjs);
   (void) no_battery;
 
   counters = g_ptr_array_new ();

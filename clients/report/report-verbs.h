@@ -15,5 +15,6 @@ extern const ReportVerb report_verb_tree;
 extern const ReportVerb report_verb_flamegraph;
 extern const ReportVerb report_verb_collapsed;
 extern const ReportVerb report_verb_memory;
+extern const ReportVerb report_verb_marks;
 
 G_END_DECLS

@@ -1363,6 +1363,61 @@ test_stack_store_zombies (void)
   _sysprof_stack_store_free (store);
 }
 
+/* A store kept at its frames bound by held stacks, and a stream of new
+ * stacks each replacing a released one: every new stack evicts one zombie,
+ * not the whole store (this ran for hours when the store rebuilt itself
+ * each time; the test's timeout would catch it). */
+static void
+test_stack_store_churn_at_bound (void)
+{
+  const size_t        max_frames = 1 << 20;
+  SysprofStackStore  *store = _sysprof_stack_store_new (1 << 22, max_frames);
+  SysprofStoredStack *last = NULL;
+  guint64             f;
+  size_t              stacks, frames, refs;
+
+  for (f = 1; f < max_frames; f++)
+    g_assert_nonnull (_sysprof_stack_store_intern (store, &f, 1));
+  for (guint i = 0; i < 200000; i++)
+    {
+      SysprofStoredStack *s;
+
+      f = max_frames + i;
+      _sysprof_stack_store_release (store, last);
+      s = _sysprof_stack_store_intern (store, &f, 1);
+      g_assert_nonnull (s);
+      last = s;
+    }
+  _sysprof_stack_store_get_usage (store, &stacks, &frames, &refs);
+  g_assert_cmpuint (frames, ==, max_frames);
+  g_assert_cmpuint (refs, ==, max_frames);
+  g_assert_cmpuint (stacks, ==, max_frames);
+  _sysprof_stack_store_free (store);
+}
+
+/* One large id, then a million resets: a reset clears only the ids the
+ * stream defined, not every slot an id could index (this took minutes). */
+static void
+test_decoder_reset_cost (void)
+{
+  SysprofMemoryStreamDecoder *dec = sysprof_memory_stream_decoder_new (100, 101);
+  SysprofMemoryStreamStats    stats;
+  SysprofAllocationEvent      ev;
+  GByteArray                 *b = raw_block (1000);
+  const guint64               frames[1] = { 0x401000 };
+
+  put_stack (b, SYSPROF_MEMORY_STREAM_MAX_STACKS - 1, 1, frames);
+  for (guint i = 0; i < 1000000; i++)
+    put_byte (b, SYSPROF_MEMORY_STREAM_TAG_RESET);
+  g_assert_true (sysprof_memory_stream_decoder_feed (dec, b->data, b->len, 0));
+  g_assert_false (sysprof_memory_stream_decoder_next (dec, &ev));
+  sysprof_memory_stream_decoder_get_stats (dec, &stats);
+  g_assert_cmpuint (stats.resets, ==, 1000000);
+  g_assert_cmpuint (stats.errors, ==, 0);
+  g_byte_array_unref (b);
+  sysprof_memory_stream_decoder_free (dec);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1382,6 +1437,8 @@ main (int argc, char **argv)
   g_test_add_func ("/MemoryStream/decoder/shared-store-bounds", test_shared_store_bounds);
   g_test_add_func ("/MemoryStream/stack-store/model", test_stack_store_model);
   g_test_add_func ("/MemoryStream/stack-store/zombies", test_stack_store_zombies);
+  g_test_add_func ("/MemoryStream/stack-store/churn-at-bound", test_stack_store_churn_at_bound);
+  g_test_add_func ("/MemoryStream/decoder/reset-cost", test_decoder_reset_cost);
 
   return g_test_run ();
 }

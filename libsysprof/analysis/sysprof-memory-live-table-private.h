@@ -40,14 +40,25 @@ typedef struct
  * slots, and the KiBs are scattered by a multiplicative hash.  Blocks that
  * an allocator hands out one after the other then share cache lines of the
  * table, where a hash of the whole address sent every event to a line of
- * its own (most lookups missed the cache). */
+ * its own (most lookups missed the cache).  The step within the KiB is
+ * mixed with the KiB's hash, so that blocks aligned alike in every KiB (on
+ * 1 KiB or a page) do not all start at the same offset of their groups and
+ * pile up; an address that is not 16-byte aligned (no allocator gives one;
+ * a hostile capture may) is hashed whole. */
 static inline guint64
 _sysprof_memory_live_table_home (const SysprofMemoryLiveTable *table, gint32 pid, guint64 address)
 {
-  guint64 h = ((address >> 10) ^ ((guint64) (guint32) pid * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15))) *
-              G_GUINT64_CONSTANT (0xbf58476d1ce4e5b9);
+  guint64 p = (guint64) (guint32) pid * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15);
+  guint64 h;
 
-  return (((h ^ (h >> 31)) << 6) | ((address >> 4) & 63)) & table->mask;
+  if (G_UNLIKELY (address & 15))
+    {
+      h = (address ^ p) * G_GUINT64_CONSTANT (0xbf58476d1ce4e5b9);
+      return (h ^ (h >> 31)) & table->mask;
+    }
+  h = ((address >> 10) ^ p) * G_GUINT64_CONSTANT (0xbf58476d1ce4e5b9);
+  h ^= h >> 31;
+  return ((h << 6) | (((address >> 4) ^ (h >> 58)) & 63)) & table->mask;
 }
 
 /* Asks for the cache line of (@pid, @address)'s slot, ahead of a lookup:

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* SysprofRecording, continued: the launched command (held between fork and
- * exec until recording started) and, for memory tracing, its tracker and
- * the ring buffers its threads ask for. */
+ * exec until recording started), the ring buffers its threads ask for over
+ * $SYSPROF_CONTROL_FD (libsysprof-capture's collector: GTK's marks, GLib's
+ * logs, the memory tracker's events) and, for memory tracing, its tracker. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -21,7 +22,8 @@
 static void G_GNUC_NORETURN
 child_main (int             go_fd,
             int             exec_fd,
-            int             keep_fd,
+            const int      *keep_fds,
+            guint           n_keep,
             pid_t           parent,
             const char     *directory,
             const char     *program,
@@ -56,9 +58,10 @@ child_main (int             go_fd,
   if (n != 1)
     _exit (127);
 
-  /* The control socket of memory tracing stays open across exec. */
-  if (keep_fd >= 0 && fcntl (keep_fd, F_SETFD, 0) != 0)
-    _exit (127);
+  /* The control socket and the trace memfds stay open across exec. */
+  for (guint i = 0; i < n_keep; i++)
+    if (fcntl (keep_fds[i], F_SETFD, 0) != 0)
+      _exit (127);
   /* A failed chdir reports its errno like a failed exec. */
   if (directory != NULL && chdir (directory) != 0)
     {
@@ -79,6 +82,7 @@ gboolean
 _sysprof_recording_spawn_held (SysprofRecording *self, GError **error)
 {
   g_auto (GStrv) env = self->envp ? g_strdupv (self->envp) : g_get_environ ();
+  g_autoptr (GArray) keep_fds = g_array_new (FALSE, FALSE, sizeof (int));
   int      keep_fd = -1;
   int      go[2];
   int      exec_pipe[2];
@@ -105,26 +109,40 @@ _sysprof_recording_spawn_held (SysprofRecording *self, GError **error)
       return FALSE;
     }
 
+  /* Every command gets the control channel, as with Sysprof's own tools:
+   * programs built with libsysprof-capture's collector (GTK, GLib) then
+   * send their marks and logs.  Only memory tracing preloads the tracker. */
+  if (!(self->control = sysprof_control_channel_new (error)))
+    {
+      close (go[0]);
+      close (go[1]);
+      close (exec_pipe[0]);
+      close (exec_pipe[1]);
+      return FALSE;
+    }
+  keep_fd = sysprof_control_channel_get_child_fd (self->control);
+  g_array_append_val (keep_fds, keep_fd);
+  if (!_sysprof_recording_traces_open (self, &env, keep_fds, error))
+    {
+      close (go[0]);
+      close (go[1]);
+      close (exec_pipe[0]);
+      close (exec_pipe[1]);
+      return FALSE;
+    }
+  {
+    g_autofree char *fd_str = g_strdup_printf ("%d", keep_fd);
+
+    env = g_environ_setenv (env, "SYSPROF_CONTROL_FD", fd_str, TRUE);
+  }
   if (self->memory)
     {
       const char      *preload = g_environ_getenv (env, "LD_PRELOAD");
       g_autofree char *value = NULL;
-      g_autofree char *fd_str = NULL;
 
-      if (!(self->control = sysprof_control_channel_new (error)))
-        {
-          close (go[0]);
-          close (go[1]);
-          close (exec_pipe[0]);
-          close (exec_pipe[1]);
-          return FALSE;
-        }
-      keep_fd = sysprof_control_channel_get_child_fd (self->control);
       /* After what the user preloads: the tracker sees their allocators. */
       value = preload && *preload ? g_strdup_printf ("%s:%s", preload, self->preload) : g_strdup (self->preload);
-      fd_str = g_strdup_printf ("%d", keep_fd);
       env = g_environ_setenv (env, "LD_PRELOAD", value, TRUE);
-      env = g_environ_setenv (env, "SYSPROF_CONTROL_FD", fd_str, TRUE);
       env = self->follow_children ? g_environ_setenv (env, "SYSPROF_FOLLOW_CHILDREN", "1", TRUE)
                                   : g_environ_unsetenv (env, "SYSPROF_FOLLOW_CHILDREN");
     }
@@ -137,7 +155,8 @@ _sysprof_recording_spawn_held (SysprofRecording *self, GError **error)
     {
       close (go[0]);
       close (exec_pipe[0]);
-      child_main (go[1], exec_pipe[1], keep_fd, parent, self->working_directory, self->program, self->argv, env, &old);
+      child_main (go[1], exec_pipe[1], (const int *) (gpointer) keep_fds->data, keep_fds->len, parent,
+                  self->working_directory, self->program, self->argv, env, &old);
     }
   saved = errno;
   sigprocmask (SIG_SETMASK, &old, NULL);
@@ -206,7 +225,11 @@ child_exited_cb (GPid pid, int status, gpointer data)
   if (self->phase == SYSPROF_RECORDING_PHASE_RECORDING)
     _sysprof_recording_begin_stop (self, "the command exited");
   else
-    _sysprof_recording_maybe_complete (self);
+    {
+      /* Its own captures waited for it to end. */
+      _sysprof_recording_capture_done (self);
+      _sysprof_recording_maybe_complete (self);
+    }
 }
 
 gboolean
@@ -267,7 +290,7 @@ _sysprof_recording_terminate_command (SysprofRecording *self)
  * recorded; only a complete table is appended, at the end, so abandoning it
  * (a second ^C, or a crash) never leaves half a table in the user's file. */
 
-/* Memory tracing: a thread of the command asks for a ring. */
+/* A thread of the command asks for a ring. */
 
 static void
 ring_refused (SysprofRecording *self, const char *message)
@@ -276,8 +299,12 @@ ring_refused (SysprofRecording *self, const char *message)
   if (self->ring_warned)
     return;
   self->ring_warned = TRUE;
-  _sysprof_recording_add_warning (
-      self, "memory tracing: a thread of the command got no ring buffer, its events are lost: %s", message);
+  _sysprof_recording_add_warning (self,
+                                  self->memory ? "memory tracing: a thread of the command got no ring buffer, its "
+                                                 "events are lost: %s"
+                                               : "a thread of the command got no ring buffer for its marks and "
+                                                 "logs, they are lost: %s",
+                                  message);
 }
 
 static void
@@ -322,11 +349,13 @@ ring_request_cb (SysprofControlChannel *channel, gpointer data)
   (void) channel;
   if (self->mode == SYSPROF_RECORDING_MODE_DAEMON)
     {
-      ipc_session_call_create_ring_buffer (self->session, MEMORY_RING_PAGES, G_DBUS_CALL_FLAGS_NONE, -1, NULL, NULL,
-                                           create_ring_reply_cb, g_object_ref (self));
+      ipc_session_call_create_ring_buffer (self->session, self->memory ? MEMORY_RING_PAGES : COLLECTOR_RING_PAGES,
+                                           G_DBUS_CALL_FLAGS_NONE, -1, NULL, NULL, create_ring_reply_cb,
+                                           g_object_ref (self));
       return;
     }
-  if ((fd = sysprof_ring_drainer_create_ring (self->drainer, MEMORY_RING_PAGES, &error)) < 0)
+  if ((fd = sysprof_ring_drainer_create_ring (self->drainer, self->memory ? MEMORY_RING_PAGES : COLLECTOR_RING_PAGES,
+                                              &error)) < 0)
     {
       ring_refused (self, error->message);
       return;
@@ -338,8 +367,11 @@ ring_request_cb (SysprofControlChannel *channel, gpointer data)
 static void
 control_broken_cb (SysprofControlChannel *channel, const char *message, gpointer data)
 {
+  SysprofRecording *self = data;
+
   (void) channel;
-  _sysprof_recording_add_warning (data, "memory tracing stopped: %s", message);
+  _sysprof_recording_add_warning (
+      self, self->memory ? "memory tracing stopped: %s" : "the command's marks and logs stopped: %s", message);
 }
 
 void

@@ -32,6 +32,10 @@ G_BEGIN_DECLS
  * allocating flat out fills it in about 8 ms; the drainers empty rings every
  * ms but may be busy with perf records for a few. */
 #define MEMORY_RING_PAGES 1024
+/* 512 KiB per thread of a command that is not memory-traced: what its
+ * collector sends (GTK's marks, logs, counters) is small and drained every
+ * ms. */
+#define COLLECTOR_RING_PAGES 128
 
 /* Shared by the main thread and the decoding thread; see decode_thread. */
 typedef struct
@@ -73,6 +77,7 @@ struct _SysprofRecording
   gboolean decode;
   gboolean memory;
   gboolean follow_children;
+  guint    traces; /* 1 << SysprofRecordingTrace */
 
   /* Progress. */
   SysprofRecordingPhase phase;
@@ -128,11 +133,31 @@ struct _SysprofRecording
   int      wait_status;
 
   DecodeJob *decode_job;
+
+  /* The command's own captures (sysprof-recording-traces.c): a memfd per
+   * SysprofRecordingTrace, -1 when not asked for or merged; merged once
+   * the recording is finalized and the command has exited. */
+  int      trace_fds[2];
+  gboolean capture_done;
 };
+
+typedef enum
+{
+  SYSPROF_RECORDING_TRACE_FD = 0,
+  SYSPROF_RECORDING_TRACE_GJS = 1,
+} SysprofRecordingTrace;
+
+/* sysprof-recording-traces.c */
+gboolean _sysprof_recording_traces_open (SysprofRecording *self, char ***env, GArray *keep_fds, GError **error);
+void     _sysprof_recording_traces_close (SysprofRecording *self);
+/* Appends the command's captures to the capture at @capture_fd (warnings say
+ * what could not be), and closes their memfds. */
+void _sysprof_recording_traces_merge (SysprofRecording *self, int capture_fd);
 
 /* sysprof-recording.c */
 void  _sysprof_recording_begin_stop (SysprofRecording *self, const char *reason);
 void  _sysprof_recording_maybe_complete (SysprofRecording *self);
+void  _sysprof_recording_capture_done (SysprofRecording *self);
 void  _sysprof_recording_add_warning (SysprofRecording *self, const char *format, ...) G_GNUC_PRINTF (2, 3);
 char *_sysprof_recording_remote_message (const GError *error);
 

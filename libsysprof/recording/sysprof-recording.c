@@ -88,6 +88,7 @@ sysprof_recording_dispose (GObject *object)
   g_clear_object (&self->drainer);
   g_clear_object (&self->local);
   g_clear_pointer (&self->writer, sysprof_capture_writer_unref);
+  _sysprof_recording_traces_close (self);
   G_OBJECT_CLASS (sysprof_recording_parent_class)->dispose (object);
 }
 
@@ -143,6 +144,7 @@ sysprof_recording_init (SysprofRecording *self)
   self->go_fd = -1;
   self->exec_fd = -1;
   self->wait_status = -1;
+  self->trace_fds[0] = self->trace_fds[1] = -1;
 }
 
 SysprofRecording *
@@ -301,6 +303,30 @@ sysprof_recording_set_memory_tracing (SysprofRecording *self, gboolean memory)
   g_return_if_fail (self->phase == SYSPROF_RECORDING_PHASE_IDLE);
 
   self->memory = !!memory;
+}
+
+void
+sysprof_recording_set_trace_fd (SysprofRecording *self, gboolean trace_fd)
+{
+  g_return_if_fail (SYSPROF_IS_RECORDING (self));
+  g_return_if_fail (self->phase == SYSPROF_RECORDING_PHASE_IDLE);
+
+  if (trace_fd)
+    self->traces |= 1u << SYSPROF_RECORDING_TRACE_FD;
+  else
+    self->traces &= ~(1u << SYSPROF_RECORDING_TRACE_FD);
+}
+
+void
+sysprof_recording_set_gjs (SysprofRecording *self, gboolean gjs)
+{
+  g_return_if_fail (SYSPROF_IS_RECORDING (self));
+  g_return_if_fail (self->phase == SYSPROF_RECORDING_PHASE_IDLE);
+
+  if (gjs)
+    self->traces |= 1u << SYSPROF_RECORDING_TRACE_GJS;
+  else
+    self->traces &= ~(1u << SYSPROF_RECORDING_TRACE_GJS);
 }
 
 void
@@ -764,13 +790,26 @@ close_session (SysprofRecording *self)
   drop_session (self);
 }
 
-static void
-after_stop (SysprofRecording *self)
+/* The capture is finalized and the command gone (or it wrote no capture of
+ * its own): its captures are merged, then the symbol table is built. */
+void
+_sysprof_recording_capture_done (SysprofRecording *self)
 {
+  if (!self->capture_done || (self->traces != 0 && self->command_alive) || self->ending)
+    return;
+  if (self->traces != 0 && self->error == NULL && self->capture_fd >= 0)
+    _sysprof_recording_traces_merge (self, self->capture_fd);
   if (self->error == NULL && self->decode && !self->skip_decode)
     start_decoding (self);
   self->ending = TRUE;
   _sysprof_recording_maybe_complete (self);
+}
+
+static void
+after_stop (SysprofRecording *self)
+{
+  self->capture_done = TRUE;
+  _sysprof_recording_capture_done (self);
 }
 
 /* Keeps the first error; reports it once everything is cleaned up. */
@@ -1090,7 +1129,8 @@ start_in_process (SysprofRecording *self)
             error_new (g_io_error_from_errno (saved), "Cannot write %s: %s", self->capture_path, g_strerror (saved)));
       return;
     }
-  if (self->memory)
+  /* The command's rings (its collector, the memory tracker). */
+  if (self->argv != NULL)
     self->drainer = sysprof_ring_drainer_new (0);
   /* Unprivileged, the only instrument is the tracker in the command, which
    * describes its own process: no /proc snapshot, no kernel symbols. */
@@ -1439,6 +1479,12 @@ sysprof_recording_record_async (SysprofRecording *self, GAsyncReadyCallback call
   if (self->argv != NULL && self->program == NULL)
     {
       fail (self, error_new (G_IO_ERROR_NOT_FOUND, "Cannot run %s: command not found", self->argv[0]));
+      return;
+    }
+  if (self->traces != 0 && self->argv == NULL)
+    {
+      fail (self, error_new (G_IO_ERROR_INVALID_ARGUMENT,
+                             "A trace fd (--use-trace-fd, --gjs) is handed to a command: give one"));
       return;
     }
   if (self->memory && !_sysprof_recording_find_preload (self, &error))

@@ -127,6 +127,22 @@ void sysprof_recording_setenv (SysprofRecording *self, const char *variable, con
  * (nothing else; a warning says so).  Default FALSE. */
 SYSPROF_AVAILABLE_IN_ALL
 void sysprof_recording_set_memory_tracing (SysprofRecording *self, gboolean memory);
+/* The command gets $SYSPROF_TRACE_FD: a memfd into which it may write a
+ * whole capture of its own (libsysprof-capture's
+ * sysprof_capture_writer_new_from_env() does, as do programs built to write
+ * Sysprof traces).  Once the command has exited and the recording is
+ * finalized, that capture is merged into ours (its JIT names and counter
+ * ids numbered anew; a damaged one merged up to the damage, with a
+ * warning), before the symbol table is built.  Needs a command.  Default
+ * FALSE. */
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_recording_set_trace_fd (SysprofRecording *self, gboolean trace_fd);
+/* The same for GJS: $GJS_TRACE_FD and GJS_ENABLE_PROFILER=1, so that a GJS
+ * built with its profiler writes its JavaScript stacks there (Debian 12's
+ * gjs 1.74 is built without it and says "Profiler is disabled").  Default
+ * FALSE. */
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_recording_set_gjs (SysprofRecording *self, gboolean gjs);
 /* With memory tracing: also trace the processes the command starts (forked
  * children get rings of their own; executed programs keep the tracker and
  * the control fd).  Default FALSE: only the command's own process. */
