@@ -284,8 +284,11 @@ sysprof_stream_buffers_close (void)
 }
 
 /* How long a fatal signal's handler waits, in all, for the list's lock and
- * for other threads in the middle of an event: they run on meanwhile. */
-#define SIGNAL_WAIT_NS (200 * 1000 * 1000LL)
+ * for other threads in the middle of an event: they run on meanwhile.  A
+ * second: on a loaded machine (both vCPUs busy) 200 ms was sometimes too
+ * short for a preempted thread to finish its event, and its block was lost;
+ * a process that is dying anyway can wait that long for its profile. */
+#define SIGNAL_WAIT_NS (1000 * 1000 * 1000LL)
 
 void
 sysprof_stream_buffers_close_from_signal (void)

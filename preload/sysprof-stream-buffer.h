@@ -142,7 +142,7 @@ void sysprof_stream_buffers_close (void);
 /* From the handler of a signal that ends the process (sysprof-memory-
  * collector.c installs it where the program left the default action): as
  * close(), but it never blocks for long: the list's lock and threads in the
- * middle of an event are waited for 200 ms in all, and the calling thread's
+ * middle of an event are waited for 1 s in all, and the calling thread's
  * own buffer, if the signal came in the middle of one of its events, is
  * counted lost.  Uses only what a handler may: atomics, sched_yield,
  * clock_gettime, a mutex try-lock (the lock cannot be held by an

@@ -65,6 +65,13 @@ static const char description[] =
     "  a warning.  When the recording ends first, sysprof-cli waits for the\n"
     "  terminated command to exit and write it.\n"
     "\n"
+    "  --profiler-peer asks a program on the session bus that exports\n"
+    "  org.gnome.Sysprof3.Profiler (at PATH, default /org/gnome/Sysprof3/Profiler)\n"
+    "  to Start writing a capture into a descriptor when recording starts, and to\n"
+    "  Stop when it stops; --gnome-shell does so for gnome-shell (its compositor\n"
+    "  frames and JavaScript).  That capture is merged the same way.  A peer that\n"
+    "  is not there, refuses or takes more than 5 s to answer gets a warning.\n"
+    "\n"
     "Stacks (--unwind):\n"
     "  Each sample's kernel frames come from the kernel.  Its user frames, by\n"
     "  default (dwarf), from a copy of the thread's registers and of the top\n"
@@ -497,7 +504,8 @@ main (int argc, char **argv)
 {
   gboolean force = FALSE, no_perf = FALSE, no_cpu = FALSE, no_memory = FALSE, no_disk = FALSE, no_network = FALSE;
   gboolean no_battery = FALSE, no_decode = FALSE, do_merge = FALSE, version = FALSE, memprof = FALSE;
-  gboolean memprof_children = FALSE, use_trace_fd = FALSE, gjs = FALSE;
+  gboolean memprof_children = FALSE, use_trace_fd = FALSE, gjs = FALSE, gnome_shell = FALSE;
+  g_auto (GStrv) peers = NULL;
   g_autofree char *command = NULL;
   g_autofree char *memprof_unwind = NULL;
   g_autofree char *memprof_format = NULL;
@@ -545,6 +553,11 @@ main (int argc, char **argv)
     { "gjs", 0, 0, G_OPTION_ARG_NONE, &gjs,
       "Hand the command $GJS_TRACE_FD with GJS_ENABLE_PROFILER=1 and merge GJS's JavaScript stacks (needs a command)",
       NULL },
+    { "gnome-shell", 0, 0, G_OPTION_ARG_NONE, &gnome_shell,
+      "Ask gnome-shell (org.gnome.Shell on the session bus) for its own capture and merge it", NULL },
+    { "profiler-peer", 0, 0, G_OPTION_ARG_STRING_ARRAY, &peers,
+      "Ask the org.gnome.Sysprof3.Profiler at BUS_NAME[:PATH] on the session bus for its capture (repeatable)",
+      "BUS_NAME[:PATH]" },
     { "memprof", 0, 0, G_OPTION_ARG_NONE, &memprof,
       "Trace every memory allocation of the command, with its stack (needs a command; see below)", NULL },
     { "memprof-children", 0, 0, G_OPTION_ARG_NONE, &memprof_children,
@@ -644,6 +657,18 @@ main (int argc, char **argv)
     return usage_error ("--memprof-format %s: say stream or frames", memprof_format);
   if (memprof && command_argv == NULL)
     return usage_error ("--memprof traces the allocations of a command: give one with -c or after --");
+  for (guint i = 0; peers != NULL && peers[i] != NULL; i++)
+    {
+      g_autofree char *name = g_strdup (peers[i]);
+      char            *path = strchr (name, ':');
+
+      if (path != NULL)
+        *path++ = 0;
+      if (!g_dbus_is_name (name) || g_dbus_is_unique_name (name))
+        return usage_error ("--profiler-peer %s: %s is not a well-known bus name", peers[i], name);
+      if (path != NULL && !g_variant_is_object_path (path))
+        return usage_error ("--profiler-peer %s: %s is not an object path", peers[i], path);
+    }
   if ((use_trace_fd || gjs) && command_argv == NULL)
     return usage_error ("%s is handed to a command: give one with -c or after --",
                         use_trace_fd ? "--use-trace-fd" : "--gjs");
@@ -669,6 +694,17 @@ main (int argc, char **argv)
   sysprof_recording_set_follow_children (recording, memprof_children);
   sysprof_recording_set_trace_fd (recording, use_trace_fd);
   sysprof_recording_set_gjs (recording, gjs);
+  if (gnome_shell)
+    sysprof_recording_add_profiler_peer (recording, "org.gnome.Shell", "/org/gnome/Sysprof3/Profiler");
+  for (guint i = 0; peers != NULL && peers[i] != NULL; i++)
+    {
+      g_autofree char *name = g_strdup (peers[i]);
+      char            *path = strchr (name, ':');
+
+      if (path != NULL)
+        *path++ = 0;
+      sysprof_recording_add_profiler_peer (recording, name, path);
+    }
   (void) no_battery;
 
   counters = g_ptr_array_new ();

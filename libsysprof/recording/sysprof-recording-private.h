@@ -139,6 +139,11 @@ struct _SysprofRecording
    * the recording is finalized and the command has exited. */
   int      trace_fds[2];
   gboolean capture_done;
+
+  /* Profiler peers on the session bus (sysprof-recording-peers.c). */
+  GPtrArray       *peers; /* SysprofRecordingPeer * */
+  GDBusConnection *peer_bus;
+  guint            n_peer_calls; /* Start and Stop calls not answered yet */
 };
 
 typedef enum
@@ -146,6 +151,14 @@ typedef enum
   SYSPROF_RECORDING_TRACE_FD = 0,
   SYSPROF_RECORDING_TRACE_GJS = 1,
 } SysprofRecordingTrace;
+
+/* sysprof-recording-peers.c */
+typedef struct _SysprofRecordingPeer SysprofRecordingPeer;
+void                                 _sysprof_recording_peer_free (SysprofRecordingPeer *peer);
+void                                 _sysprof_recording_peers_start (SysprofRecording *self);
+void                                 _sysprof_recording_peers_stop (SysprofRecording *self);
+gboolean                             _sysprof_recording_peers_busy (SysprofRecording *self);
+int _sysprof_recording_peer_fd (SysprofRecording *self, guint index, const char **name);
 
 /* sysprof-recording-traces.c */
 gboolean _sysprof_recording_traces_open (SysprofRecording *self, char ***env, GArray *keep_fds, GError **error);

@@ -176,6 +176,35 @@ undo:
   return FALSE;
 }
 
+/* Merges the capture in @fd into @writer; warnings name it @what (or say
+ * @none when it is empty).  TRUE when something was merged. */
+static gboolean
+merge_fd (SysprofRecording *self, SysprofCaptureWriter *writer, int fd, const char *what, const char *none)
+{
+  SysprofCaptureError   cerr = { 0 };
+  SysprofCaptureReader *reader;
+  struct stat           st;
+  int                   rfd;
+
+  if (fstat (fd, &st) == 0 && st.st_size == 0)
+    {
+      _sysprof_recording_add_warning (self, "%s", none);
+      return FALSE;
+    }
+  if ((rfd = fcntl (fd, F_DUPFD_CLOEXEC, 3)) < 0 ||
+      !(reader = sysprof_capture_reader_new_from_fd_with_error (rfd, &cerr)))
+    {
+      _sysprof_recording_add_warning (self, "%s is not a capture: %s", what,
+                                      cerr.message[0] ? cerr.message : g_strerror (rfd < 0 ? errno : cerr.code));
+      return FALSE;
+    }
+  if (!sysprof_capture_writer_cat (writer, reader))
+    _sysprof_recording_add_warning (self, "%s could not be merged whole (%s); what came before the fault was merged",
+                                    what, g_strerror (errno));
+  sysprof_capture_reader_unref (reader);
+  return TRUE;
+}
+
 void
 _sysprof_recording_traces_merge (SysprofRecording *self, int capture_fd)
 {
@@ -185,7 +214,7 @@ _sysprof_recording_traces_merge (SysprofRecording *self, int capture_fd)
   int                   out_fd = -1;
   gboolean              any = FALSE;
 
-  if (self->traces == 0)
+  if (self->traces == 0 && self->peers->len == 0)
     return;
   if ((max_id = max_counter_id (capture_fd, &error)) == G_MAXUINT ||
       (out_fd = memfd_create ("sysprof-merge", MFD_CLOEXEC)) < 0 ||
@@ -200,35 +229,27 @@ _sysprof_recording_traces_merge (SysprofRecording *self, int capture_fd)
     (void) sysprof_capture_writer_request_counter (writer, max_id);
 
   for (guint i = 0; i < G_N_ELEMENTS (kinds); i++)
-    {
-      SysprofCaptureError   cerr = { 0 };
-      SysprofCaptureReader *reader;
-      struct stat           st;
-      int                   rfd;
+    if (self->trace_fds[i] >= 0)
+      {
+        g_autofree char *what =
+            g_strdup_printf ("%s: the capture the command wrote to $%s", kinds[i].option, kinds[i].variable);
+        g_autofree char *none =
+            g_strdup_printf ("%s: the command wrote no capture to $%s", kinds[i].option, kinds[i].variable);
 
-      if (self->trace_fds[i] < 0)
-        continue;
-      if (fstat (self->trace_fds[i], &st) == 0 && st.st_size == 0)
+        any |= merge_fd (self, writer, self->trace_fds[i], what, none);
+      }
+  for (guint i = 0; i < self->peers->len; i++)
+    {
+      const char *name;
+      int         fd = _sysprof_recording_peer_fd (self, i, &name);
+
+      if (fd >= 0)
         {
-          _sysprof_recording_add_warning (self, "%s: the command wrote no capture to $%s", kinds[i].option,
-                                          kinds[i].variable);
-          continue;
+          g_autofree char *what = g_strdup_printf ("profiler peer %s: the capture it wrote", name);
+          g_autofree char *none = g_strdup_printf ("profiler peer %s: it wrote no capture", name);
+
+          any |= merge_fd (self, writer, fd, what, none);
         }
-      if ((rfd = fcntl (self->trace_fds[i], F_DUPFD_CLOEXEC, 3)) < 0 ||
-          !(reader = sysprof_capture_reader_new_from_fd_with_error (rfd, &cerr)))
-        {
-          _sysprof_recording_add_warning (self, "%s: what the command wrote to $%s is not a capture: %s",
-                                          kinds[i].option, kinds[i].variable,
-                                          cerr.message[0] ? cerr.message : g_strerror (rfd < 0 ? errno : cerr.code));
-          continue;
-        }
-      if (!sysprof_capture_writer_cat (writer, reader))
-        _sysprof_recording_add_warning (self,
-                                        "%s: the capture the command wrote to $%s could not be merged whole (%s); "
-                                        "what came before the fault was merged",
-                                        kinds[i].option, kinds[i].variable, g_strerror (errno));
-      sysprof_capture_reader_unref (reader);
-      any = TRUE;
     }
   if (!any)
     goto out;

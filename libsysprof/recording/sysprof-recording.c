@@ -89,6 +89,7 @@ sysprof_recording_dispose (GObject *object)
   g_clear_object (&self->local);
   g_clear_pointer (&self->writer, sysprof_capture_writer_unref);
   _sysprof_recording_traces_close (self);
+  g_clear_object (&self->peer_bus);
   G_OBJECT_CLASS (sysprof_recording_parent_class)->dispose (object);
 }
 
@@ -108,6 +109,7 @@ sysprof_recording_finalize (GObject *object)
   g_clear_error (&self->error);
   g_free (self->program);
   g_free (self->preload);
+  g_ptr_array_unref (self->peers);
   g_clear_pointer (&self->decode_job, decode_job_unref);
   if (self->capture_fd >= 0)
     close (self->capture_fd);
@@ -145,6 +147,7 @@ sysprof_recording_init (SysprofRecording *self)
   self->exec_fd = -1;
   self->wait_status = -1;
   self->trace_fds[0] = self->trace_fds[1] = -1;
+  self->peers = g_ptr_array_new_with_free_func ((GDestroyNotify) _sysprof_recording_peer_free);
 }
 
 SysprofRecording *
@@ -795,10 +798,12 @@ close_session (SysprofRecording *self)
 void
 _sysprof_recording_capture_done (SysprofRecording *self)
 {
-  if (!self->capture_done || (self->traces != 0 && self->command_alive) || self->ending)
+  if (!self->capture_done || (self->traces != 0 && self->command_alive) || _sysprof_recording_peers_busy (self) ||
+      self->ending)
     return;
-  if (self->traces != 0 && self->error == NULL && self->capture_fd >= 0)
+  if ((self->traces != 0 || self->peers->len > 0) && self->error == NULL && self->capture_fd >= 0)
     _sysprof_recording_traces_merge (self, self->capture_fd);
+  g_clear_object (&self->peer_bus);
   if (self->error == NULL && self->decode && !self->skip_decode)
     start_decoding (self);
   self->ending = TRUE;
@@ -993,6 +998,7 @@ recording_started (SysprofRecording *self)
   set_phase (self, SYSPROF_RECORDING_PHASE_RECORDING);
   if (self->control != NULL)
     _sysprof_recording_start_control (self);
+  _sysprof_recording_peers_start (self);
   if (self->go_fd >= 0 && !_sysprof_recording_release_command (self, &error))
     fail (self, g_steal_pointer (&error));
 }
@@ -1038,6 +1044,7 @@ _sysprof_recording_begin_stop (SysprofRecording *self, const char *reason)
   g_clear_handle_id (&self->duration_source, g_source_remove);
   set_phase (self, SYSPROF_RECORDING_PHASE_STOPPING);
   _sysprof_recording_terminate_command (self);
+  _sysprof_recording_peers_stop (self);
   /* Threads started from now on are not traced; rings given stay drained. */
   if (self->control != NULL)
     sysprof_control_channel_close (self->control);

@@ -143,6 +143,16 @@ void sysprof_recording_set_trace_fd (SysprofRecording *self, gboolean trace_fd);
  * FALSE. */
 SYSPROF_AVAILABLE_IN_ALL
 void sysprof_recording_set_gjs (SysprofRecording *self, gboolean gjs);
+/* A profiler peer on the session bus: a program exporting
+ * org.gnome.Sysprof3.Profiler at @object_path (NULL:
+ * /org/gnome/Sysprof3/Profiler; gnome-shell is "org.gnome.Shell" there).
+ * When recording starts it is asked to Start writing a capture of its own
+ * into a memfd, and to Stop when recording stops; that capture is merged
+ * like the command's own (sysprof_recording_set_trace_fd()).  A peer that
+ * is not there, refuses or does not answer within 5 s costs a warning.
+ * Repeatable. */
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_recording_add_profiler_peer (SysprofRecording *self, const char *bus_name, const char *object_path);
 /* With memory tracing: also trace the processes the command starts (forked
  * children get rings of their own; executed programs keep the tracker and
  * the control fd).  Default FALSE: only the command's own process. */
