@@ -6,11 +6,12 @@
 # own marks (group "gtk") from Debian's GTK in our app, recorded by our
 # sysprof-cli through sysprofd as an unprivileged user.  Run under
 # tools/with-sysprofd.sh, and tools/with-xvfb.sh for the GTK part:
-#   test-collector-marks.sh SYSPROF_CLI SYSPROF_DUMP SYSPROF_REPORT COLLECTOR_WORKLOAD PRELOAD|none [APP FIXTURE]
+#   test-collector-marks.sh SYSPROF_CLI SYSPROF_DUMP SYSPROF_REPORT COLLECTOR_WORKLOAD MEMORY_HOSTILE
+#                           PRELOAD|none [APP FIXTURE]
 set -euo pipefail
 cli=$(realpath "$1") dump=$(realpath "$2") report=$(realpath "$3") workload=$(realpath "$4")
-preload=$5
-app=${6:+$(realpath "$6")} fixture=${7:+$(realpath "$7")}
+hostile=$(realpath "$5") preload=$6
+app=${7:+$(realpath "$7")} fixture=${8:+$(realpath "$8")}
 W=$SYSPROFD_TEST_WORKDIR
 A=$DBUS_SYSTEM_BUS_ADDRESS
 U=sysprof-test-allowed
@@ -19,7 +20,7 @@ ok () { n=$((n + 1)); echo "ok $n - $*"; }
 fail () { echo "not ok - $*" >&2; exit 1; }
 
 mkdir -p "$W/bin" "$W/u"
-install -m 755 "$cli" "$dump" "$workload" "$W/bin/"
+install -m 755 "$cli" "$dump" "$workload" "$hostile" "$W/bin/"
 [ "$preload" = none ] || install -m 755 "$preload" "$W/bin/libsysprof-memory.so"
 [ -z "$app" ] || install -m 755 "$app" "$W/bin/sysprof"
 [ -z "$fixture" ] || install -m 644 "$fixture" "$W/u/fixture.syscap"
@@ -42,7 +43,7 @@ marks () {
     in_mark && /^  message:/ { sub(/^  message: /, ""); if (g == group) print pid, name, duration, $0 }'
 }
 
-echo "1..4"
+echo "1..5"
 
 # 1. Our program's marks and logs, without --memprof: every one, from its
 # process, with the durations it wrote.
@@ -92,7 +93,21 @@ grep -q '^fd=[0-9][0-9]*$' "$W/out" || fail "the command got no SYSPROF_CONTROL_
 if grep -qi 'warning' "$W/out"; then fail "warnings for a plain command: $(tr '\n' '|' < "$W/out")"; fi
 ok "a plain command gets \$SYSPROF_CONTROL_FD and records without warnings"
 
-# 4. Debian's GTK 4 in our app: its own marks, group "gtk".
+# 4. A program that fills the ring it asks for with garbage (memory-hostile
+# garbage), beside a well-behaved one, both started by the command: the
+# recording completes, the capture reads whole, the other program's 200
+# marks are all there, and the garbage is counted as lost.
+rc=0
+(cd "$W/u" && as sysprof-cli --no-decode -f hostile.syscap -- \
+  sh -c 'collector-workload 2 100 > good.out & memory-hostile garbage; wait') > "$W/out" 2>&1 || rc=$?
+[ $rc -eq 0 ] || fail "sysprof-cli with a hostile collector failed ($rc): $(tr '\n' '|' < "$W/out")"
+"$dump" "$W/u/hostile.syscap" > "$W/dump" || fail "the capture with a hostile ring does not read whole"
+[ "$(marks "$W/u/hostile.syscap" collector-test | wc -l)" -eq 200 ] ||
+  fail "the well-behaved program lost marks: $(marks "$W/u/hostile.syscap" collector-test | wc -l) of 200"
+grep -q ' [1-9][0-9]* lost' "$W/out" || fail "the garbage was not counted as lost: $(tr '\n' '|' < "$W/out")"
+ok "a hostile collector ring: the capture is valid, the other program's 200 marks all there, the garbage lost"
+
+# 5. Debian's GTK 4 in our app: its own marks, group "gtk".
 if [ -z "$app" ] || [ -z "${DISPLAY:-}" ]; then
   ok "# SKIP the GTK 4 app is not built or no X server"
   exit 0
