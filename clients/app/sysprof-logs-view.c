@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* SysprofLogsView: the LOG frames of a capture as a table (time, severity,
- * domain, message), filtered by a search entry, a severity and the
- * document's selection.
+ * domain, message), filtered by a search entry, a severity, a domain (the
+ * source: "Gtk", "GLib-GIO", a program's own) and the document's
+ * selection.
  *
  * The rows are built once, off the main thread; the filters only re-run an
  * incremental GtkFilterListModel, so typing stays responsive on captures
  * with many messages. */
+#include "sysprof-group-dropdown.h"
 #include "sysprof-logs-row.h"
 #include "sysprof-thread-task.h"
 #include "sysprof-view.h"
@@ -59,6 +61,8 @@ typedef struct
   guint severity;
   /* Case-folded search text, NULL when empty. */
   char *query;
+  /* Only this domain, NULL for all. */
+  char *domain;
 } LogsFilter;
 
 static void
@@ -67,6 +71,7 @@ logs_filter_free (gpointer data)
   LogsFilter *filter = data;
 
   g_free (filter->query);
+  g_free (filter->domain);
   g_free (filter);
 }
 
@@ -79,6 +84,8 @@ logs_filter_match (gpointer item, gpointer user_data)
   if (log->time_ns < filter->begin_ns || log->time_ns > filter->end_ns)
     return FALSE;
   if (filter->severity != 0 && severity_rank (log->severity) != filter->severity - 1)
+    return FALSE;
+  if (filter->domain != NULL && strcmp (log->domain, filter->domain) != 0)
     return FALSE;
   if (filter->query != NULL && strstr (SYSPROF_LOGS_ROW (item)->folded, filter->query) == NULL)
     return FALSE;
@@ -230,6 +237,7 @@ struct _SysprofLogsView
   LogsFilter         *state; /* owned by @filter */
   GtkWidget          *search_entry;
   GtkWidget          *severity_dropdown;
+  GtkWidget          *domain_dropdown;
   GtkWidget          *count_label;
   GtkWidget          *column_view;
   guint               n_logs;
@@ -300,6 +308,8 @@ refilter (SysprofLogsView *self)
   self->state->severity = gtk_drop_down_get_selected (GTK_DROP_DOWN (self->severity_dropdown));
   if (self->state->severity == GTK_INVALID_LIST_POSITION)
     self->state->severity = 0;
+  g_free (self->state->domain);
+  self->state->domain = g_strdup (sysprof_group_dropdown_get_group (self->domain_dropdown));
   g_clear_pointer (&self->state->query, g_free);
   if (text != NULL && text[0] != '\0')
     self->state->query = g_utf8_casefold (text, -1);
@@ -314,11 +324,28 @@ on_search_changed (GtkSearchEntry *entry, SysprofLogsView *self)
 }
 
 static void
-on_severity_changed (GObject *dropdown, GParamSpec *pspec, SysprofLogsView *self)
+on_dropdown_changed (GObject *dropdown, GParamSpec *pspec, SysprofLogsView *self)
 {
   (void) dropdown;
   (void) pspec;
   refilter (self);
+}
+
+typedef struct
+{
+  GListStore *store;
+  /* domain -> number of messages */
+  GHashTable *domains;
+} Rows;
+
+static void
+rows_free (gpointer data)
+{
+  Rows *rows = data;
+
+  g_clear_object (&rows->store);
+  g_clear_pointer (&rows->domains, g_hash_table_unref);
+  g_free (rows);
 }
 
 /* Runs in a thread of its own: it only reads the document's scan results,
@@ -329,30 +356,37 @@ build_rows_thread (GTask *task, gpointer source, gpointer task_data, GCancellabl
 {
   SysprofDocument *document = task_data;
   GArray          *logs = sysprof_document_get_logs (document);
-  g_autoptr (GPtrArray) rows = g_ptr_array_new_full (logs->len, g_object_unref);
-  GListStore *store = g_list_store_new (SYSPROF_TYPE_LOGS_ROW);
+  g_autoptr (GPtrArray) items = g_ptr_array_new_full (logs->len, g_object_unref);
+  Rows *rows = g_new0 (Rows, 1);
 
   (void) source;
+  rows->store = g_list_store_new (SYSPROF_TYPE_LOGS_ROW);
+  /* The domains are the document's strings, which outlive the view. */
+  rows->domains = g_hash_table_new (g_str_hash, g_str_equal);
   for (guint i = 0; i < logs->len; i++)
     {
+      const SysprofSummaryLog *log = &g_array_index (logs, SysprofSummaryLog, i);
+
       if ((i & 0xfff) == 0 && g_cancellable_is_cancelled (cancellable))
         break;
-      g_ptr_array_add (rows, sysprof_logs_row_new (document, &g_array_index (logs, SysprofSummaryLog, i)));
+      g_ptr_array_add (items, sysprof_logs_row_new (document, log));
+      g_hash_table_insert (rows->domains, log->domain,
+                           GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (rows->domains, log->domain)) + 1));
     }
-  g_list_store_splice (store, 0, 0, rows->pdata, rows->len);
-  g_task_return_pointer (task, store, g_object_unref);
+  g_list_store_splice (rows->store, 0, 0, items->pdata, items->len);
+  g_task_return_pointer (task, rows, rows_free);
 }
 
 static void
 build_rows_done (GObject *object, GAsyncResult *result, gpointer user_data)
 {
   SysprofLogsView *self = SYSPROF_LOGS_VIEW (object);
-  g_autoptr (GListStore) store = NULL;
+  Rows            *rows;
   g_autoptr (GError) error = NULL;
 
   (void) user_data;
-  store = g_task_propagate_pointer (G_TASK (result), &error);
-  if (store == NULL)
+  rows = g_task_propagate_pointer (G_TASK (result), &error);
+  if (rows == NULL)
     {
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         {
@@ -361,10 +395,12 @@ build_rows_done (GObject *object, GAsyncResult *result, gpointer user_data)
         }
       return;
     }
-  self->n_logs = g_list_model_get_n_items (G_LIST_MODEL (store));
+  self->n_logs = g_list_model_get_n_items (G_LIST_MODEL (rows->store));
+  sysprof_group_dropdown_set_groups (self->domain_dropdown, rows->domains);
   refilter (self);
-  gtk_filter_list_model_set_model (self->filtered, G_LIST_MODEL (store));
+  gtk_filter_list_model_set_model (self->filtered, G_LIST_MODEL (rows->store));
   update_count (self);
+  rows_free (rows);
   sysprof_view_set_busy (SYSPROF_VIEW (self), FALSE, NULL);
 }
 
@@ -378,7 +414,7 @@ sysprof_logs_view_load (SysprofView *view, SysprofDocument *document)
   task = g_task_new (self, self->cancellable, build_rows_done, NULL);
   g_task_set_source_tag (task, sysprof_logs_view_load);
   g_task_set_task_data (task, g_object_ref (document), g_object_unref);
-  sysprof_thread_task_run (g_steal_pointer (&task), build_rows_thread, g_object_unref);
+  sysprof_thread_task_run (g_steal_pointer (&task), build_rows_thread, rows_free);
 }
 
 static void
@@ -511,10 +547,16 @@ sysprof_logs_view_init (SysprofLogsView *self)
   gtk_widget_set_tooltip_text (self->severity_dropdown, "Show only the messages of this severity");
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->severity_dropdown), GTK_ACCESSIBLE_PROPERTY_LABEL, "Severity",
                                   -1);
-  g_signal_connect (self->severity_dropdown, "notify::selected", G_CALLBACK (on_severity_changed), self);
+  g_signal_connect (self->severity_dropdown, "notify::selected", G_CALLBACK (on_dropdown_changed), self);
   gtk_box_append (GTK_BOX (bar), self->severity_dropdown);
 
+  self->domain_dropdown = sysprof_group_dropdown_new ("All domains", "Domain");
+  gtk_widget_set_name (self->domain_dropdown, "group-dropdown");
+  g_signal_connect (self->domain_dropdown, "notify::selected", G_CALLBACK (on_dropdown_changed), self);
+  gtk_box_append (GTK_BOX (bar), self->domain_dropdown);
+
   self->count_label = gtk_label_new ("");
+  gtk_widget_set_name (self->count_label, "count-label");
   gtk_widget_add_css_class (self->count_label, "dim-label");
   gtk_widget_add_css_class (self->count_label, "numeric");
   gtk_box_append (GTK_BOX (bar), self->count_label);

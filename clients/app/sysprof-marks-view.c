@@ -6,6 +6,8 @@
  * clicking a mark selects its span, dragging selects a range.  Below, two
  * tables restricted to the document's selection: per (group, name) the
  * count and the total, min, max, mean and median durations, and every mark.
+ * A drop-down narrows all of it to one group, the marks' source ("gtk",
+ * "glib", "gjs", a program's own).
  *
  * A mark belongs to the selection when it overlaps it: a long mark that
  * covers the whole selection is what was going on then.
@@ -16,6 +18,7 @@
  * worker. */
 #include <string.h>
 
+#include "sysprof-group-dropdown.h"
 #include "sysprof-mark-key.h"
 #include "sysprof-marks-item.h"
 #include "sysprof-marks-stat.h"
@@ -336,6 +339,9 @@ typedef struct
   gint64           begin_ns;
   gint64           end_ns;
   gboolean         with_rows;
+  gboolean         with_groups;
+  /* Only this group's marks; NULL for all. */
+  char *group;
 } Request;
 
 typedef struct
@@ -345,6 +351,8 @@ typedef struct
   /* The first MAX_LISTED_MARKS of the @n_marks marks in the selection. */
   GListStore *marks;
   guint       n_marks;
+  /* group -> number of marks in the whole capture, only when asked */
+  GHashTable *groups;
 } Summary;
 
 static void
@@ -353,6 +361,7 @@ request_free (gpointer data)
   Request *request = data;
 
   g_object_unref (request->document);
+  g_free (request->group);
   g_free (request);
 }
 
@@ -364,6 +373,7 @@ summary_free (gpointer data)
   g_clear_pointer (&summary->rows, g_ptr_array_unref);
   g_clear_object (&summary->stats);
   g_clear_object (&summary->marks);
+  g_clear_pointer (&summary->groups, g_hash_table_unref);
   g_free (summary);
 }
 
@@ -396,7 +406,19 @@ summarize_thread (GTask *task, gpointer source, gpointer task_data, GCancellable
 
   (void) source;
   if (request->with_rows)
-    summary->rows = sysprof_marks_waterfall_build_rows (marks);
+    summary->rows = sysprof_marks_waterfall_build_rows (marks, request->group);
+  if (request->with_groups)
+    {
+      /* The groups are the document's strings, which outlive the view. */
+      summary->groups = g_hash_table_new (g_str_hash, g_str_equal);
+      for (guint i = 0; i < marks->len; i++)
+        {
+          const char *group = g_array_index (marks, SysprofSummaryMark, i).group;
+
+          g_hash_table_insert (summary->groups, (gpointer) group,
+                               GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (summary->groups, group)) + 1));
+        }
+    }
 
   for (guint i = 0; i < marks->len; i++)
     {
@@ -409,6 +431,8 @@ summarize_thread (GTask *task, gpointer source, gpointer task_data, GCancellable
         break;
       if (sysprof_time_add (mark->time_ns, mark->duration_ns) < request->begin_ns)
         continue;
+      if (request->group != NULL && strcmp (mark->group, request->group) != 0)
+        continue;
 
       summary->n_marks++;
       if (items->len < MAX_LISTED_MARKS)
@@ -419,6 +443,7 @@ summarize_thread (GTask *task, gpointer source, gpointer task_data, GCancellable
   options.begin_ns = request->begin_ns;
   options.end_ns = request->end_ns;
   options.overlapping = TRUE;
+  options.group = request->group;
   rows =
       sysprof_mark_stats_from_summary_marks ((const SysprofSummaryMark *) (gpointer) marks->data, marks->len, &options);
   for (guint i = 0; i < rows->len; i++)
@@ -442,9 +467,11 @@ struct _SysprofMarksView
   GtkWidget        *paned;
   GtkWidget        *waterfall;
   GtkWidget        *count_label;
+  GtkWidget        *group_dropdown;
   GtkSortListModel *stats_model;
   GtkSortListModel *marks_model;
   gboolean          have_rows;
+  gboolean          have_groups;
   /* The selection of the last summary asked for. */
   gint64 begin_ns;
   gint64 end_ns;
@@ -457,6 +484,8 @@ sysprof_marks_view_has_data (SysprofDocument *document)
 {
   return sysprof_document_get_n_frames (document, SYSPROF_CAPTURE_FRAME_MARK) > 0;
 }
+
+static void on_group_changed (GObject *dropdown, GParamSpec *pspec, SysprofMarksView *self);
 
 static void
 summarize_done (GObject *object, GAsyncResult *result, gpointer user_data)
@@ -490,6 +519,15 @@ summarize_done (GObject *object, GAsyncResult *result, gpointer user_data)
        * otherwise; the tables get the rest. */
       gtk_paned_set_position (GTK_PANED (self->paned), (int) MIN (n_rows, 10) * SYSPROF_MARKS_WATERFALL_ROW_HEIGHT + 2);
       self->have_rows = TRUE;
+    }
+  if (summary->groups != NULL)
+    {
+      /* Setting the groups selects "All", which asks for a summary of
+       * all: the one just made. */
+      g_signal_handlers_block_by_func (self->group_dropdown, on_group_changed, self);
+      sysprof_group_dropdown_set_groups (self->group_dropdown, summary->groups);
+      g_signal_handlers_unblock_by_func (self->group_dropdown, on_group_changed, self);
+      self->have_groups = TRUE;
     }
   gtk_sort_list_model_set_model (self->stats_model, G_LIST_MODEL (summary->stats));
   gtk_sort_list_model_set_model (self->marks_model, G_LIST_MODEL (summary->marks));
@@ -525,6 +563,8 @@ summarize (SysprofMarksView *self)
 
   request->document = g_object_ref (document);
   request->with_rows = !self->have_rows;
+  request->with_groups = !self->have_groups;
+  request->group = g_strdup (sysprof_group_dropdown_get_group (self->group_dropdown));
   sysprof_document_get_selection (document, &request->begin_ns, &request->end_ns);
   self->begin_ns = request->begin_ns;
   self->end_ns = request->end_ns;
@@ -534,6 +574,18 @@ summarize (SysprofMarksView *self)
   g_task_set_source_tag (task, summarize);
   g_task_set_task_data (task, request, request_free);
   sysprof_thread_task_run (g_steal_pointer (&task), summarize_thread, summary_free);
+}
+
+/* The waterfall shows the group's rows only. */
+static void
+on_group_changed (GObject *dropdown, GParamSpec *pspec, SysprofMarksView *self)
+{
+  (void) dropdown;
+  (void) pspec;
+  if (sysprof_view_get_document (SYSPROF_VIEW (self)) == NULL)
+    return;
+  self->have_rows = FALSE;
+  summarize (self);
 }
 
 static void
@@ -612,8 +664,14 @@ sysprof_marks_view_init (SysprofMarksView *self)
   gtk_accessible_update_property (GTK_ACCESSIBLE (switcher), GTK_ACCESSIBLE_PROPERTY_LABEL, "Mark tables", -1);
 
   self->count_label = gtk_label_new ("");
+  gtk_widget_set_name (self->count_label, "count-label");
   gtk_widget_add_css_class (self->count_label, "dim-label");
   gtk_widget_set_margin_end (self->count_label, 6);
+  self->group_dropdown = sysprof_group_dropdown_new ("All groups", "Mark group");
+  gtk_widget_set_name (self->group_dropdown, "group-dropdown");
+  gtk_widget_set_margin_start (self->group_dropdown, 6);
+  g_signal_connect (self->group_dropdown, "notify::selected", G_CALLBACK (on_group_changed), self);
+  gtk_center_box_set_start_widget (GTK_CENTER_BOX (bar), self->group_dropdown);
   gtk_center_box_set_center_widget (GTK_CENTER_BOX (bar), switcher);
   gtk_center_box_set_end_widget (GTK_CENTER_BOX (bar), self->count_label);
   gtk_widget_set_margin_top (bar, 6);

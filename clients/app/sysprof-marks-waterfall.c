@@ -46,7 +46,7 @@ compare_rows (gconstpointer a, gconstpointer b)
 }
 
 GPtrArray *
-sysprof_marks_waterfall_build_rows (GArray *marks)
+sysprof_marks_waterfall_build_rows (GArray *marks, const char *group)
 {
   g_autoptr (GHashTable) by_key = g_hash_table_new (sysprof_mark_key_hash, sysprof_mark_key_equal);
   GPtrArray *rows = g_ptr_array_new_with_free_func (marks_row_free);
@@ -55,7 +55,11 @@ sysprof_marks_waterfall_build_rows (GArray *marks)
     {
       const SysprofSummaryMark *mark = &g_array_index (marks, SysprofSummaryMark, i);
       SysprofMarkKey            key = { mark->group, mark->name };
-      MarksRow                 *row = g_hash_table_lookup (by_key, &key);
+      MarksRow                 *row;
+
+      if (group != NULL && strcmp (mark->group, group) != 0)
+        continue;
+      row = g_hash_table_lookup (by_key, &key);
 
       if (row == NULL)
         {

@@ -23,8 +23,9 @@ G_DECLARE_FINAL_TYPE (SysprofMarksWaterfall, sysprof_marks_waterfall, SYSPROF, M
 
 GtkWidget *sysprof_marks_waterfall_new (SysprofDocument *document);
 /* The rows of @marks (the document's): one per (group, name), sorted by
- * group then name.  Safe in any thread: it only reads @marks. */
-GPtrArray *sysprof_marks_waterfall_build_rows (GArray *marks);
+ * group then name; of @group only, unless NULL.  Safe in any thread: it
+ * only reads @marks. */
+GPtrArray *sysprof_marks_waterfall_build_rows (GArray *marks, const char *group);
 /* Shows @rows, from sysprof_marks_waterfall_build_rows(); takes them. */
 void sysprof_marks_waterfall_set_rows (SysprofMarksWaterfall *self, GPtrArray *rows);
 

@@ -33,6 +33,11 @@
  *   test-app details CAPTURE
  *       Shows the details view of CAPTURE and prints each of its rows as
  *       "TITLE<TAB>VALUE" (the value label's text), depth first.
+ *   test-app groups CAPTURE VIEW
+ *       Shows VIEW (marks or logs), chooses each entry of its group drop-
+ *       down in turn, as a click does, waits until the view has filtered
+ *       and prints "ENTRY<TAB>COUNT" (the entry's label and the view's
+ *       count label).
  *   test-app refused SHOTDIR
  *       Records the whole system and expects a refusal on the page (for a
  *       user polkit says no to); prints the message.
@@ -54,8 +59,9 @@
 static int
 usage (void)
 {
-  fprintf (stderr,
-           "usage: test-app views|shot|selection|lines|record|drop|time|details|refused ARGS (see the source)\n");
+  fprintf (
+      stderr,
+      "usage: test-app views|shot|selection|lines|record|drop|time|details|groups|refused ARGS (see the source)\n");
   return 2;
 }
 
@@ -157,6 +163,88 @@ cmd_details (const char *capture)
   print_rows (GTK_WIDGET (window));
   gtk_window_destroy (GTK_WINDOW (window));
   return 0;
+}
+
+/* TRUE when no filter model below the column views of @widget has items
+ * left to filter (the logs view filters incrementally). */
+static gboolean
+filters_done (GtkWidget *widget)
+{
+  if (GTK_IS_COLUMN_VIEW (widget))
+    {
+      GListModel *model = G_LIST_MODEL (gtk_column_view_get_model (GTK_COLUMN_VIEW (widget)));
+
+      while (model != NULL)
+        {
+          if (GTK_IS_FILTER_LIST_MODEL (model) && gtk_filter_list_model_get_pending (GTK_FILTER_LIST_MODEL (model)) > 0)
+            return FALSE;
+          if (GTK_IS_SINGLE_SELECTION (model))
+            model = gtk_single_selection_get_model (GTK_SINGLE_SELECTION (model));
+          else if (GTK_IS_SORT_LIST_MODEL (model))
+            model = gtk_sort_list_model_get_model (GTK_SORT_LIST_MODEL (model));
+          else if (GTK_IS_FILTER_LIST_MODEL (model))
+            model = gtk_filter_list_model_get_model (GTK_FILTER_LIST_MODEL (model));
+          else
+            model = NULL;
+        }
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    if (!filters_done (child))
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+view_filtered (gpointer data)
+{
+  GtkWidget *view = data;
+
+  return !sysprof_view_get_busy (SYSPROF_VIEW (view)) && filters_done (view);
+}
+
+static int
+cmd_groups (const char *capture, const char *view_id)
+{
+  g_autofree char *error = NULL;
+  SysprofWindow   *window = app_test_open (capture, 120, &error);
+  GtkWidget       *view, *dropdown, *count;
+  GListModel      *entries;
+  int              status = 0;
+
+  if (window == NULL)
+    {
+      fprintf (stderr, "%s\n", error);
+      return 1;
+    }
+  if (!app_test_show_view (window, view_id, 60))
+    {
+      fprintf (stderr, "the %s view is missing or still busy after 60 s\n", view_id);
+      return 1;
+    }
+  view = gtk_stack_get_child_by_name (sysprof_window_get_views (window), view_id);
+  dropdown = app_test_find_named (view, "group-dropdown");
+  count = app_test_find_named (view, "count-label");
+  if (dropdown == NULL || count == NULL)
+    {
+      fprintf (stderr, "the %s view has no group-dropdown or count-label\n", view_id);
+      return 1;
+    }
+  entries = gtk_drop_down_get_model (GTK_DROP_DOWN (dropdown));
+  for (guint i = 0; i < g_list_model_get_n_items (entries); i++)
+    {
+      gtk_drop_down_set_selected (GTK_DROP_DOWN (dropdown), i);
+      if (!app_test_wait_for (view_filtered, view, 60))
+        {
+          fprintf (stderr, "entry %u: still filtering after 60 s\n", i);
+          status = 1;
+          break;
+        }
+      app_test_settle ();
+      printf ("%s\t%s\n", gtk_string_list_get_string (GTK_STRING_LIST (entries), i),
+              gtk_label_get_text (GTK_LABEL (count)));
+    }
+  gtk_window_destroy (GTK_WINDOW (window));
+  return status;
 }
 
 static gboolean
@@ -599,6 +687,8 @@ main (int argc, char **argv)
     return cmd_time (argv[2]);
   if (strcmp (argv[1], "details") == 0 && argc == 3)
     return cmd_details (argv[2]);
+  if (strcmp (argv[1], "groups") == 0 && argc == 4)
+    return cmd_groups (argv[2], argv[3]);
   if (strcmp (argv[1], "refused") == 0 && argc == 3)
     return cmd_refused (argv[2]);
   return usage ();
