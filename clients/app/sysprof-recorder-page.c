@@ -25,6 +25,9 @@ struct _SysprofRecorderPage
   GtkWidget *stack_size_spin;
   GtkWidget *memory_switch;
   GtkWidget *children_switch;
+  GtkWidget *trace_fd_switch;
+  GtkWidget *gjs_switch;
+  GtkWidget *shell_switch;
   GtkWidget *duration_spin;
   GtkWidget *counter_switches[4];
   GtkWidget *record_button;
@@ -91,6 +94,8 @@ update_sensitivity (SysprofRecorderPage *self)
   gtk_widget_set_sensitive (self->env_entry, command);
   gtk_widget_set_sensitive (self->memory_switch, command);
   gtk_widget_set_sensitive (self->children_switch, command && gtk_switch_get_active (GTK_SWITCH (self->memory_switch)));
+  gtk_widget_set_sensitive (self->trace_fd_switch, command);
+  gtk_widget_set_sensitive (self->gjs_switch, command);
   gtk_widget_set_sensitive (self->frequency_spin, gtk_switch_get_active (GTK_SWITCH (self->cpu_switch)));
   gtk_widget_set_sensitive (self->unwind_switch, gtk_switch_get_active (GTK_SWITCH (self->cpu_switch)));
   gtk_widget_set_sensitive (self->stack_size_spin, gtk_switch_get_active (GTK_SWITCH (self->cpu_switch)) &&
@@ -279,7 +284,11 @@ configure (SysprofRecorderPage *self, SysprofRecording *recording, GError **erro
       sysprof_recording_set_memory_tracing (recording, memory);
       sysprof_recording_set_follow_children (recording,
                                              memory && gtk_switch_get_active (GTK_SWITCH (self->children_switch)));
+      sysprof_recording_set_trace_fd (recording, gtk_switch_get_active (GTK_SWITCH (self->trace_fd_switch)));
+      sysprof_recording_set_gjs (recording, gtk_switch_get_active (GTK_SWITCH (self->gjs_switch)));
     }
+  if (gtk_switch_get_active (GTK_SWITCH (self->shell_switch)))
+    sysprof_recording_add_profiler_peer (recording, "org.gnome.Shell", "/org/gnome/Sysprof3/Profiler");
 
   sysprof_recording_set_cpu_sampling (recording, gtk_switch_get_active (GTK_SWITCH (self->cpu_switch)));
   sysprof_recording_set_frequency (recording,
@@ -481,6 +490,21 @@ build_setup (SysprofRecorderPage *self)
   adw_preferences_group_add (ADW_PREFERENCES_GROUP (group),
                              switch_row ("Allocations of its children too", "Processes the command starts",
                                          "children-switch", FALSE, &self->children_switch));
+  adw_preferences_group_add (ADW_PREFERENCES_GROUP (group),
+                             switch_row ("Its own capture",
+                                         "The command writes one into $SYSPROF_TRACE_FD, merged at the end (needs a "
+                                         "command)",
+                                         "trace-fd-switch", FALSE, &self->trace_fd_switch));
+  adw_preferences_group_add (ADW_PREFERENCES_GROUP (group),
+                             switch_row ("JavaScript stacks (GJS)",
+                                         "A GJS built with its profiler writes them into $GJS_TRACE_FD (needs a "
+                                         "command)",
+                                         "gjs-switch", FALSE, &self->gjs_switch));
+  adw_preferences_group_add (ADW_PREFERENCES_GROUP (group),
+                             switch_row ("GNOME Shell",
+                                         "Its own capture (compositor frames), asked through its Profiler interface "
+                                         "on the session bus",
+                                         "shell-switch", FALSE, &self->shell_switch));
   for (guint i = 0; i < G_N_ELEMENTS (counter_names); i++)
     {
       g_autofree char *name = g_strdup_printf ("counter-%s-switch", counter_names[i]);

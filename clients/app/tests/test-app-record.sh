@@ -3,15 +3,17 @@
 # The app's recording flow, driven through its widgets by an unprivileged
 # user against the real sysprofd and polkitd: launch a workload from the
 # recorder page, Stop after two seconds, and the capture opens with its
-# callgraph (the workload's hot functions in it).  A user polkit refuses
-# gets a clear message on the page.  Runs under tools/with-sysprofd.sh and
+# callgraph (the workload's hot functions in it).  With "Its own capture"
+# on, a program writing a capture into $SYSPROF_TRACE_FD has its marks and
+# JavaScript frames merged.  A user polkit refuses gets a clear message on
+# the page.  Runs under tools/with-sysprofd.sh and
 # tools/with-xvfb.sh.
 #
-# Usage: test-app-record.sh TEST_APP HOT_FUNCTIONS HOTLIB SHOT_DIR
+# Usage: test-app-record.sh TEST_APP HOT_FUNCTIONS HOTLIB SHOT_DIR TRACE_WORKLOAD
 
 set -euo pipefail
 
-TEST_APP=$1 HOT_FUNCTIONS=$2 HOTLIB=$3 SHOT_DIR=$4
+TEST_APP=$1 HOT_FUNCTIONS=$2 HOTLIB=$3 SHOT_DIR=$4 TRACE_WORKLOAD=$5
 : "${SYSPROFD_TEST_WORKDIR:?run under tools/with-sysprofd.sh}" "${DISPLAY:?run under tools/with-xvfb.sh}"
 
 n=0 failed=0
@@ -20,7 +22,7 @@ not_ok () { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
 
 bin="$SYSPROFD_TEST_WORKDIR/bin"
 mkdir -p "$bin"
-cp "$TEST_APP" "$HOT_FUNCTIONS" "$HOTLIB" "$bin/"
+cp "$TEST_APP" "$HOT_FUNCTIONS" "$HOTLIB" "$TRACE_WORKLOAD" "$bin/"
 chmod -R a+rX "$bin"
 
 # Run test-app as USER with a home, cache and runtime directory of its own.
@@ -30,7 +32,7 @@ as_user () { # USER NAME ARGS...
     mkdir -p "$home/runtime" "$home/shots"
     chmod 700 "$home/runtime"
     chown -R "$user" "$home"
-    runuser -u "$user" -- env -i PATH=/usr/bin:/bin HOME="$home" XDG_CACHE_HOME="$home/cache" \
+    runuser -u "$user" -- env -i ${TEST_APP_SWITCHES:+TEST_APP_SWITCHES="$TEST_APP_SWITCHES"} PATH=/usr/bin:/bin HOME="$home" XDG_CACHE_HOME="$home/cache" \
         XDG_RUNTIME_DIR="$home/runtime" DISPLAY="$DISPLAY" GDK_BACKEND=x11 GSK_RENDERER="$GSK_RENDERER" \
         GSETTINGS_BACKEND=memory NO_AT_BRIDGE=1 GTK_A11Y=none \
         DBUS_SYSTEM_BUS_ADDRESS="$DBUS_SYSTEM_BUS_ADDRESS" "$bin/test-app" "$@"
@@ -41,7 +43,7 @@ collect_shots () { # NAME
     cp "$SYSPROFD_TEST_WORKDIR/home-$1/shots/"*.png "$SHOT_DIR/" 2>/dev/null || true
 }
 
-echo "1..3"
+echo "1..4"
 
 out=$(as_user sysprof-test-allowed allowed record "$SYSPROFD_TEST_WORKDIR/home-allowed/shots" \
     "$bin/hot-functions" 20 2>"$SYSPROFD_TEST_WORKDIR/record.err") || true
@@ -63,6 +65,18 @@ else
         not_ok "record: $samples samples; functions:"
         head -n 20 <<<"$out" | sed 's/^/# /'
     fi
+fi
+
+# 1000 samples and 100 marks, 1 ms apart: it exits (and so ends the
+# recording) before the two seconds are up; its writer flushes on exit.
+out=$(TEST_APP_SWITCHES=trace-fd-switch as_user sysprof-test-allowed allowed record \
+    "$SYSPROFD_TEST_WORKDIR/home-allowed/shots" "$bin/trace-workload" sysprof 1000 100 \
+    2>"$SYSPROFD_TEST_WORKDIR/trace.err") || true
+if grep -q '^marks trace-test 100$' <<<"$out" && grep -q $'^js:inner (app.js:7)\t' <<<"$out"; then
+    ok "its own capture: the 100 marks the command wrote and its JavaScript frames are in the capture"
+else
+    not_ok "its own capture: not merged: $(head -n 12 <<<"$out" | tr '\n' '|')"
+    sed 's/^/# /' "$SYSPROFD_TEST_WORKDIR/trace.err"
 fi
 
 out=$(as_user sysprof-test-denied denied refused "$SYSPROFD_TEST_WORKDIR/home-denied/shots" \

@@ -21,7 +21,9 @@
  *   test-app record SHOTDIR COMMAND...
  *       On the recorder page, launches COMMAND through the form, presses
  *       Record, Stop after two seconds, and waits for the capture to open
- *       with its callgraph; prints "capture PATH" and "samples N".
+ *       with its callgraph; prints "capture PATH" and "samples N", then
+ *       "marks GROUP N" per group of marks.  TEST_APP_SWITCHES (comma-
+ *       separated widget names, e.g. "trace-fd-switch") are turned on first.
  *   test-app drop CAPTURE
  *       Drops CAPTURE on an empty window, as a file manager does (the
  *       window's drop target receives a GdkFileList), and prints the views
@@ -463,6 +465,26 @@ recorder_window (void)
   return window;
 }
 
+static void
+print_mark_groups (SysprofDocument *document)
+{
+  GArray *marks = sysprof_document_get_marks (document);
+  g_autoptr (GHashTable) counts = g_hash_table_new (g_str_hash, g_str_equal);
+  GHashTableIter iter;
+  gpointer       key, value;
+
+  for (guint i = 0; i < marks->len; i++)
+    {
+      const char *group = g_array_index (marks, SysprofSummaryMark, i).group;
+
+      g_hash_table_insert (counts, (gpointer) group,
+                           GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (counts, group)) + 1));
+    }
+  g_hash_table_iter_init (&iter, counts);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    printf ("marks %s %u\n", (const char *) key, GPOINTER_TO_UINT (value));
+}
+
 static int
 cmd_record (const char *shot_dir, char **argv)
 {
@@ -488,6 +510,22 @@ cmd_record (const char *shot_dir, char **argv)
     {
       fprintf (stderr, "test-app: the unwind switch is off by default\n");
       return 1;
+    }
+  if (g_getenv ("TEST_APP_SWITCHES") != NULL)
+    {
+      g_auto (GStrv) names = g_strsplit (g_getenv ("TEST_APP_SWITCHES"), ",", -1);
+
+      for (guint i = 0; names[i] != NULL; i++)
+        {
+          GtkWidget *sw = app_test_find_named (root, names[i]);
+
+          if (sw == NULL || !GTK_IS_SWITCH (sw) || !gtk_widget_is_sensitive (sw))
+            {
+              fprintf (stderr, "test-app: no switch %s that can be turned on\n", names[i]);
+              return 1;
+            }
+          gtk_switch_set_active (GTK_SWITCH (sw), TRUE);
+        }
     }
   gtk_editable_set_text (GTK_EDITABLE (app_test_find_named (root, "command-entry")), quoted->str);
   app_test_settle ();
@@ -527,6 +565,7 @@ cmd_record (const char *shot_dir, char **argv)
   line = g_file_get_path (sysprof_document_get_file (sysprof_window_get_document (window)));
   printf ("capture %s\n", line);
   printf ("samples %" G_GUINT64_FORMAT "\n", sysprof_callgraph_view_get_total (SYSPROF_CALLGRAPH_VIEW (view)));
+  print_mark_groups (sysprof_window_get_document (window));
   /* How the page had the stacks unwound (its default). */
   printf ("unwind %s\n",
           sysprof_callgraph_get_unwind_summary (sysprof_callgraph_view_get_callgraph (SYSPROF_CALLGRAPH_VIEW (view))));
