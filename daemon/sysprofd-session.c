@@ -333,7 +333,7 @@ update_progress (SysprofdSession *self)
     return;
   sysprof_capture_writer_stat (self->writer, &stat);
   for (guint i = 0; i < SYSPROF_CAPTURE_FRAME_LAST; i++)
-    frames += stat.frame_count[i];
+    frames += sysprof_capture_stat_get (&stat, i);
   ipc_session_set_bytes_written (self->skeleton, sysprof_capture_writer_get_size (self->writer));
   ipc_session_set_frames_written (self->skeleton, frames);
   ipc_session_set_samples (self->skeleton, stat.frame_count[SYSPROF_CAPTURE_FRAME_SAMPLE]);

@@ -37,6 +37,6 @@ sysprof_address_context_to_string (SysprofAddressContext context)
     case SYSPROF_ADDRESS_CONTEXT_GUEST_KERNEL: return "- - guest kernel - -";
     case SYSPROF_ADDRESS_CONTEXT_GUEST_USER: return "- - guest user - -";
     case SYSPROF_ADDRESS_CONTEXT_NONE:
-    default: return NULL;
+    default: return "- - unknown - -";
     }
 }

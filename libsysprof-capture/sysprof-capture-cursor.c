@@ -29,11 +29,12 @@ sysprof_capture_cursor_new (SysprofCaptureReader *reader)
 {
   SysprofCaptureCursor *self;
 
-  sysprof_return_val_if_fail (reader != NULL, NULL);
-
   if (!(self = calloc (1, sizeof *self)))
     return NULL;
   atomic_init (&self->ref_count, 1);
+  /* Without a reader, as upstream: a cursor over nothing. */
+  if (reader == NULL)
+    return self;
   if (!(self->reader = sysprof_capture_reader_copy (reader)))
     {
       free (self);
@@ -100,7 +101,8 @@ sysprof_capture_cursor_reset (SysprofCaptureCursor *self)
 {
   sysprof_return_if_fail (self != NULL);
 
-  sysprof_capture_reader_reset (self->reader);
+  if (self->reader != NULL)
+    sysprof_capture_reader_reset (self->reader);
   self->rpos_valid = false;
 }
 
@@ -184,13 +186,24 @@ cursor_collect_offsets (SysprofCaptureCursor *self)
   return sysprof_capture_reader_get_error (self->reader)->code == 0;
 }
 
-bool
+void
 sysprof_capture_cursor_foreach (SysprofCaptureCursor *self, SysprofCaptureCursorCallback callback, void *user_data)
+{
+  (void) sysprof_capture_cursor_foreach_checked (self, callback, user_data);
+}
+
+bool
+sysprof_capture_cursor_foreach_checked (SysprofCaptureCursor        *self,
+                                        SysprofCaptureCursorCallback callback,
+                                        void                        *user_data)
 {
   int r;
 
   sysprof_return_val_if_fail (self != NULL, false);
   sysprof_return_val_if_fail (callback != NULL, false);
+
+  if (self->reader == NULL)
+    return true;
 
   if (!self->reversed)
     {

@@ -1,10 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause-Patent
 #pragma once
 
-#if !defined(SYSPROF_CAPTURE_INSIDE) && !defined(SYSPROF_CAPTURE_COMPILATION)
-#error "Only <sysprof-capture.h> can be included directly."
-#endif
-
 #include <stdbool.h>
 
 #include "sysprof-capture-types.h"
@@ -14,7 +10,8 @@ SYSPROF_BEGIN_DECLS
 /* Called for every matching frame; return false to stop. */
 typedef bool (*SysprofCaptureCursorCallback) (const SysprofCaptureFrame *frame, void *user_data);
 
-/* Walks a private copy of @reader from its first frame. */
+/* Walks a private copy of @reader from its first frame; with a NULL
+ * @reader, nothing (as upstream's). */
 SYSPROF_AVAILABLE_IN_ALL
 SysprofCaptureCursor *sysprof_capture_cursor_new (SysprofCaptureReader *reader);
 SYSPROF_AVAILABLE_IN_ALL
@@ -28,7 +25,13 @@ void sysprof_capture_cursor_unref (SysprofCaptureCursor *self);
  * when the capture could not be read to its end; frames before that point
  * were delivered. */
 SYSPROF_AVAILABLE_IN_ALL
-bool
+bool sysprof_capture_cursor_foreach_checked (SysprofCaptureCursor        *self,
+                                             SysprofCaptureCursorCallback callback,
+                                             void                        *user_data);
+/* The same without the result, as upstream's: the reader
+ * (sysprof_capture_cursor_get_reader) still has the error. */
+SYSPROF_AVAILABLE_IN_ALL
+void
 sysprof_capture_cursor_foreach (SysprofCaptureCursor *self, SysprofCaptureCursorCallback callback, void *user_data);
 SYSPROF_AVAILABLE_IN_ALL
 void sysprof_capture_cursor_reset (SysprofCaptureCursor *self);

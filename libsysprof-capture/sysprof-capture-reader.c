@@ -281,7 +281,7 @@ sysprof_capture_reader_get_start_time (SysprofCaptureReader *self)
   return self->header.time;
 }
 
-SysprofCaptureByteOrder
+int
 sysprof_capture_reader_get_byte_order (SysprofCaptureReader *self)
 {
   bool le;
@@ -1336,60 +1336,70 @@ fail:
   return NULL;
 }
 
-bool
+const SysprofCaptureFileChunk *
 sysprof_capture_reader_find_file (SysprofCaptureReader *self, const char *path)
 {
   SysprofCaptureFrameType type;
 
-  sysprof_return_val_if_fail (self != NULL, false);
-  sysprof_return_val_if_fail (path != NULL, false);
-
-  if (!sysprof_capture_reader_reset (self))
-    return false;
+  sysprof_return_val_if_fail (self != NULL, NULL);
+  sysprof_return_val_if_fail (path != NULL, NULL);
 
   while (sysprof_capture_reader_peek_type (self, &type))
     {
-      if (type == SYSPROF_CAPTURE_FRAME_FILE_CHUNK && self->cur_valid)
+      if (type == SYSPROF_CAPTURE_FRAME_FILE_CHUNK)
         {
-          const SysprofCaptureFileChunk *chunk = (const SysprofCaptureFileChunk *) (self->buf + self->buf_pos);
+          const SysprofCaptureFileChunk *chunk = sysprof_capture_reader_read_file (self);
 
+          if (chunk == NULL)
+            return NULL;
           if (strcmp (chunk->path, path) == 0)
-            return true;
+            return chunk;
         }
-      sysprof_capture_reader_skip (self);
+      else if (!sysprof_capture_reader_skip (self))
+        return NULL;
     }
 
-  errno = ENOENT;
-  return false;
+  if (self->error.code == 0)
+    errno = ENOENT;
+  return NULL;
 }
 
 bool
 sysprof_capture_reader_read_file_fd (SysprofCaptureReader *self, const char *path, int fd)
 {
-  SysprofCaptureFrameType type;
+  const SysprofCaptureFileChunk *chunk;
+  SysprofCaptureFrameType        type;
 
   sysprof_return_val_if_fail (self != NULL, false);
   sysprof_return_val_if_fail (path != NULL, false);
   sysprof_return_val_if_fail (fd >= 0, false);
 
-  if (!sysprof_capture_reader_find_file (self, path))
+  /* From the start, wherever the reader stood (upstream looks on from the
+   * reader's position only). */
+  if (!sysprof_capture_reader_reset (self) || (chunk = sysprof_capture_reader_find_file (self, path)) == NULL)
     return false;
-
-  while (sysprof_capture_reader_peek_type (self, &type))
+  for (;;)
     {
-      const SysprofCaptureFileChunk *chunk;
-
-      if (type != SYSPROF_CAPTURE_FRAME_FILE_CHUNK || !(chunk = sysprof_capture_reader_read_file (self)))
-        {
-          sysprof_capture_reader_skip (self);
-          continue;
-        }
-      if (strcmp (chunk->path, path) != 0)
-        continue;
       if (!_sysprof_write_all (fd, chunk->data, chunk->len))
         return false;
       if (chunk->is_last)
         return true;
+      chunk = NULL;
+      while (chunk == NULL && sysprof_capture_reader_peek_type (self, &type))
+        {
+          if (type != SYSPROF_CAPTURE_FRAME_FILE_CHUNK)
+            {
+              if (!sysprof_capture_reader_skip (self))
+                break;
+              continue;
+            }
+          if ((chunk = sysprof_capture_reader_read_file (self)) == NULL)
+            break;
+          if (strcmp (chunk->path, path) != 0)
+            chunk = NULL;
+        }
+      if (chunk == NULL)
+        break;
     }
 
   /* The recording stopped before the last chunk: what was there is written. */
@@ -1459,15 +1469,19 @@ bool
 sysprof_capture_reader_get_stat (SysprofCaptureReader *self, SysprofCaptureStat *st_buf)
 {
   sysprof_return_val_if_fail (self != NULL, false);
-  sysprof_return_val_if_fail (st_buf != NULL, false);
 
-  if (!self->has_stat)
+  /* As upstream: zeros when no statistics were set, and @st_buf may be
+   * NULL to ask only whether there are some. */
+  if (st_buf != NULL)
     {
-      errno = ENODATA;
-      return false;
+      if (self->has_stat)
+        *st_buf = self->stat;
+      else
+        memset (st_buf, 0, sizeof *st_buf);
     }
-  *st_buf = self->stat;
-  return true;
+  if (!self->has_stat)
+    errno = ENODATA;
+  return self->has_stat;
 }
 
 void
@@ -1484,10 +1498,23 @@ sysprof_capture_reader_set_stat (SysprofCaptureReader *self, const SysprofCaptur
     self->has_stat = false;
 }
 
-/* The iterator keeps a private reader copy (p1), the frame being walked (p2 =
- * next entry, p3 = end of frame) and the entries left in it (u1). */
+/* The iterator: p1 the next entry, p2 the end of the frame, u1 the entries
+ * left in it; p3 a private reader copy when it walks a whole capture. */
+void
+sysprof_capture_jitmap_iter_init (SysprofCaptureJitmapIter *iter, const SysprofCaptureJitmap *jitmap)
+{
+  sysprof_return_if_fail (iter != NULL);
+
+  memset (iter, 0, sizeof *iter);
+  if (jitmap == NULL)
+    return;
+  iter->p1 = (void *) jitmap->data;
+  iter->p2 = (uint8_t *) jitmap + jitmap->frame.len;
+  iter->u1 = jitmap->n_jitmaps;
+}
+
 bool
-sysprof_capture_jitmap_iter_init (SysprofCaptureJitmapIter *iter, SysprofCaptureReader *reader)
+sysprof_capture_jitmap_iter_init_reader (SysprofCaptureJitmapIter *iter, SysprofCaptureReader *reader)
 {
   SysprofCaptureReader *copy;
 
@@ -1498,7 +1525,7 @@ sysprof_capture_jitmap_iter_init (SysprofCaptureJitmapIter *iter, SysprofCapture
   if (!(copy = sysprof_capture_reader_copy (reader)))
     return false;
   sysprof_capture_reader_reset (copy);
-  iter->p1 = copy;
+  iter->p3 = copy;
   return true;
 }
 
@@ -1506,42 +1533,46 @@ bool
 sysprof_capture_jitmap_iter_next (SysprofCaptureJitmapIter *iter, SysprofCaptureAddress *addr, const char **name)
 {
   SysprofCaptureReader *reader;
+  const uint8_t        *pos, *end;
+  size_t                len;
 
   sysprof_return_val_if_fail (iter != NULL, false);
 
-  reader = iter->p1;
-  if (reader == NULL)
-    return false;
-
+  reader = iter->p3;
   while (iter->u1 == 0)
     {
       SysprofCaptureFrameType     type;
       const SysprofCaptureJitmap *jm;
 
-      if (!sysprof_capture_reader_peek_type (reader, &type))
+      if (reader == NULL || !sysprof_capture_reader_peek_type (reader, &type))
         return false;
       if (type != SYSPROF_CAPTURE_FRAME_JITMAP || !(jm = sysprof_capture_reader_read_jitmap (reader)))
         {
-          sysprof_capture_reader_skip (reader);
+          if (!sysprof_capture_reader_skip (reader))
+            return false;
           continue;
         }
+      iter->p1 = (void *) jm->data;
+      iter->p2 = (uint8_t *) jm + jm->frame.len;
       iter->u1 = jm->n_jitmaps;
-      iter->p2 = (void *) jm->data;
-      iter->p3 = (uint8_t *) jm + jm->frame.len;
     }
 
-  /* The frame was validated: every entry has its address and a NUL in the frame. */
-  {
-    const uint8_t *pos = iter->p2;
-
-    if (addr != NULL)
-      memcpy (addr, pos, sizeof *addr);
-    if (name != NULL)
-      *name = (const char *) pos + 8;
-    iter->p2 = (void *) (pos + 8 + strlen ((const char *) pos + 8) + 1);
-    iter->u1--;
-  }
-
+  /* A frame from our reader was checked, but one given by the caller may
+   * not have been: never read past its end. */
+  pos = iter->p1;
+  end = iter->p2;
+  if (pos == NULL || end - pos < 9 ||
+      (len = strnlen ((const char *) pos + 8, (size_t) (end - pos - 8))) == (size_t) (end - pos - 8))
+    {
+      iter->u1 = 0;
+      return reader != NULL ? sysprof_capture_jitmap_iter_next (iter, addr, name) : false;
+    }
+  if (addr != NULL)
+    memcpy (addr, pos, sizeof *addr);
+  if (name != NULL)
+    *name = (const char *) pos + 8;
+  iter->p1 = (void *) (pos + 8 + len + 1);
+  iter->u1--;
   return true;
 }
 
@@ -1550,6 +1581,6 @@ sysprof_capture_jitmap_iter_clear (SysprofCaptureJitmapIter *iter)
 {
   if (iter == NULL)
     return;
-  sysprof_capture_reader_unref (iter->p1);
+  sysprof_capture_reader_unref (iter->p3);
   memset (iter, 0, sizeof *iter);
 }

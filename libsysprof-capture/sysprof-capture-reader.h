@@ -1,10 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause-Patent
 #pragma once
 
-#if !defined(SYSPROF_CAPTURE_INSIDE) && !defined(SYSPROF_CAPTURE_COMPILATION)
-#error "Only <sysprof-capture.h> can be included directly."
-#endif
-
 #include <stdbool.h>
 
 #include "sysprof-capture-types.h"
@@ -77,7 +73,7 @@ int64_t sysprof_capture_reader_get_start_time (SysprofCaptureReader *self);
 SYSPROF_AVAILABLE_IN_ALL
 int64_t sysprof_capture_reader_get_end_time (SysprofCaptureReader *self);
 SYSPROF_AVAILABLE_IN_ALL
-SysprofCaptureByteOrder sysprof_capture_reader_get_byte_order (SysprofCaptureReader *self);
+int sysprof_capture_reader_get_byte_order (SysprofCaptureReader *self);
 /* Position of the next frame in the file. */
 SYSPROF_AVAILABLE_IN_ALL
 uint64_t sysprof_capture_reader_get_offset (SysprofCaptureReader *self);
@@ -155,10 +151,14 @@ const char *sysprof_capture_overlay_get_dst (const SysprofCaptureOverlay *overla
  * are stored. */
 SYSPROF_AVAILABLE_IN_ALL
 const char **sysprof_capture_reader_list_files (SysprofCaptureReader *self);
-/* Position the reader at the first chunk of @path; false if absent. */
+/* Reads on from the reader's position to the first chunk of @path and
+ * returns it (read: the reader stands after it); NULL (errno ENOENT) when
+ * no chunk of @path follows. */
 SYSPROF_AVAILABLE_IN_ALL
-bool sysprof_capture_reader_find_file (SysprofCaptureReader *self, const char *path);
-/* Writes every chunk of @path, in order, to @fd; stops at the chunk marked last. */
+const SysprofCaptureFileChunk *sysprof_capture_reader_find_file (SysprofCaptureReader *self, const char *path);
+/* Writes every chunk of @path, in order, to @fd; stops at the chunk marked
+ * last.  Unlike upstream's, it looks from the start of the capture, not
+ * from the reader's position. */
 SYSPROF_AVAILABLE_IN_ALL
 bool sysprof_capture_reader_read_file_fd (SysprofCaptureReader *self, const char *path, int fd);
 
@@ -172,9 +172,15 @@ bool sysprof_capture_reader_get_stat (SysprofCaptureReader *self, SysprofCapture
 SYSPROF_AVAILABLE_IN_ALL
 void sysprof_capture_reader_set_stat (SysprofCaptureReader *self, const SysprofCaptureStat *st_buf);
 
-/* Iterates the JIT map entries of the whole capture (the reader position is not disturbed). */
+/* Iterates the entries of one JITMAP frame (from a read_jitmap, valid until
+ * the reader moves), as upstream's does; needs no clearing. */
 SYSPROF_AVAILABLE_IN_ALL
-bool sysprof_capture_jitmap_iter_init (SysprofCaptureJitmapIter *iter, SysprofCaptureReader *reader);
+void sysprof_capture_jitmap_iter_init (SysprofCaptureJitmapIter *iter, const SysprofCaptureJitmap *jitmap);
+/* Ours: iterates the entries of every JITMAP frame of the capture, through a
+ * copy of @reader (whose position is not disturbed); clear it after. */
+SYSPROF_AVAILABLE_IN_ALL
+bool sysprof_capture_jitmap_iter_init_reader (SysprofCaptureJitmapIter *iter, SysprofCaptureReader *reader);
+/* The next entry: its address and name (either may be NULL); false at the end. */
 SYSPROF_AVAILABLE_IN_ALL
 bool sysprof_capture_jitmap_iter_next (SysprofCaptureJitmapIter *iter, SysprofCaptureAddress *addr, const char **name);
 SYSPROF_AVAILABLE_IN_ALL

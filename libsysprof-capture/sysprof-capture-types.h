@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: BSD-2-Clause-Patent
 /* The Sysprof capture format, version 1.
  *
- * Every struct below is a wire format shared with GNOME Sysprof: packed, with
- * bitfields laid out by the GCC convention of the writing host (first field in
- * the least significant bits on little-endian hosts).  The static asserts at the
+ * Every struct below is a wire format shared with GNOME Sysprof, declared as
+ * upstream's headers declare it: laid out naturally (no padding anywhere)
+ * and typedef'd with an alignment of 1, so that a frame may sit at any
+ * offset of a buffer; bitfields laid out by the GCC convention of the
+ * writing host (first field in the least significant bits on little-endian
+ * hosts).  The static asserts at the
  * end pin every size and the offsets other tools depend on; change none of them.
  */
 #pragma once
-
-#if !defined(SYSPROF_CAPTURE_INSIDE) && !defined(SYSPROF_CAPTURE_COMPILATION)
-#error "Only <sysprof-capture.h> can be included directly."
-#endif
 
 #include <stddef.h>
 #include <stdint.h>
@@ -22,7 +21,7 @@ SYSPROF_BEGIN_DECLS
 
 #define SYSPROF_CAPTURE_MAGIC          0xFDCA975Eu
 #define SYSPROF_CAPTURE_FORMAT_VERSION 1
-#define SYSPROF_CAPTURE_ALIGN          8
+#define SYSPROF_CAPTURE_ALIGN          (sizeof (SysprofCaptureAddress))
 #define SYSPROF_CAPTURE_MAX_FRAME_LEN  65528
 #define SYSPROF_CAPTURE_ADDRESS_FORMAT "0x%016" PRIx64
 #define SYSPROF_CAPTURE_JITMAP_MARK    UINT64_C (0xE000000000000000)
@@ -85,15 +84,13 @@ typedef enum
 #define SYSPROF_CAPTURE_ADDRESS_GUEST_KERNEL ((SysprofCaptureAddress) -2176)
 #define SYSPROF_CAPTURE_ADDRESS_GUEST_USER   ((SysprofCaptureAddress) -2560)
 
-typedef enum
-{
-  SYSPROF_CAPTURE_DBUS_TYPE_SYSTEM = 0,
-  SYSPROF_CAPTURE_DBUS_TYPE_SESSION = 1,
-  SYSPROF_CAPTURE_DBUS_TYPE_A11Y = 2,
-  SYSPROF_CAPTURE_DBUS_TYPE_OTHER = 3,
-} SysprofCaptureDBusType;
+/* The bus of a DBUS_MESSAGE frame (macros, as upstream has them). */
+#define SYSPROF_CAPTURE_DBUS_TYPE_SYSTEM  0
+#define SYSPROF_CAPTURE_DBUS_TYPE_SESSION 1
+#define SYSPROF_CAPTURE_DBUS_TYPE_A11Y    2
+#define SYSPROF_CAPTURE_DBUS_TYPE_OTHER   3
 
-#define SYSPROF_CAPTURE_DBUS_FLAGS_MESSAGE_TOO_LARGE 1
+#define SYSPROF_CAPTURE_DBUS_FLAGS_MESSAGE_TOO_LARGE (1 << 0)
 
 typedef union
 {
@@ -101,6 +98,7 @@ typedef union
   double  vdbl;
 } SysprofCaptureCounterValue;
 
+SYSPROF_ALIGNED_BEGIN (1)
 typedef struct
 {
   uint32_t magic;
@@ -116,11 +114,12 @@ typedef struct
     {
       /* File offset of the newest reverse-index frame (Sysprof 45+), 0 = none. */
       uint64_t last_frame_index;
-    } SYSPROF_PACKED frame_index;
-    char             suffix[168];
+    } frame_index;
+    char suffix[168];
   };
-} SYSPROF_PACKED SysprofCaptureFileHeader;
+} SysprofCaptureFileHeader SYSPROF_ALIGNED_END (1);
 
+SYSPROF_ALIGNED_BEGIN (1)
 typedef struct
 {
   uint16_t len;
@@ -133,30 +132,35 @@ typedef struct
   /* Zero-length rather than flexible: every frame type embeds this struct
    * first, which C++ only accepts for a zero-length array. */
   uint8_t data[0];
-} SYSPROF_PACKED SysprofCaptureFrame;
+} SysprofCaptureFrame SYSPROF_ALIGNED_END (1);
 
+SYSPROF_ALIGNED_BEGIN (1)
 typedef struct
 {
   SysprofCaptureFrame frame;
-} SYSPROF_PACKED SysprofCaptureTimestamp;
+} SysprofCaptureTimestamp SYSPROF_ALIGNED_END (1);
 
+SYSPROF_ALIGNED_BEGIN (1)
 typedef struct
 {
   SysprofCaptureFrame frame;
-} SYSPROF_PACKED SysprofCaptureExit;
+} SysprofCaptureExit SYSPROF_ALIGNED_END (1);
 
+SYSPROF_ALIGNED_BEGIN (1)
 typedef struct
 {
   SysprofCaptureFrame frame;
   int32_t             child_pid;
-} SYSPROF_PACKED SysprofCaptureFork;
+} SysprofCaptureFork SYSPROF_ALIGNED_END (1);
 
+SYSPROF_ALIGNED_BEGIN (1)
 typedef struct
 {
   SysprofCaptureFrame frame;
-  char                cmdline[];
-} SYSPROF_PACKED SysprofCaptureProcess;
+  char                cmdline[0];
+} SysprofCaptureProcess SYSPROF_ALIGNED_END (1);
 
+SYSPROF_ALIGNED_BEGIN (1)
 typedef struct
 {
   SysprofCaptureFrame frame;
@@ -164,26 +168,29 @@ typedef struct
   uint64_t            end;
   uint64_t            offset;
   uint64_t            inode;
-  char                filename[];
-} SYSPROF_PACKED SysprofCaptureMap;
+  char                filename[0];
+} SysprofCaptureMap SYSPROF_ALIGNED_END (1);
 
+SYSPROF_ALIGNED_BEGIN (1)
 typedef struct
 {
   SysprofCaptureFrame frame;
   uint32_t            n_jitmaps;
   /* n_jitmaps packed entries: an unaligned u64 address, then a NUL-terminated name. */
-  uint8_t data[];
-} SYSPROF_PACKED SysprofCaptureJitmap;
+  uint8_t data[0];
+} SysprofCaptureJitmap SYSPROF_ALIGNED_END (1);
 
+SYSPROF_ALIGNED_BEGIN (1)
 typedef struct
 {
   SysprofCaptureFrame   frame;
   uint32_t              n_addrs : 16;
   uint32_t              padding1 : 16;
   int32_t               tid;
-  SysprofCaptureAddress addrs[];
-} SYSPROF_PACKED SysprofCaptureSample;
+  SysprofCaptureAddress addrs[0];
+} SysprofCaptureSample SYSPROF_ALIGNED_END (1);
 
+SYSPROF_ALIGNED_BEGIN (1)
 typedef struct
 {
   SysprofCaptureFrame   frame;
@@ -191,9 +198,10 @@ typedef struct
   uint32_t              entering : 1;
   uint32_t              padding1 : 15;
   int32_t               tid;
-  SysprofCaptureAddress addrs[];
-} SYSPROF_PACKED SysprofCaptureTrace;
+  SysprofCaptureAddress addrs[0];
+} SysprofCaptureTrace SYSPROF_ALIGNED_END (1);
 
+SYSPROF_ALIGNED_BEGIN (1)
 typedef struct
 {
   char                       category[32];
@@ -202,48 +210,53 @@ typedef struct
   uint32_t                   id : 24;
   uint32_t                   type : 8;
   SysprofCaptureCounterValue value;
-} SYSPROF_PACKED SysprofCaptureCounter;
+} SysprofCaptureCounter SYSPROF_ALIGNED_END (1);
 
+SYSPROF_ALIGNED_BEGIN (1)
 typedef struct
 {
   SysprofCaptureFrame   frame;
   uint32_t              n_counters : 16;
   uint32_t              padding1 : 16;
   uint32_t              padding2;
-  SysprofCaptureCounter counters[];
-} SYSPROF_PACKED SysprofCaptureCounterDefine;
+  SysprofCaptureCounter counters[0];
+} SysprofCaptureCounterDefine SYSPROF_ALIGNED_END (1);
 
+SYSPROF_ALIGNED_BEGIN (1)
 typedef struct
 {
   /* Up to 8 values per group; an unused slot has id 0. */
   uint32_t                   ids[8];
   SysprofCaptureCounterValue values[8];
-} SYSPROF_PACKED SysprofCaptureCounterValues;
+} SysprofCaptureCounterValues SYSPROF_ALIGNED_END (1);
 
+SYSPROF_ALIGNED_BEGIN (1)
 typedef struct
 {
   SysprofCaptureFrame         frame;
   uint32_t                    n_values : 16;
   uint32_t                    padding1 : 16;
   uint32_t                    padding2;
-  SysprofCaptureCounterValues values[];
-} SYSPROF_PACKED SysprofCaptureCounterSet;
+  SysprofCaptureCounterValues values[0];
+} SysprofCaptureCounterSet SYSPROF_ALIGNED_END (1);
 
+SYSPROF_ALIGNED_BEGIN (1)
 typedef struct
 {
   SysprofCaptureFrame frame;
   int64_t             duration;
   char                group[24];
   char                name[40];
-  char                message[];
-} SYSPROF_PACKED SysprofCaptureMark;
+  char                message[0];
+} SysprofCaptureMark SYSPROF_ALIGNED_END (1);
 
+SYSPROF_ALIGNED_BEGIN (1)
 typedef struct
 {
   SysprofCaptureFrame frame;
   char                id[40];
-  char                metadata[];
-} SYSPROF_PACKED SysprofCaptureMetadata;
+  char                metadata[0];
+} SysprofCaptureMetadata SYSPROF_ALIGNED_END (1);
 
 /* Events that were lost before they could reach the capture are reported in
  * METADATA frames with this id (a convention of ours; Sysprof shows them as
@@ -253,6 +266,7 @@ typedef struct
  * frame's pid; -1 for losses that belong to no single process). */
 #define SYSPROF_LOST_EVENTS_METADATA_ID "sysprof.lost-events"
 
+SYSPROF_ALIGNED_BEGIN (1)
 typedef struct
 {
   SysprofCaptureFrame frame;
@@ -260,9 +274,10 @@ typedef struct
   uint32_t            padding1 : 16;
   uint32_t            padding2;
   char                domain[32];
-  char                message[];
-} SYSPROF_PACKED SysprofCaptureLog;
+  char                message[0];
+} SysprofCaptureLog SYSPROF_ALIGNED_END (1);
 
+SYSPROF_ALIGNED_BEGIN (1)
 typedef struct
 {
   SysprofCaptureFrame frame;
@@ -270,9 +285,10 @@ typedef struct
   uint32_t            padding1 : 15;
   uint32_t            len : 16;
   char                path[256];
-  uint8_t             data[];
-} SYSPROF_PACKED SysprofCaptureFileChunk;
+  uint8_t             data[0];
+} SysprofCaptureFileChunk SYSPROF_ALIGNED_END (1);
 
+SYSPROF_ALIGNED_BEGIN (1)
 typedef struct
 {
   SysprofCaptureFrame   frame;
@@ -281,9 +297,10 @@ typedef struct
   int32_t               tid;
   uint32_t              n_addrs : 16;
   uint32_t              padding1 : 16;
-  SysprofCaptureAddress addrs[];
-} SYSPROF_PACKED SysprofCaptureAllocation;
+  SysprofCaptureAddress addrs[0];
+} SysprofCaptureAllocation SYSPROF_ALIGNED_END (1);
 
+SYSPROF_ALIGNED_BEGIN (1)
 typedef struct
 {
   SysprofCaptureFrame frame;
@@ -292,9 +309,10 @@ typedef struct
   uint32_t            src_len : 16;
   uint32_t            dst_len : 16;
   /* "src\0dst\0": src is the host path, dst the mount point inside the process. */
-  char data[];
-} SYSPROF_PACKED SysprofCaptureOverlay;
+  char data[0];
+} SysprofCaptureOverlay SYSPROF_ALIGNED_END (1);
 
+SYSPROF_ALIGNED_BEGIN (1)
 typedef struct
 {
   SysprofCaptureFrame frame;
@@ -302,15 +320,35 @@ typedef struct
   uint16_t            flags : 14;
   uint16_t            message_len;
   /* The raw D-Bus wire message (absent when MESSAGE_TOO_LARGE is set). */
-  uint8_t message[];
-} SYSPROF_PACKED SysprofCaptureDBusMessage;
+  uint8_t message[0];
+} SysprofCaptureDBusMessage SYSPROF_ALIGNED_END (1);
 
-/* Frames counted by a writer, by type. */
+/* Frames counted by a writer, by type.  Upstream's array ends before TRACE
+ * and DBUS_MESSAGE (it counts neither); ours counts them in padding[0] and
+ * padding[1], which sysprof_capture_stat_get() reads. */
 typedef struct
 {
-  size_t frame_count[SYSPROF_CAPTURE_FRAME_LAST];
-  size_t padding[46];
+  size_t frame_count[16];
+  size_t padding[48];
 } SysprofCaptureStat;
+
+/* The number of frames of @type in @stat, TRACE and DBUS_MESSAGE included. */
+static inline size_t
+sysprof_capture_stat_get (const SysprofCaptureStat *stat, unsigned int type)
+{
+  if (type < 16)
+    return stat->frame_count[type];
+  return type < SYSPROF_CAPTURE_FRAME_LAST ? stat->padding[type - 16] : 0;
+}
+
+/* Fills @addrs (room for @n_addrs) with a backtrace, returns how many were written. */
+typedef int (*SysprofBacktraceFunc) (SysprofCaptureAddress *addrs, unsigned int n_addrs, void *user_data);
+
+static inline int
+sysprof_capture_address_compare (SysprofCaptureAddress a, SysprofCaptureAddress b)
+{
+  return a < b ? -1 : a > b ? 1 : 0;
+}
 
 SYSPROF_STATIC_ASSERT (sizeof (SysprofCaptureFileHeader) == 256, "SysprofCaptureFileHeader changed size");
 SYSPROF_STATIC_ASSERT (offsetof (SysprofCaptureFileHeader, capture_time) == 8, "header capture_time moved");

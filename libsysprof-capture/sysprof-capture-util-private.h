@@ -39,8 +39,6 @@
     }                                    \
   while (0)
 
-#define SYSPROF_LIKELY(x)      __builtin_expect (!!(x), 1)
-#define SYSPROF_UNLIKELY(x)    __builtin_expect (!!(x), 0)
 #define SYSPROF_N_ELEMENTS(a)  (sizeof (a) / sizeof ((a)[0]))
 #define SYSPROF_ALIGN_UP(n, a) (((n) + ((a) -1)) & ~((size_t) (a) -1))
 

@@ -135,7 +135,7 @@ sysprof_capture_writer_cat_full (SysprofCaptureWriter *self,
     return false;
 
   /* Pass 1: register every JIT name of the source in the destination. */
-  if (!sysprof_capture_jitmap_iter_init (&iter, reader))
+  if (!sysprof_capture_jitmap_iter_init_reader (&iter, reader))
     goto out;
   while (sysprof_capture_jitmap_iter_next (&iter, &addr, &name))
     {

@@ -12,11 +12,17 @@
 #include "sysprof-capture-writer-private.h"
 #include "sysprof-clock.h"
 
-#define DEFAULT_BUFFER_PAGES 256
+/* As upstream's: 64 pages. */
+#define DEFAULT_BUFFER_PAGES 64
+/* The buffer holds at least this much, whatever was asked (it is flushed at
+ * the size asked for): every frame fits it whole. */
+#define MIN_BUFFER_CAPACITY (2 * 65536)
 /* A JITMAP frame is emitted once its pending entries reach this many bytes,
- * well under the 65528-byte frame limit. */
+ * well under the 65528-byte frame limit, or once half the table is used. */
 #define JITMAP_PENDING_MAX (32 * 1024)
 #define JITMAP_NAME_MAX    4096
+#define JIT_TABLE_SIZE     1024
+#define JIT_FRAME_SIZE     (sizeof (SysprofCaptureJitmap) + JITMAP_PENDING_MAX + 8)
 
 typedef struct
 {
@@ -34,7 +40,8 @@ struct _SysprofCaptureWriter
 
   uint8_t *buf;
   size_t   len;
-  size_t   size;
+  size_t   size;       /* what the buffer holds */
+  size_t   flush_size; /* flushed when it would pass this: the size asked for */
 
   /* Bytes already handed to the fd, header included. */
   uint64_t written;
@@ -44,19 +51,15 @@ struct _SysprofCaptureWriter
   SysprofCaptureFileHeader header;
   int64_t                  max_time;
 
-  /* JIT map: every name ever registered (for de-duplication across the whole
-   * capture) and the entries not yet emitted as a JITMAP frame. */
-  JitEntry *jit_table;
-  size_t    jit_table_size; /* power of two */
-  size_t    jit_table_used;
-  char     *jit_names;
-  size_t    jit_names_len;
-  size_t    jit_names_size;
-  uint64_t  jit_next;
-  uint32_t *jit_pending; /* indexes into jit_table */
-  size_t    jit_pending_len;
-  size_t    jit_pending_size;
-  size_t    jit_pending_bytes;
+  /* JIT map: the entries not yet written, already laid out as the JITMAP
+   * frame they will make, and a table of their names.  Both are allocated
+   * with the writer: GJS adds names from its SIGPROF handler, where nothing
+   * may allocate.  Names repeat only within one frame, as upstream's. */
+  JitEntry jit_table[JIT_TABLE_SIZE];
+  uint8_t *jit_frame;
+  size_t   jit_pending_len;
+  size_t   jit_pending_bytes;
+  uint64_t jit_next;
 
   unsigned int next_counter_id;
 
@@ -125,9 +128,6 @@ sysprof_capture_writer_new_internal (int fd, size_t buffer_size)
       errno = EINVAL;
       return NULL;
     }
-  /* Every frame must fit the buffer whole: room for at least two maximal frames. */
-  if (buffer_size < 2 * 65536)
-    buffer_size = 2 * 65536;
 
   sysprof_clock_init ();
 
@@ -135,12 +135,18 @@ sysprof_capture_writer_new_internal (int fd, size_t buffer_size)
   if (self == NULL)
     return NULL;
 
-  self->buf = malloc (buffer_size);
-  if (self->buf == NULL)
-    return NULL;
+  self->size = buffer_size > MIN_BUFFER_CAPACITY ? buffer_size : MIN_BUFFER_CAPACITY;
+  self->flush_size = buffer_size;
+  self->buf = malloc (self->size);
+  self->jit_frame = malloc (JIT_FRAME_SIZE);
+  if (self->buf == NULL || self->jit_frame == NULL)
+    {
+      free (self->buf);
+      free (self->jit_frame);
+      return NULL;
+    }
 
   atomic_init (&self->ref_count, 1);
-  self->size = buffer_size;
   self->next_counter_id = 1;
   self->jit_next = 1;
 
@@ -180,6 +186,7 @@ sysprof_capture_writer_new_internal (int fd, size_t buffer_size)
       int saved = errno;
       close (self->fd);
       free (self->buf);
+      free (self->jit_frame);
       errno = saved;
       return NULL;
     }
@@ -261,9 +268,7 @@ sysprof_capture_writer_unref (SysprofCaptureWriter *self)
   sysprof_capture_writer_flush (self);
   close (self->fd);
   free (self->buf);
-  free (self->jit_table);
-  free (self->jit_names);
-  free (self->jit_pending);
+  free (self->jit_frame);
   free (self);
 }
 
@@ -272,7 +277,7 @@ sysprof_capture_writer_get_buffer_size (SysprofCaptureWriter *self)
 {
   sysprof_return_val_if_fail (self != NULL, 0);
 
-  return self->size;
+  return self->flush_size;
 }
 
 void
@@ -324,7 +329,9 @@ sysprof_capture_writer_set_max_size (SysprofCaptureWriter *self, uint64_t max_by
   return true;
 }
 
-/* Makes room for an @aligned-byte frame when the buffer is full. */
+/* Makes room for an @aligned-byte frame when the buffer is full: what it
+ * holds is written.  When that fails (a full disk), frames are still taken
+ * while the buffer has room, and nothing buffered is lost. */
 static __attribute__ ((noinline)) bool
 sysprof_capture_writer_make_room (SysprofCaptureWriter *self, size_t aligned)
 {
@@ -333,8 +340,8 @@ sysprof_capture_writer_make_room (SysprofCaptureWriter *self, size_t aligned)
       errno = E2BIG;
       return false;
     }
-  if (self->size - self->len < aligned)
-    return sysprof_capture_writer_flush_data (self);
+  if (self->len + aligned > self->flush_size && !sysprof_capture_writer_flush_data (self))
+    return self->size - self->len >= aligned;
   return true;
 }
 
@@ -370,7 +377,7 @@ sysprof_capture_writer_reserve_capped (SysprofCaptureWriter   *self,
       errno = EFBIG;
       return NULL;
     }
-  if (SYSPROF_UNLIKELY (self->size - self->len < aligned || aligned > SYSPROF_CAPTURE_MAX_FRAME_LEN) &&
+  if (SYSPROF_UNLIKELY (self->len + aligned > self->flush_size || aligned > SYSPROF_CAPTURE_MAX_FRAME_LEN) &&
       !sysprof_capture_writer_make_room (self, aligned))
     return NULL;
 
@@ -396,7 +403,11 @@ sysprof_capture_writer_commit (SysprofCaptureWriter *self, void *frame_ptr)
   SysprofCaptureFrame *frame = frame_ptr;
 
   self->len += frame->len;
-  self->stat.frame_count[frame->type]++;
+  /* TRACE and DBUS_MESSAGE are past upstream's array (sysprof_capture_stat_get). */
+  if (frame->type < 16)
+    self->stat.frame_count[frame->type]++;
+  else
+    self->stat.padding[frame->type - 16]++;
   if (frame->time > self->max_time)
     self->max_time = frame->time;
 }
@@ -596,44 +607,6 @@ jit_hash (const char *str)
   return h;
 }
 
-static bool
-jit_table_grow (SysprofCaptureWriter *self)
-{
-  size_t    new_size = self->jit_table_size ? self->jit_table_size * 2 : 512;
-  JitEntry *table = calloc (new_size, sizeof *table);
-
-  if (table == NULL)
-    return false;
-
-  for (size_t i = 0; i < self->jit_table_size; i++)
-    {
-      const JitEntry *e = &self->jit_table[i];
-      size_t          j;
-
-      if (e->addr == 0)
-        continue;
-      for (j = e->hash & (new_size - 1); table[j].addr != 0; j = (j + 1) & (new_size - 1))
-        ;
-      table[j] = *e;
-    }
-
-  /* Pending entries refer to table slots; re-point them. */
-  for (size_t p = 0; p < self->jit_pending_len; p++)
-    {
-      const JitEntry *old = &self->jit_table[self->jit_pending[p]];
-      size_t          j;
-
-      for (j = old->hash & (new_size - 1); table[j].addr != old->addr; j = (j + 1) & (new_size - 1))
-        ;
-      self->jit_pending[p] = (uint32_t) j;
-    }
-
-  free (self->jit_table);
-  self->jit_table = table;
-  self->jit_table_size = new_size;
-  return true;
-}
-
 SysprofCaptureAddress
 sysprof_capture_writer_add_jitmap (SysprofCaptureWriter *self, const char *name)
 {
@@ -641,6 +614,7 @@ sysprof_capture_writer_add_jitmap (SysprofCaptureWriter *self, const char *name)
   uint32_t  hash;
   size_t    name_len;
   size_t    i;
+  uint8_t  *entry;
 
   sysprof_return_val_if_fail (self != NULL, 0);
   sysprof_return_val_if_fail (name != NULL, 0);
@@ -653,17 +627,15 @@ sysprof_capture_writer_add_jitmap (SysprofCaptureWriter *self, const char *name)
     }
 
   hash = jit_hash (name);
-  if (self->jit_table_size)
-    {
-      for (i = hash & (self->jit_table_size - 1); self->jit_table[i].addr != 0;
-           i = (i + 1) & (self->jit_table_size - 1))
-        {
-          if (self->jit_table[i].hash == hash && strcmp (self->jit_names + self->jit_table[i].name_off, name) == 0)
-            return self->jit_table[i].addr;
-        }
-    }
+  for (i = hash & (JIT_TABLE_SIZE - 1); self->jit_table[i].addr != 0; i = (i + 1) & (JIT_TABLE_SIZE - 1))
+    if (self->jit_table[i].hash == hash &&
+        strcmp ((const char *) self->jit_frame + self->jit_table[i].name_off, name) == 0)
+      return self->jit_table[i].addr;
 
-  if (self->jit_pending_bytes + 8 + name_len + 1 > JITMAP_PENDING_MAX && !sysprof_capture_writer_flush_jitmap (self))
+  /* A full frame is written and the table starts over. */
+  if ((self->jit_pending_bytes + 8 + name_len + 1 > JITMAP_PENDING_MAX ||
+       self->jit_pending_len + 1 > JIT_TABLE_SIZE / 2) &&
+      !sysprof_capture_writer_flush_jitmap (self))
     return 0;
   /* The entry grows the JITMAP frame flush() owes (see _fits()). */
   if (!sysprof_capture_writer_fits (self, self->jit_pending_bytes + 8 + name_len + 1, 0))
@@ -672,84 +644,53 @@ sysprof_capture_writer_add_jitmap (SysprofCaptureWriter *self, const char *name)
       return 0;
     }
 
-  if ((self->jit_table_used + 1) * 2 > self->jit_table_size && !jit_table_grow (self))
-    return 0;
-
-  if (self->jit_names_len + name_len + 1 > self->jit_names_size)
-    {
-      size_t new_size = self->jit_names_size ? self->jit_names_size * 2 : 16384;
-      char  *names;
-
-      while (new_size < self->jit_names_len + name_len + 1)
-        new_size *= 2;
-      if (new_size > UINT32_MAX || !(names = realloc (self->jit_names, new_size)))
-        {
-          errno = ENOMEM;
-          return 0;
-        }
-      self->jit_names = names;
-      self->jit_names_size = new_size;
-    }
-
-  if (self->jit_pending_len == self->jit_pending_size)
-    {
-      size_t    new_size = self->jit_pending_size ? self->jit_pending_size * 2 : 256;
-      uint32_t *pending = realloc (self->jit_pending, new_size * sizeof *pending);
-
-      if (pending == NULL)
-        return 0;
-      self->jit_pending = pending;
-      self->jit_pending_size = new_size;
-    }
-
-  for (i = hash & (self->jit_table_size - 1); self->jit_table[i].addr != 0; i = (i + 1) & (self->jit_table_size - 1))
+  for (i = hash & (JIT_TABLE_SIZE - 1); self->jit_table[i].addr != 0; i = (i + 1) & (JIT_TABLE_SIZE - 1))
     ;
-
   e = &self->jit_table[i];
   e->addr = SYSPROF_CAPTURE_JITMAP_MARK | self->jit_next++;
   e->hash = hash;
-  e->name_off = (uint32_t) self->jit_names_len;
-  memcpy (self->jit_names + self->jit_names_len, name, name_len + 1);
-  self->jit_names_len += name_len + 1;
-  self->jit_table_used++;
-
-  self->jit_pending[self->jit_pending_len++] = (uint32_t) i;
+  entry = self->jit_frame + sizeof (SysprofCaptureJitmap) + self->jit_pending_bytes;
+  e->name_off = (uint32_t) (entry + 8 - self->jit_frame);
+  memcpy (entry, &e->addr, 8);
+  memcpy (entry + 8, name, name_len + 1);
+  self->jit_pending_len++;
   self->jit_pending_bytes += 8 + name_len + 1;
 
   return e->addr;
 }
 
+/* Writes the pending entries as one JITMAP frame, straight to the file:
+ * ahead of the buffered frames, which may use its addresses (upstream's
+ * order, so that a reader knows every name before it meets it). */
 static bool
 sysprof_capture_writer_flush_jitmap (SysprofCaptureWriter *self)
 {
-  SysprofCaptureJitmap *ev;
-  uint8_t              *pos;
+  SysprofCaptureJitmap *ev = (SysprofCaptureJitmap *) self->jit_frame;
+  size_t                len, aligned;
 
   if (self->jit_pending_len == 0)
     return true;
 
+  len = sizeof *ev + self->jit_pending_bytes;
+  aligned = SYSPROF_ALIGN_UP (len, SYSPROF_CAPTURE_ALIGN);
+  memset (self->jit_frame + len, 0, aligned - len);
   /* Stamped like Sysprof: our own pid, no cpu, the current time.  Counted
-   * against max_size as its entries came (capped length 0). */
-  ev = (SysprofCaptureJitmap *) sysprof_capture_writer_reserve_capped (self, sizeof *ev + self->jit_pending_bytes, 0,
-                                                                       SYSPROF_CAPTURE_CURRENT_TIME, -1, getpid (),
-                                                                       SYSPROF_CAPTURE_FRAME_JITMAP);
-  if (ev == NULL)
-    return false;
-
+   * against max_size as its entries came. */
+  memset (&ev->frame, 0, sizeof ev->frame);
+  ev->frame.len = (uint16_t) aligned;
+  ev->frame.cpu = -1;
+  ev->frame.pid = getpid ();
+  ev->frame.time = SYSPROF_CAPTURE_CURRENT_TIME;
+  ev->frame.type = SYSPROF_CAPTURE_FRAME_JITMAP;
   ev->n_jitmaps = (uint32_t) self->jit_pending_len;
-  pos = ev->data;
-  for (size_t p = 0; p < self->jit_pending_len; p++)
-    {
-      const JitEntry *e = &self->jit_table[self->jit_pending[p]];
-      const char     *name = self->jit_names + e->name_off;
-      size_t          len = strlen (name) + 1;
+  if (!_sysprof_write_all (self->fd, ev, aligned))
+    return false;
+  self->written += aligned;
+  self->stat.frame_count[SYSPROF_CAPTURE_FRAME_JITMAP]++;
+  if (ev->frame.time > self->max_time)
+    self->max_time = ev->frame.time;
 
-      memcpy (pos, &e->addr, 8);
-      memcpy (pos + 8, name, len);
-      pos += 8 + len;
-    }
-
-  sysprof_capture_writer_commit (self, ev);
+  memset (self->jit_table, 0, sizeof self->jit_table);
   self->jit_pending_len = 0;
   self->jit_pending_bytes = 0;
   return true;
@@ -761,8 +702,8 @@ sysprof_capture_writer_request_counter (SysprofCaptureWriter *self, unsigned int
   unsigned int ret;
 
   sysprof_return_val_if_fail (self != NULL, 0);
-  sysprof_return_val_if_fail (n_counters > 0, 0);
 
+  /* 0 counters: the next id, reserving none (as upstream). */
   if (n_counters > SYSPROF_CAPTURE_COUNTER_ID_MAX ||
       self->next_counter_id > SYSPROF_CAPTURE_COUNTER_ID_MAX + 1 - n_counters)
     {
@@ -790,6 +731,9 @@ sysprof_capture_writer_define_counters (SysprofCaptureWriter        *self,
   sysprof_return_val_if_fail (self != NULL, false);
   sysprof_return_val_if_fail (counters != NULL || n_counters == 0, false);
 
+  /* Nothing to define: no frame (as upstream). */
+  if (n_counters == 0)
+    return true;
   /* Large definitions are split over several frames instead of failing. */
   do
     {
@@ -1010,26 +954,22 @@ sysprof_capture_writer_add_file (SysprofCaptureWriter *self,
   return true;
 }
 
+/* Chunks as upstream's: 16 KiB frames, then an empty one marked last. */
+#define FILE_FD_CHUNK (16384 - sizeof (SysprofCaptureFileChunk))
+
 bool
 sysprof_capture_writer_add_file_fd (
     SysprofCaptureWriter *self, int64_t time, int cpu, int32_t pid, const char *path, int fd)
 {
-  _sysprof_autofree uint8_t *chunk = NULL;
-  size_t                     have = 0;
+  uint8_t chunk[FILE_FD_CHUNK];
 
   sysprof_return_val_if_fail (self != NULL, false);
   sysprof_return_val_if_fail (path != NULL, false);
   sysprof_return_val_if_fail (fd >= 0, false);
 
-  chunk = malloc (SYSPROF_CAPTURE_FILE_CHUNK_MAX);
-  if (chunk == NULL)
-    return false;
-
-  /* Fill whole chunks and hold the last one back until EOF is seen, so the
-   * final chunk carries is_last without an extra empty frame. */
   for (;;)
     {
-      ssize_t n = read (fd, chunk + have, SYSPROF_CAPTURE_FILE_CHUNK_MAX - have);
+      ssize_t n = read (fd, chunk, sizeof chunk);
 
       if (n < 0)
         {
@@ -1037,29 +977,11 @@ sysprof_capture_writer_add_file_fd (
             continue;
           return false;
         }
+      if (!sysprof_capture_writer_add_file (self, time, cpu, pid, path, n == 0, chunk, (size_t) n))
+        return false;
       if (n == 0)
-        break;
-      have += (size_t) n;
-      if (have == SYSPROF_CAPTURE_FILE_CHUNK_MAX)
-        {
-          uint8_t probe;
-          ssize_t p;
-
-          do
-            p = read (fd, &probe, 1);
-          while (p < 0 && errno == EINTR);
-          if (p < 0)
-            return false;
-          if (!sysprof_capture_writer_add_file (self, time, cpu, pid, path, p == 0, chunk, have))
-            return false;
-          if (p == 0)
-            return true;
-          chunk[0] = probe;
-          have = 1;
-        }
+        return true;
     }
-
-  return sysprof_capture_writer_add_file (self, time, cpu, pid, path, true, chunk, have);
 }
 
 bool
@@ -1183,8 +1105,8 @@ sysprof_capture_writer_add_dbus_message (SysprofCaptureWriter *self,
                                          int64_t               time,
                                          int                   cpu,
                                          int32_t               pid,
-                                         unsigned int          bus_type,
-                                         unsigned int          flags,
+                                         uint16_t              bus_type,
+                                         uint16_t              flags,
                                          const uint8_t        *message,
                                          size_t                message_len)
 {
@@ -1363,6 +1285,16 @@ sysprof_capture_writer_create_reader (SysprofCaptureWriter *self)
   return reader;
 }
 
+static void
+stat_add (SysprofCaptureStat *dest, const SysprofCaptureStat *src)
+{
+  for (unsigned i = 0; i < SYSPROF_CAPTURE_FRAME_LAST; i++)
+    if (i < 16)
+      dest->frame_count[i] += src->frame_count[i];
+    else
+      dest->padding[i - 16] += src->padding[i - 16];
+}
+
 bool
 sysprof_capture_writer_splice (SysprofCaptureWriter *self, SysprofCaptureWriter *dest)
 {
@@ -1390,8 +1322,7 @@ sysprof_capture_writer_splice (SysprofCaptureWriter *self, SysprofCaptureWriter 
     return false;
 
   dest->written += self->written - sizeof (SysprofCaptureFileHeader);
-  for (unsigned i = 0; i < SYSPROF_CAPTURE_FRAME_LAST; i++)
-    dest->stat.frame_count[i] += self->stat.frame_count[i];
+  stat_add (&dest->stat, &self->stat);
   if (self->max_time > dest->max_time)
     dest->max_time = self->max_time;
 
@@ -1406,8 +1337,7 @@ _sysprof_capture_writer_account_spliced (SysprofCaptureWriter     *self,
                                          int64_t                   max_time)
 {
   self->written += len;
-  for (unsigned i = 0; i < SYSPROF_CAPTURE_FRAME_LAST; i++)
-    self->stat.frame_count[i] += stat->frame_count[i];
+  stat_add (&self->stat, stat);
   if (max_time > self->max_time)
     self->max_time = max_time;
 }

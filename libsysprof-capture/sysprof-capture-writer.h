@@ -1,19 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause-Patent
 #pragma once
 
-#if !defined(SYSPROF_CAPTURE_INSIDE) && !defined(SYSPROF_CAPTURE_COMPILATION)
-#error "Only <sysprof-capture.h> can be included directly."
-#endif
-
 #include <stdbool.h>
 #include <sys/types.h>
 
 #include "sysprof-capture-types.h"
 
 SYSPROF_BEGIN_DECLS
-
-/* Fills @addrs (room for @n_addrs) with a backtrace, returns how many were written. */
-typedef int (*SysprofBacktraceFunc) (SysprofCaptureAddress *addrs, unsigned int n_addrs, void *user_data);
 
 /* Writers buffer frames in memory and write() them when the buffer fills or on
  * sysprof_capture_writer_flush().  @buffer_size 0 picks the default; otherwise it
@@ -194,8 +187,8 @@ bool sysprof_capture_writer_add_dbus_message (SysprofCaptureWriter *self,
                                               int64_t               time,
                                               int                   cpu,
                                               int32_t               pid,
-                                              unsigned int          bus_type,
-                                              unsigned int          flags,
+                                              uint16_t              bus_type,
+                                              uint16_t              flags,
                                               const uint8_t        *message,
                                               size_t                message_len);
 /* Appends an already encoded frame (e.g. drained from a ring buffer) after

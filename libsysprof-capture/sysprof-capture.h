@@ -26,7 +26,16 @@
 
 #define SYSPROF_CAPTURE_INSIDE 1
 
+#include <stdarg.h>
+#include <stdbool.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/types.h>
+
+#include "sysprof-version.h"
+#include "sysprof-version-macros.h"
 #include "sysprof-macros.h"
+#include "sysprof-platform.h"
 #include "sysprof-capture-types.h"
 #include "sysprof-address.h"
 #include "sysprof-clock.h"

@@ -110,6 +110,10 @@ static int              control_fd = -1;
 static bool           follow_children;
 static pthread_key_t  thread_key;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+/* The process was found without $SYSPROF_CONTROL_FD: sysprof_collector_is_active()
+ * looks again, for a variable set after the start (as upstream answers). */
+static atomic_bool     no_control_fd;
+static pthread_mutex_t reinit_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Serializes the request/reply round trips on the shared control socket. */
 static pthread_mutex_t control_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -239,9 +243,11 @@ global_init (void)
   sysprof_clock_init ();
   if ((fd = parse_control_fd ()) < 0)
     {
+      atomic_store (&no_control_fd, getenv ("SYSPROF_CONTROL_FD") == NULL);
       atomic_store (&process_state, PROCESS_DISABLED);
       return;
     }
+  atomic_store (&no_control_fd, false);
   follow_children = (env = getenv ("SYSPROF_FOLLOW_CHILDREN")) != NULL && strcmp (env, "1") == 0;
   /* Programs we exec speak on our channel only when children are followed. */
   if ((flags = fcntl (fd, F_GETFD)) >= 0)
@@ -277,12 +283,6 @@ ensure_init (void)
   c->state = THREAD_BUSY;
   pthread_once (&init_once, global_init);
   c->state = saved;
-}
-
-__attribute__ ((constructor)) static void
-collector_constructor (void)
-{
-  ensure_init ();
 }
 
 /* ---- the control round trip --------------------------------------------- */
@@ -680,10 +680,26 @@ sysprof_collector_init (void)
   ensure_init ();
 }
 
+/* Answers from the environment, without asking for a ring (GTK asks once
+ * at start whether to report anything at all). */
 bool
 sysprof_collector_is_active (void)
 {
   ensure_init ();
+  if (atomic_load (&process_state) == PROCESS_DISABLED && atomic_load (&no_control_fd) &&
+      getenv ("SYSPROF_CONTROL_FD") != NULL)
+    {
+      Collector *c = &tls_collector;
+      uint8_t    saved = c->state;
+
+      /* Set since the first look: look again, once. */
+      c->state = THREAD_BUSY;
+      pthread_mutex_lock (&reinit_lock);
+      if (atomic_load (&process_state) == PROCESS_DISABLED && atomic_load (&no_control_fd))
+        global_init ();
+      pthread_mutex_unlock (&reinit_lock);
+      c->state = saved;
+    }
   return atomic_load (&process_state) == PROCESS_ENABLED;
 }
 
@@ -1112,6 +1128,10 @@ sysprof_collector_request_counters (unsigned int n_counters)
   uint32_t first = atomic_load (&next_counter_id);
 
   sysprof_return_val_if_fail (n_counters > 0, 0);
+
+  /* 0 without a profiler, as upstream: GLib takes it for "not traced". */
+  if (!sysprof_collector_is_active ())
+    return 0;
 
   do
     {

@@ -1,10 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause-Patent
 #pragma once
 
-#if !defined(SYSPROF_CAPTURE_INSIDE) && !defined(SYSPROF_CAPTURE_COMPILATION)
-#error "Only <sysprof-capture.h> can be included directly."
-#endif
-
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -111,14 +107,16 @@ void sysprof_collector_log (int severity, const char *domain, const char *messag
 SYSPROF_AVAILABLE_IN_ALL
 void sysprof_collector_log_printf (int severity, const char *domain, const char *format, ...) SYSPROF_PRINTF (3, 4);
 /* Reserves @n_counters consecutive counter ids for this process and returns
- * the first, counting up from SYSPROF_COLLECTOR_COUNTER_ID_BASE (atomically,
- * whether or not a profiler is attached).  Returns 0 with errno EINVAL for
- * @n_counters 0 and ENOSPC once the 24-bit id space is used up. */
+ * the first, counting up from SYSPROF_COLLECTOR_COUNTER_ID_BASE
+ * (atomically).  Returns 0 when no profiler is attached (as upstream's:
+ * GLib takes 0 for "not traced"), with errno EINVAL for @n_counters 0 and
+ * ENOSPC once the 24-bit id space is used up. */
 SYSPROF_AVAILABLE_IN_ALL
 unsigned int sysprof_collector_request_counters (unsigned int n_counters);
 /* CTRDEF frames for @counters.  Every id must come from
  * sysprof_collector_request_counters() in this process; otherwise nothing is
- * sent. */
+ * sent (stricter than upstream's, which sends any id: ids of its own could
+ * collide with the profiler's). */
 SYSPROF_AVAILABLE_IN_ALL
 void sysprof_collector_define_counters (const SysprofCaptureCounter *counters, unsigned int n_counters);
 /* CTRSET frames giving @values[i] to @counters_ids[i] (ids checked as above). */

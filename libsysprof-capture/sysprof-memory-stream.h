@@ -6,10 +6,6 @@
  * of whole captures in sysprof-allocation-cursor.h. */
 #pragma once
 
-#if !defined(SYSPROF_CAPTURE_INSIDE) && !defined(SYSPROF_CAPTURE_COMPILATION)
-#error "Only <sysprof-capture.h> can be included directly."
-#endif
-
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

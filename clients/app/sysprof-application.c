@@ -39,7 +39,7 @@ sysprof_application_handle_local_options (GApplication *application, GVariantDic
   (void) application;
   if (g_variant_dict_contains (options, "version"))
     {
-      printf ("sysprof %s\n", SYSPROF_VERSION);
+      printf ("sysprof %s\n", SYSPROF_PROJECT_VERSION);
       return 0;
     }
   return -1;
@@ -56,7 +56,7 @@ about_action (GSimpleAction *action, GVariant *parameter, gpointer user_data)
   about = adw_about_window_new ();
   adw_about_window_set_application_name (ADW_ABOUT_WINDOW (about), "Sysprof");
   adw_about_window_set_application_icon (ADW_ABOUT_WINDOW (about), "org.gnome.Sysprof");
-  adw_about_window_set_version (ADW_ABOUT_WINDOW (about), SYSPROF_VERSION);
+  adw_about_window_set_version (ADW_ABOUT_WINDOW (about), SYSPROF_PROJECT_VERSION);
   adw_about_window_set_comments (ADW_ABOUT_WINDOW (about),
                                  "A system-wide profiler: CPU samples, memory allocations, counters, marks and logs, "
                                  "recorded through sysprofd without root.");

@@ -611,7 +611,7 @@ main (int argc, char **argv)
 
   if (version)
     {
-      printf ("sysprof-cli " SYSPROF_VERSION "\n");
+      printf ("sysprof-cli " SYSPROF_PROJECT_VERSION "\n");
       return 0;
     }
   if (do_merge)

@@ -127,7 +127,7 @@ main (int argc, char **argv)
 
   if (g_str_equal (argv[1], "--version"))
     {
-      g_print ("sysprof-report %s\n", SYSPROF_VERSION);
+      g_print ("sysprof-report %s\n", SYSPROF_PROJECT_VERSION);
       return REPORT_EXIT_OK;
     }
 

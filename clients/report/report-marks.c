@@ -189,7 +189,7 @@ marks_main (int argc, char **argv, gboolean help_only)
     }
   if (o.version)
     {
-      g_print ("sysprof-report %s\n", SYSPROF_VERSION);
+      g_print ("sysprof-report %s\n", SYSPROF_PROJECT_VERSION);
       marks_options_clear (&o);
       return REPORT_EXIT_OK;
     }

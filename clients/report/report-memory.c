@@ -742,7 +742,7 @@ memory_main (int argc, char **argv, gboolean help_only)
     }
   if (o.version)
     {
-      g_print ("sysprof-report %s\n", SYSPROF_VERSION);
+      g_print ("sysprof-report %s\n", SYSPROF_PROJECT_VERSION);
       memory_options_clear (&o);
       return REPORT_EXIT_OK;
     }

@@ -203,7 +203,7 @@ report_callgraph_main (const ReportVerb *verb, int argc, char **argv, gboolean h
 
   if (o.version)
     {
-      g_print ("sysprof-report %s\n", SYSPROF_VERSION);
+      g_print ("sysprof-report %s\n", SYSPROF_PROJECT_VERSION);
       return REPORT_EXIT_OK;
     }
 

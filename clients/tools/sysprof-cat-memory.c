@@ -60,7 +60,7 @@ load_jit (SysprofCatMemory *self, SysprofCaptureReader *reader)
   size_t                   size = 0;
   bool                     ok = true;
 
-  if (!sysprof_capture_jitmap_iter_init (&iter, reader))
+  if (!sysprof_capture_jitmap_iter_init_reader (&iter, reader))
     return false;
   while (ok && sysprof_capture_jitmap_iter_next (&iter, &addr, &name))
     {

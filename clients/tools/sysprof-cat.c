@@ -298,7 +298,7 @@ main (int argc, char **argv)
         case OPT_EXPAND_MEMORY: expand = true; break;
         case OPT_COMPACT_MEMORY: compact = true; break;
         case 'h': usage (stdout); return 0;
-        case OPT_VERSION: printf ("sysprof-cat " SYSPROF_VERSION "\n"); return 0;
+        case OPT_VERSION: printf ("sysprof-cat " SYSPROF_PROJECT_VERSION "\n"); return 0;
         default: fprintf (stderr, "Try 'sysprof-cat --help' for more information.\n"); return 2;
         }
     }

@@ -597,7 +597,7 @@ main (int argc, char **argv)
         case 'l': list_files = true; break;
         case 's': show_stats = true; break;
         case 'h': usage (stdout); return 0;
-        case OPT_VERSION: printf ("sysprof-dump " SYSPROF_VERSION "\n"); return 0;
+        case OPT_VERSION: printf ("sysprof-dump " SYSPROF_PROJECT_VERSION "\n"); return 0;
         default: fprintf (stderr, "Try 'sysprof-dump --help' for more information.\n"); return 2;
         }
     }

@@ -86,7 +86,7 @@ run_cursor (SysprofCaptureCondition *cond, gboolean reverse)
     sysprof_capture_cursor_add_condition (cursor, cond);
   if (reverse)
     sysprof_capture_cursor_reverse (cursor);
-  g_assert_true (sysprof_capture_cursor_foreach (cursor, collect_cb, &c));
+  g_assert_true (sysprof_capture_cursor_foreach_checked (cursor, collect_cb, &c));
   sysprof_capture_cursor_unref (cursor);
   sysprof_capture_reader_unref (r);
   return c.times;
@@ -216,7 +216,7 @@ test_multiple_conditions_are_ored (void)
 
   sysprof_capture_cursor_add_condition (cursor, sysprof_capture_condition_new_where_file ("/a"));
   sysprof_capture_cursor_add_condition (cursor, sysprof_capture_condition_new_where_pid_in (1, pid_one));
-  g_assert_true (sysprof_capture_cursor_foreach (cursor, collect_cb, &c));
+  g_assert_true (sysprof_capture_cursor_foreach_checked (cursor, collect_cb, &c));
   for (int i = 0; i < N_FRAMES; i++)
     expected += pred_or (i);
   g_assert_cmpuint (c.times->len, ==, expected);
@@ -233,10 +233,10 @@ test_stop_reset_reverse (void)
   Collect               c = { g_array_new (FALSE, FALSE, sizeof (int64_t)), 5 };
 
   /* Stop after 5, continue where it stopped, then reset. */
-  g_assert_true (sysprof_capture_cursor_foreach (cursor, collect_cb, &c));
+  g_assert_true (sysprof_capture_cursor_foreach_checked (cursor, collect_cb, &c));
   g_assert_cmpuint (c.times->len, ==, 5);
   c.stop_after = 8;
-  g_assert_true (sysprof_capture_cursor_foreach (cursor, collect_cb, &c));
+  g_assert_true (sysprof_capture_cursor_foreach_checked (cursor, collect_cb, &c));
   g_assert_cmpuint (c.times->len, ==, 8);
   for (guint i = 0; i < 8; i++)
     g_assert_cmpint (g_array_index (c.times, int64_t, i), ==, i);
@@ -245,13 +245,13 @@ test_stop_reset_reverse (void)
   c.stop_after = 3;
   sysprof_capture_cursor_reset (cursor);
   sysprof_capture_cursor_reverse (cursor);
-  g_assert_true (sysprof_capture_cursor_foreach (cursor, collect_cb, &c));
+  g_assert_true (sysprof_capture_cursor_foreach_checked (cursor, collect_cb, &c));
   g_assert_cmpuint (c.times->len, ==, 3);
   g_assert_cmpint (g_array_index (c.times, int64_t, 0), ==, N_FRAMES - 1);
   g_assert_cmpint (g_array_index (c.times, int64_t, 2), ==, N_FRAMES - 3);
   /* Reverse also resumes where it stopped. */
   c.stop_after = 4;
-  g_assert_true (sysprof_capture_cursor_foreach (cursor, collect_cb, &c));
+  g_assert_true (sysprof_capture_cursor_foreach_checked (cursor, collect_cb, &c));
   g_assert_cmpint (g_array_index (c.times, int64_t, 3), ==, N_FRAMES - 4);
 
   g_array_unref (c.times);
@@ -276,14 +276,14 @@ test_damaged_capture (void)
   cursor = sysprof_capture_cursor_new (r);
 
   errno = 0;
-  g_assert_false (sysprof_capture_cursor_foreach (cursor, collect_cb, &c));
+  g_assert_false (sysprof_capture_cursor_foreach_checked (cursor, collect_cb, &c));
   g_assert_cmpint (errno, ==, EIO);
   g_assert_cmpuint (c.times->len, ==, N_FRAMES - 1);
 
   g_array_set_size (c.times, 0);
   sysprof_capture_cursor_reset (cursor);
   sysprof_capture_cursor_reverse (cursor);
-  g_assert_false (sysprof_capture_cursor_foreach (cursor, collect_cb, &c));
+  g_assert_false (sysprof_capture_cursor_foreach_checked (cursor, collect_cb, &c));
   g_assert_cmpuint (c.times->len, ==, N_FRAMES - 1);
   g_assert_cmpint (g_array_index (c.times, int64_t, 0), ==, N_FRAMES - 2);
 

@@ -162,10 +162,12 @@ process_function (SysprofCallgraph *self, gint32 pid)
 static guint
 context_function (SysprofCallgraph *self, SysprofAddressContext context)
 {
-  const char *label = sysprof_address_context_to_string (context);
+  const char *label;
 
-  if ((guint) context >= G_N_ELEMENTS (self->context_functions) || label == NULL)
-    label = "- - unknown context - -", context = SYSPROF_ADDRESS_CONTEXT_NONE;
+  if ((guint) context >= G_N_ELEMENTS (self->context_functions))
+    context = SYSPROF_ADDRESS_CONTEXT_NONE;
+  /* "- - unknown - -" for NONE. */
+  label = sysprof_address_context_to_string (context);
   if (self->context_functions[context] == 0)
     self->context_functions[context] =
         add_function (self, new_owned_symbol (self, label), SYSPROF_CALLGRAPH_FUNCTION_CONTEXT) + 1;

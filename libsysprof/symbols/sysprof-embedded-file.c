@@ -71,12 +71,15 @@ sysprof_gunzip (const guint8 *data, gsize len, gsize max_size, const char *what,
 static gboolean
 collect_chunks (SysprofCaptureReader *reader, const char *path, GByteArray *out)
 {
-  SysprofCaptureFrameType type;
-  gboolean                found = FALSE;
+  SysprofCaptureFrameType        type;
+  const SysprofCaptureFileChunk *first;
 
   sysprof_capture_reader_reset (reader);
-  if (!sysprof_capture_reader_find_file (reader, path))
+  if ((first = sysprof_capture_reader_find_file (reader, path)) == NULL)
     return FALSE;
+  g_byte_array_append (out, first->data, first->len);
+  if (first->is_last)
+    return TRUE;
   while (sysprof_capture_reader_peek_type (reader, &type))
     {
       const SysprofCaptureFileChunk *chunk;
@@ -91,12 +94,11 @@ collect_chunks (SysprofCaptureReader *reader, const char *path, GByteArray *out)
         break;
       if (strncmp (chunk->path, path, sizeof chunk->path) != 0)
         continue;
-      found = TRUE;
       g_byte_array_append (out, chunk->data, chunk->len);
       if (chunk->is_last)
         break;
     }
-  return found;
+  return TRUE;
 }
 
 GBytes *

@@ -71,6 +71,18 @@ exercise_reader (SysprofCaptureReader *reader)
           volatile size_t len = strlen (((const SysprofCaptureProcess *) frame)->cmdline);
           (void) len;
         }
+      else if (frame->type == SYSPROF_CAPTURE_FRAME_JITMAP)
+        {
+          /* Upstream's way: the entries of this one frame. */
+          SysprofCaptureJitmapIter one;
+
+          sysprof_capture_jitmap_iter_init (&one, (const SysprofCaptureJitmap *) frame);
+          while (sysprof_capture_jitmap_iter_next (&one, &addr, &name))
+            {
+              volatile size_t len = strlen (name);
+              (void) len;
+            }
+        }
     }
 
   (void) sysprof_capture_reader_get_end_time (reader);
@@ -87,7 +99,7 @@ exercise_reader (SysprofCaptureReader *reader)
       free (files);
     }
 
-  if (sysprof_capture_jitmap_iter_init (&iter, reader))
+  if (sysprof_capture_jitmap_iter_init_reader (&iter, reader))
     {
       while (sysprof_capture_jitmap_iter_next (&iter, &addr, &name))
         {

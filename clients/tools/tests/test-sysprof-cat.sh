@@ -30,11 +30,19 @@ ok "three Sysprof 3.46 captures merged, every frame kept"
 grep -q '^CTRDEF .* {id=1 .* {id=2 ' "$tmp/ab.txt" || fail "first counters not 1,2"
 grep -q '^CTRDEF .* {id=3 .* {id=4 ' "$tmp/ab.txt" || fail "second capture's counters not renumbered to 3,4"
 grep -q '^CTRSET .* {3:0x000000000000002a,4:0x4002000000000000,' "$tmp/ab.txt" || fail "CTRSET ids not translated"
-[ "$(grep -c '^JITMAP ' "$tmp/ab.txt")" -eq 1 ] || fail "expected one merged JIT map"
+# Each input's names get addresses of their own in one JIT map (a map
+# written out starts the writer's table over, as upstream's does), ahead of
+# the samples that use them.
+[ "$(grep -c '^JITMAP ' "$tmp/ab.txt")" -eq 2 ] || fail "expected a JIT map per input"
 grep -q 'n=2 0xe000000000000001="jit_func_one" 0xe000000000000002="jit_func_two"' "$tmp/ab.txt" \
-  || fail "JIT names not de-duplicated across inputs"
-[ "$(grep -c '^SAMPLE .*0xe000000000000001,0xe000000000000002\]' "$tmp/ab.txt")" -eq 2 ] \
+  || fail "the first input's JIT names"
+grep -q 'n=2 0xe000000000000003="jit_func_one" 0xe000000000000004="jit_func_two"' "$tmp/ab.txt" \
+  || fail "the second input's JIT names"
+[ "$(grep -c '^SAMPLE .*0xe000000000000001,0xe000000000000002\]' "$tmp/ab.txt")" -eq 1 ] &&
+  [ "$(grep -c '^SAMPLE .*0xe000000000000003,0xe000000000000004\]' "$tmp/ab.txt")" -eq 1 ] \
   || fail "JIT addresses in samples not translated"
+awk '/^JITMAP / { j++ } /^SAMPLE .*0xe0000000000000/ && j < ++s { bad = 1 } END { exit bad }' "$tmp/ab.txt" \
+  || fail "a sample before the JIT map that names it"
 ok "JIT addresses and counter ids renumbered"
 
 # Into a pipe.
