@@ -20,6 +20,8 @@
 #define HOLD_NS (10 * 1000 * 1000)
 /* Raw blocks shorter than this are not worth compressing. */
 #define MIN_PACK 64
+/* Counter ids a drainer gives the processes it drains, at most. */
+#define MAX_COUNTER_IDS 65536
 /* The length of a frame of @n bytes: the next multiple of 8. */
 #define FRAME_LEN(n) (((gsize) (n) + SYSPROF_CAPTURE_ALIGN - 1) & ~(gsize) (SYSPROF_CAPTURE_ALIGN - 1))
 
@@ -74,6 +76,9 @@ struct _SysprofRingDrainer
   guint last_frames;
   gsize last_bytes;
 
+  /* (pid << 24 | the process's counter id) -> the capture's counter id. */
+  GHashTable *counter_ids;
+
   /* Memory streams (see take_stream_chunk). */
   SysprofMemoryStreamCompressor *zstd;
   guint8                        *packed; /* a 'Z' block's frame */
@@ -122,6 +127,7 @@ sysprof_ring_drainer_finalize (GObject *object)
   g_clear_pointer (&self->frame, g_free);
   g_clear_pointer (&self->packed, g_free);
   g_clear_pointer (&self->zstd, sysprof_memory_stream_compressor_free);
+  g_clear_pointer (&self->counter_ids, g_hash_table_unref);
 
   G_OBJECT_CLASS (sysprof_ring_drainer_parent_class)->finalize (object);
 }
@@ -137,6 +143,7 @@ sysprof_ring_drainer_init (SysprofRingDrainer *self)
 {
   self->rings = g_ptr_array_new_with_free_func (ring_free);
   self->frame = g_malloc (SYSPROF_CAPTURE_MAX_FRAME_LEN);
+  self->counter_ids = g_hash_table_new (NULL, NULL);
 }
 
 SysprofRingDrainer *
@@ -396,6 +403,58 @@ take_stream_chunk (SysprofRingDrainer *self, const Ring *ring, gsize len)
   return &chunk->frame;
 }
 
+/* ---- counters --------------------------------------------------------------- */
+
+/* The capture's id for counter @id of process @pid, asked of the writer the
+ * first time: each process numbers its counters as it likes (upstream's
+ * collector from 1, as the recorder's own counters are), so two would
+ * collide in one capture.  0 when no more can be given. */
+static guint
+capture_counter_id (SysprofRingDrainer *self, gint32 pid, guint id)
+{
+  gpointer key = GSIZE_TO_POINTER (((gsize) (guint32) pid << 24) | (id & SYSPROF_CAPTURE_COUNTER_ID_MAX));
+  guint    capture_id = GPOINTER_TO_UINT (g_hash_table_lookup (self->counter_ids, key));
+
+  if (capture_id != 0)
+    return capture_id;
+  if (g_hash_table_size (self->counter_ids) >= MAX_COUNTER_IDS ||
+      (capture_id = sysprof_capture_writer_request_counter (self->writer, 1)) == 0)
+    return 0;
+  g_hash_table_insert (self->counter_ids, key, GUINT_TO_POINTER (capture_id));
+  return capture_id;
+}
+
+/* Gives the counters of a CTRDEF or CTRSET frame (validated, in our copy)
+ * the capture's ids; FALSE when they cannot all have one. */
+static gboolean
+renumber_counters (SysprofRingDrainer *self, gint32 pid, SysprofCaptureFrame *frame)
+{
+  if (frame->type == SYSPROF_CAPTURE_FRAME_CTRDEF)
+    {
+      SysprofCaptureCounterDefine *def = (SysprofCaptureCounterDefine *) (void *) frame;
+
+      for (guint i = 0; i < def->n_counters; i++)
+        {
+          guint id = capture_counter_id (self, pid, def->counters[i].id);
+
+          if (id == 0)
+            return FALSE;
+          def->counters[i].id = id;
+        }
+    }
+  else
+    {
+      SysprofCaptureCounterSet *set = (SysprofCaptureCounterSet *) (void *) frame;
+
+      for (guint i = 0; i < set->n_values; i++)
+        for (guint j = 0; j < G_N_ELEMENTS (set->values[i].ids); j++)
+          if (set->values[i].ids[j] != 0 &&
+              (set->values[i].ids[j] = capture_counter_id (self, pid, set->values[i].ids[j])) == 0)
+            return FALSE;
+    }
+  return TRUE;
+}
+
 /* ---- passes ---------------------------------------------------------------- */
 
 /* Takes the frame at @c into the writer, or counts it lost; FALSE when it is
@@ -425,6 +484,14 @@ take_frame (SysprofRingDrainer *self, Cursor *c)
       c->ring->pid = c->next.pid;
     }
   frame = (const SysprofCaptureFrame *) (const void *) self->frame;
+  /* By the ring's process: a frame claiming another's pid does not reach
+   * that process's counters. */
+  if ((c->next.type == SYSPROF_CAPTURE_FRAME_CTRDEF || c->next.type == SYSPROF_CAPTURE_FRAME_CTRSET) &&
+      !renumber_counters (self, c->ring->pid, (SysprofCaptureFrame *) (void *) self->frame))
+    {
+      self->n_lost++;
+      return TRUE;
+    }
   if (c->next.type == SYSPROF_CAPTURE_FRAME_FILE_CHUNK &&
       is_stream_path (((const SysprofCaptureFileChunk *) (const void *) self->frame)->path) &&
       (frame = take_stream_chunk (self, c->ring, len)) == NULL)

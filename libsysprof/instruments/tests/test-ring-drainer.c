@@ -267,6 +267,100 @@ test_merge (void)
   fixture_clear (&f);
 }
 
+static void
+write_counter_frames (SysprofMappedRingBuffer *ring, gint32 pid, guint id, const char *name, gint64 value)
+{
+  SysprofCaptureCounterDefine *def;
+  SysprofCaptureCounterSet    *set;
+  gsize                        def_len = sizeof *def + sizeof (SysprofCaptureCounter);
+  gsize                        set_len = sizeof *set + sizeof (SysprofCaptureCounterValues);
+
+  def = sysprof_mapped_ring_buffer_allocate (ring, def_len);
+  g_assert_nonnull (def);
+  memset (def, 0, def_len);
+  def->frame.len = (guint16) def_len;
+  def->frame.type = SYSPROF_CAPTURE_FRAME_CTRDEF;
+  def->frame.pid = pid;
+  def->frame.time = 100;
+  def->n_counters = 1;
+  def->counters[0].id = id;
+  g_strlcpy (def->counters[0].category, "app", sizeof def->counters[0].category);
+  g_strlcpy (def->counters[0].name, name, sizeof def->counters[0].name);
+  sysprof_mapped_ring_buffer_advance (ring, def_len);
+
+  set = sysprof_mapped_ring_buffer_allocate (ring, set_len);
+  g_assert_nonnull (set);
+  memset (set, 0, set_len);
+  set->frame.len = (guint16) set_len;
+  set->frame.type = SYSPROF_CAPTURE_FRAME_CTRSET;
+  set->frame.pid = pid;
+  set->frame.time = 200;
+  set->n_values = 1;
+  set->values[0].ids[0] = id;
+  set->values[0].values[0].v64 = value;
+  sysprof_mapped_ring_buffer_advance (ring, set_len);
+}
+
+/* Two processes that both number a counter 1 (upstream's collector counts
+ * from 1, as the recorder's own counters do), beside a counter of the
+ * capture's own: each gets an id of the capture, and each value stays with
+ * its counter. */
+static void
+test_counter_ids (void)
+{
+  SysprofMappedRingBuffer *rings[2];
+  SysprofCaptureReader    *reader;
+  SysprofCaptureFrameType  type;
+  g_autoptr (GHashTable) names = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  g_autoptr (GHashTable) values = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  Fixture f;
+  guint   own;
+
+  fixture_init (&f);
+  sysprof_ring_drainer_set_writer (f.drainer, f.writer);
+  own = sysprof_capture_writer_request_counter (f.writer, 1);
+  g_assert_cmpuint (own, ==, 1);
+  for (guint r = 0; r < 2; r++)
+    {
+      rings[r] = producer_ring (&f, 4);
+      write_counter_frames (rings[r], 100 + (gint32) r, 1, r == 0 ? "first" : "second", 10 + r);
+    }
+  sysprof_ring_drainer_close (f.drainer);
+  g_assert_true (sysprof_capture_writer_flush (f.writer));
+
+  reader = sysprof_capture_reader_new (f.path);
+  g_assert_nonnull (reader);
+  while (sysprof_capture_reader_peek_type (reader, &type))
+    {
+      if (type == SYSPROF_CAPTURE_FRAME_CTRDEF)
+        {
+          const SysprofCaptureCounterDefine *def = sysprof_capture_reader_read_counter_define (reader);
+
+          g_assert_cmpuint (def->n_counters, ==, 1);
+          g_assert_cmpuint (def->counters[0].id, !=, own);
+          g_assert_false (g_hash_table_contains (names, GUINT_TO_POINTER (def->counters[0].id)));
+          g_hash_table_insert (names, GUINT_TO_POINTER (def->counters[0].id), g_strdup (def->counters[0].name));
+        }
+      else if (type == SYSPROF_CAPTURE_FRAME_CTRSET)
+        {
+          const SysprofCaptureCounterSet *set = sysprof_capture_reader_read_counter_set (reader);
+          const char                     *name = g_hash_table_lookup (names, GUINT_TO_POINTER (set->values[0].ids[0]));
+
+          g_assert_nonnull (name);
+          g_hash_table_insert (values, g_strdup (name), GSIZE_TO_POINTER ((gsize) set->values[0].values[0].v64));
+        }
+      else
+        g_assert_true (sysprof_capture_reader_skip (reader));
+    }
+  sysprof_capture_reader_unref (reader);
+  g_assert_cmpuint (g_hash_table_size (names), ==, 2);
+  g_assert_cmpuint (GPOINTER_TO_SIZE (g_hash_table_lookup (values, "first")), ==, 10);
+  g_assert_cmpuint (GPOINTER_TO_SIZE (g_hash_table_lookup (values, "second")), ==, 11);
+  for (guint r = 0; r < 2; r++)
+    sysprof_mapped_ring_buffer_unref (rings[r]);
+  fixture_clear (&f);
+}
+
 /* Limits and bad sizes; after close no ring is handed out. */
 static void
 test_limits (void)
@@ -1232,6 +1326,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/Libsysprof/RingDrainer/round-trip", test_round_trip);
   g_test_add_func ("/Libsysprof/RingDrainer/merge", test_merge);
+  g_test_add_func ("/Libsysprof/RingDrainer/counter-ids", test_counter_ids);
   g_test_add_func ("/Libsysprof/RingDrainer/other-context", test_other_context);
   g_test_add_func ("/Libsysprof/RingDrainer/limits", test_limits);
   g_test_add_func ("/Libsysprof/RingDrainer/hostile", test_hostile);
