@@ -33,9 +33,17 @@
 #define WAIT_MAX_NS   1000000
 #define WAIT_TOTAL_NS 1000000000
 
-/* Initial-exec TLS: the collector runs inside malloc hooks, where the lazy
- * allocation of global-dynamic TLS would recurse into malloc. */
+/* In the memory tracker, initial-exec TLS: the collector runs inside its
+ * malloc hooks, where the lazy allocation of global-dynamic TLS would
+ * recurse into malloc (an LD_PRELOAD library has static TLS anyway).
+ * Elsewhere the default model: a module that embeds the collector (as GTK
+ * and GLib do upstream's) may be dlopen()ed after start, when no static TLS
+ * is left for it. */
+#ifdef SYSPROF_COLLECTOR_INITIAL_EXEC
 #define TLS __thread __attribute__ ((tls_model ("initial-exec")))
+#else
+#define TLS __thread
+#endif
 
 typedef enum
 {

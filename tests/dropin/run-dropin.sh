@@ -132,4 +132,6 @@ printf '#include <sysprof-capture.h>\nvoid lib_mark (void);\n__attribute__ ((vis
 cc -shared -fPIC -fvisibility=hidden $cflags "$W/lib.c" -o "$W/libuser.so" $libs || fail "a shared library linking ours"
 exported=$(nm -D --defined-only "$W/libuser.so" | awk '$3 ~ /^_?sysprof_/' | wc -l)
 [ "$exported" -eq 0 ] || fail "a shared library linking ours exports $exported sysprof_ symbols"
-ok "a shared library linking it exports no sysprof_ symbol"
+# Loadable late (a GTK or GIO module is dlopen()ed): no static TLS needed.
+! readelf -d "$W/libuser.so" | grep -q STATIC_TLS || fail "a shared library linking ours needs static TLS"
+ok "a shared library linking it exports no sysprof_ symbol and needs no static TLS"
