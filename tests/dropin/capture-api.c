@@ -607,7 +607,12 @@ test_cursor (SysprofCaptureReader *reader)
   run_cursor (reader, "or",
               sysprof_capture_condition_new_or (sysprof_capture_condition_new_where_pid_in (1, pids),
                                                 sysprof_capture_condition_new_where_file ("/big")));
-  copy = sysprof_capture_condition_copy (sysprof_capture_condition_new_where_type_in (2, types));
+  {
+    SysprofCaptureCondition *original = sysprof_capture_condition_new_where_type_in (2, types);
+
+    copy = sysprof_capture_condition_copy (original);
+    sysprof_capture_condition_unref (original);
+  }
   CHECK (sysprof_capture_condition_ref (copy) == copy);
   sysprof_capture_condition_unref (copy);
   run_cursor (reader, "copy", copy);

@@ -10,9 +10,10 @@
 # the same, collector-api.c (GLib's and GTK's collector calls) puts the same
 # marks, logs and counters into a capture recorded by our sysprof-cli.
 #
-# Usage: run-dropin.sh BUILD_DIR SOURCE_DIR SYSPROF_CLI SYSPROF_DUMP
+# Usage: run-dropin.sh BUILD_DIR SOURCE_DIR SYSPROF_CLI SYSPROF_DUMP [SANITIZE]
+# (SANITIZE: the build's b_sanitize; the programs are built with it too.)
 set -euo pipefail
-BUILD=$1 SRC=$2 CLI=$3 DUMP=$4
+BUILD=$1 SRC=$2 CLI=$3 DUMP=$4 SANITIZE=${5:-none}
 
 W=$(mktemp -d /tmp/test-dropin.XXXXXX)
 trap 'rm -rf "$W"' EXIT
@@ -21,6 +22,9 @@ ok () { n=$((n + 1)); echo "ok $n - $*"; }
 skip () { n=$((n + 1)); echo "ok $n - # SKIP $*"; }
 fail () { echo "not ok - $*" >&2; exit 1; }
 CFLAGS_STRICT=(-Wall -Wextra -Werror -Wno-sign-compare -Wno-unused-parameter)
+# A sanitized build installs a sanitized archive: its users link the runtime.
+SAN=()
+[ "$SANITIZE" = none ] || SAN=(-fsanitize="$SANITIZE")
 
 echo "1..7"
 
@@ -45,10 +49,10 @@ for h in "$incdir"/*.h; do
   name=$(basename "$h")
   printf '#include <%s>\nint main (void) { return 0; }\n' "$name" > "$W/one.c"
   # shellcheck disable=SC2086
-  cc -std=gnu11 "${CFLAGS_STRICT[@]}" $cflags -c "$W/one.c" -o "$W/one.o" 2> "$W/cc.err" ||
+  cc -std=gnu11 "${CFLAGS_STRICT[@]}" "${SAN[@]}" $cflags -c "$W/one.c" -o "$W/one.o" 2> "$W/cc.err" ||
     fail "<$name> alone in C: $(head -n 3 "$W/cc.err")"
   # shellcheck disable=SC2086
-  c++ -Wall -Wextra -Werror -DHEADER="<$name>" $cflags "$SRC/headers.cc" -o "$W/headers" $libs 2> "$W/cc.err" ||
+  c++ -Wall -Wextra -Werror "${SAN[@]}" -DHEADER="<$name>" $cflags "$SRC/headers.cc" -o "$W/headers" $libs 2> "$W/cc.err" ||
     fail "<$name> in C++: $(head -n 3 "$W/cc.err")"
 done
 "$W/headers" || fail "the C++ program failed"
@@ -56,7 +60,7 @@ ok "$(ls "$incdir" | wc -l) headers build alone in C and C++ (-Werror); C++ take
 
 # 3-4. The whole capture API.
 # shellcheck disable=SC2086
-cc -std=gnu11 "${CFLAGS_STRICT[@]}" $cflags "$SRC/capture-api.c" -o "$W/capture-api-ours" $libs 2> "$W/cc.err" ||
+cc -std=gnu11 "${CFLAGS_STRICT[@]}" "${SAN[@]}" $cflags "$SRC/capture-api.c" -o "$W/capture-api-ours" $libs 2> "$W/cc.err" ||
   fail "capture-api.c against ours: $(head -n 5 "$W/cc.err")"
 mkdir "$W/ours"
 "$W/capture-api-ours" "$W/ours" > "$W/ours.out" || fail "capture-api (ours): $(grep FAIL "$W/ours.out")"
@@ -79,7 +83,7 @@ fi
 
 # 5. The collector without a profiler, and told late.
 # shellcheck disable=SC2086
-cc -std=gnu11 "${CFLAGS_STRICT[@]}" $cflags "$SRC/collector-api.c" -o "$W/collector-ours" $libs 2> "$W/cc.err" ||
+cc -std=gnu11 "${CFLAGS_STRICT[@]}" "${SAN[@]}" $cflags "$SRC/collector-api.c" -o "$W/collector-ours" $libs 2> "$W/cc.err" ||
   fail "collector-api.c against ours: $(head -n 5 "$W/cc.err")"
 env -u SYSPROF_CONTROL_FD "$W/collector-ours" inactive > /dev/null || fail "collector calls without a profiler"
 env -u SYSPROF_CONTROL_FD "$W/collector-ours" late > /dev/null || fail "is_active with the variable set late"
@@ -129,7 +133,7 @@ fi
 # 7. A shared library that links it (as libgtk-4 does) exports none of it.
 printf '#include <sysprof-capture.h>\nvoid lib_mark (void);\n__attribute__ ((visibility ("default"))) void lib_mark (void) { sysprof_collector_mark (0, 0, "g", "n", NULL); }\n' > "$W/lib.c"
 # shellcheck disable=SC2086
-cc -shared -fPIC -fvisibility=hidden $cflags "$W/lib.c" -o "$W/libuser.so" $libs || fail "a shared library linking ours"
+cc -shared -fPIC -fvisibility=hidden "${SAN[@]}" $cflags "$W/lib.c" -o "$W/libuser.so" $libs || fail "a shared library linking ours"
 exported=$(nm -D --defined-only "$W/libuser.so" | awk '$3 ~ /^_?sysprof_/' | wc -l)
 [ "$exported" -eq 0 ] || fail "a shared library linking ours exports $exported sysprof_ symbols"
 # Loadable late (a GTK or GIO module is dlopen()ed): no static TLS needed.
