@@ -40,7 +40,15 @@ do_create_session (SysprofdCall *call)
     }
   g_signal_connect (session, "closed", G_CALLBACK (session_closed), NULL);
   g_hash_table_insert (sessions, g_strdup (path), session);
-  g_message ("Created session %s for uid %u (%s)", path, uid, g_dbus_method_invocation_get_sender (invocation));
+  {
+    gboolean detached = FALSE;
+
+    /* Said, so that an admin (and test-stress) can tell the sessions a
+     * vanished client may have left on purpose. */
+    g_variant_lookup (options, "detached", "b", &detached);
+    g_message ("Created session %s for uid %u (%s)%s", path, uid, g_dbus_method_invocation_get_sender (invocation),
+               detached ? ", detached" : "");
+  }
   g_dbus_method_invocation_return_value (invocation, g_variant_new ("(o)", path));
 }
 

@@ -1346,12 +1346,11 @@ sysprof_capture_reader_find_file (SysprofCaptureReader *self, const char *path)
 
   while (sysprof_capture_reader_peek_type (self, &type))
     {
-      if (type == SYSPROF_CAPTURE_FRAME_FILE_CHUNK)
-        {
-          const SysprofCaptureFileChunk *chunk = sysprof_capture_reader_read_file (self);
+      const SysprofCaptureFileChunk *chunk = NULL;
 
-          if (chunk == NULL)
-            return NULL;
+      /* A damaged chunk (of this file or another) is stepped over. */
+      if (type == SYSPROF_CAPTURE_FRAME_FILE_CHUNK && (chunk = sysprof_capture_reader_read_file (self)) != NULL)
+        {
           if (strcmp (chunk->path, path) == 0)
             return chunk;
         }
@@ -1387,14 +1386,13 @@ sysprof_capture_reader_read_file_fd (SysprofCaptureReader *self, const char *pat
       chunk = NULL;
       while (chunk == NULL && sysprof_capture_reader_peek_type (self, &type))
         {
-          if (type != SYSPROF_CAPTURE_FRAME_FILE_CHUNK)
+          if (type != SYSPROF_CAPTURE_FRAME_FILE_CHUNK || (chunk = sysprof_capture_reader_read_file (self)) == NULL)
             {
+              /* Another frame, or a damaged chunk: stepped over. */
               if (!sysprof_capture_reader_skip (self))
                 break;
               continue;
             }
-          if ((chunk = sysprof_capture_reader_read_file (self)) == NULL)
-            break;
           if (strcmp (chunk->path, path) != 0)
             chunk = NULL;
         }

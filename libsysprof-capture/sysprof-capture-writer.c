@@ -42,6 +42,8 @@ struct _SysprofCaptureWriter
   size_t   len;
   size_t   size;       /* what the buffer holds */
   size_t   flush_size; /* flushed when it would pass this: the size asked for */
+  /* A short write left the rest of a frame at the start of the buffer. */
+  bool front_partial;
 
   /* Bytes already handed to the fd, header included. */
   uint64_t written;
@@ -99,6 +101,8 @@ sysprof_capture_writer_flush_data (SysprofCaptureWriter *self)
   if (len > 0)
     {
       int saved = errno;
+      if (pos != self->buf)
+        self->front_partial = true;
       memmove (self->buf, pos, len);
       self->len = len;
       errno = saved;
@@ -106,6 +110,7 @@ sysprof_capture_writer_flush_data (SysprofCaptureWriter *self)
     }
 
   self->len = 0;
+  self->front_partial = false;
   return true;
 }
 
@@ -161,6 +166,7 @@ sysprof_capture_writer_new_internal (int fd, size_t buffer_size)
         {
           int saved = errno;
           free (self->buf);
+          free (self->jit_frame);
           errno = saved;
           return NULL;
         }
@@ -659,9 +665,11 @@ sysprof_capture_writer_add_jitmap (SysprofCaptureWriter *self, const char *name)
   return e->addr;
 }
 
-/* Writes the pending entries as one JITMAP frame, straight to the file:
+/* Puts the pending entries, as one JITMAP frame, at the head of the buffer:
  * ahead of the buffered frames, which may use its addresses (upstream's
- * order, so that a reader knows every name before it meets it). */
+ * order, so that a reader knows every name before it meets one).  Behind
+ * them when a short write left part of a frame at the head, or when there is
+ * no room for both; then what is buffered is written first if need be. */
 static bool
 sysprof_capture_writer_flush_jitmap (SysprofCaptureWriter *self)
 {
@@ -673,6 +681,8 @@ sysprof_capture_writer_flush_jitmap (SysprofCaptureWriter *self)
 
   len = sizeof *ev + self->jit_pending_bytes;
   aligned = SYSPROF_ALIGN_UP (len, SYSPROF_CAPTURE_ALIGN);
+  if (self->size - self->len < aligned && !sysprof_capture_writer_flush_data (self) && self->size - self->len < aligned)
+    return false;
   memset (self->jit_frame + len, 0, aligned - len);
   /* Stamped like Sysprof: our own pid, no cpu, the current time.  Counted
    * against max_size as its entries came. */
@@ -683,9 +693,14 @@ sysprof_capture_writer_flush_jitmap (SysprofCaptureWriter *self)
   ev->frame.time = SYSPROF_CAPTURE_CURRENT_TIME;
   ev->frame.type = SYSPROF_CAPTURE_FRAME_JITMAP;
   ev->n_jitmaps = (uint32_t) self->jit_pending_len;
-  if (!_sysprof_write_all (self->fd, ev, aligned))
-    return false;
-  self->written += aligned;
+  if (self->front_partial)
+    memcpy (self->buf + self->len, ev, aligned);
+  else
+    {
+      memmove (self->buf + aligned, self->buf, self->len);
+      memcpy (self->buf, ev, aligned);
+    }
+  self->len += aligned;
   self->stat.frame_count[SYSPROF_CAPTURE_FRAME_JITMAP]++;
   if (ev->frame.time > self->max_time)
     self->max_time = ev->frame.time;

@@ -688,6 +688,16 @@ sysprof_collector_init (void)
   ensure_init ();
 }
 
+/* At load: a program we exec and a child that forks off before the first
+ * event must not speak on our channel unless children are followed
+ * (global_init sets close-on-exec and the fork handlers).  No ring is asked
+ * for until an event comes. */
+__attribute__ ((constructor)) static void
+collector_constructor (void)
+{
+  ensure_init ();
+}
+
 /* Answers from the environment, without asking for a ring (GTK asks once
  * at start whether to report anything at all). */
 bool

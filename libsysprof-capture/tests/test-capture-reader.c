@@ -511,6 +511,43 @@ test_copy_is_independent (void)
   sysprof_capture_reader_unref (r);
 }
 
+/* A damaged chunk of another file between the chunks of /a: find_file and
+ * read_file_fd step over it and still get all of /a. */
+static void
+test_damaged_chunk_between (void)
+{
+  g_autofree char      *path = tmp_path ("chunks.syscap");
+  SysprofCaptureWriter *w = sysprof_capture_writer_new (path, 0);
+  g_autofree char      *contents = NULL;
+  gsize                 len;
+  SysprofCaptureReader *r;
+  char                  got[16] = "";
+  int                   fd;
+
+  g_assert_true (sysprof_capture_writer_add_file (w, 1, -1, -1, "/a", false, (const uint8_t *) "hello", 5));
+  g_assert_true (sysprof_capture_writer_add_file (w, 2, -1, -1, "/b", true, (const uint8_t *) "bad", 3));
+  g_assert_true (sysprof_capture_writer_add_file (w, 3, -1, -1, "/a", true, (const uint8_t *) " world", 6));
+  sysprof_capture_writer_unref (w);
+  g_assert_true (g_file_get_contents (path, &contents, &len, NULL));
+  /* The /b chunk (the second frame, after 256 + 296 bytes) claims more
+   * data than its frame holds. */
+  g_assert_cmpuint (len, >, 552 + 28);
+  contents[552 + 26] = (char) 0xff;
+  contents[552 + 27] = (char) 0xff;
+
+  r = sysprof_capture_reader_new_from_fd (memfd_with (contents, len));
+  g_assert_nonnull (r);
+  g_assert_null (sysprof_capture_reader_find_file (r, "/b"));
+  g_assert_true (sysprof_capture_reader_reset (r));
+  g_assert_nonnull (sysprof_capture_reader_find_file (r, "/a"));
+  fd = memfd_create ("out", MFD_CLOEXEC);
+  g_assert_true (sysprof_capture_reader_read_file_fd (r, "/a", fd));
+  g_assert_cmpint (pread (fd, got, sizeof got - 1, 0), ==, 11);
+  g_assert_cmpstr (got, ==, "hello world");
+  close (fd);
+  sysprof_capture_reader_unref (r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -526,6 +563,7 @@ main (int argc, char **argv)
   g_test_add_func ("/Capture/Reader/unknown-and-index-frames", test_unknown_and_index_frames);
   g_test_add_func ("/Capture/Reader/unfinished-end-time", test_unfinished_end_time);
   g_test_add_func ("/Capture/Reader/copy", test_copy_is_independent);
+  g_test_add_func ("/Capture/Reader/damaged-chunk-between", test_damaged_chunk_between);
   ret = g_test_run ();
   return ret;
 }

@@ -84,14 +84,13 @@ collect_chunks (SysprofCaptureReader *reader, const char *path, GByteArray *out)
     {
       const SysprofCaptureFileChunk *chunk;
 
-      if (type != SYSPROF_CAPTURE_FRAME_FILE_CHUNK)
+      if (type != SYSPROF_CAPTURE_FRAME_FILE_CHUNK || (chunk = sysprof_capture_reader_read_file (reader)) == NULL)
         {
+          /* Another frame, or a damaged chunk: stepped over. */
           if (!sysprof_capture_reader_skip (reader))
             break;
           continue;
         }
-      if ((chunk = sysprof_capture_reader_read_file (reader)) == NULL)
-        break;
       if (strncmp (chunk->path, path, sizeof chunk->path) != 0)
         continue;
       g_byte_array_append (out, chunk->data, chunk->len);

@@ -70,7 +70,8 @@ sed -n '/^--- 45$/,$p' "$W/ours.out" | tr '\n' '|' | grep -q 'trace entering=1|t
 ok "capture-api.c builds with -Werror against ours and runs: $(grep -c . "$W/ours.out") lines, 45's TRACE and D-Bus frames"
 if pkg-config --exists sysprof-capture-4 && [ "$(pkg-config --modversion sysprof-capture-4)" = 3.46.0 ]; then
   # shellcheck disable=SC2046
-  cc -std=gnu11 -w "$SRC/capture-api.c" -o "$W/capture-api-346" $(pkg-config --cflags --libs sysprof-capture-4)
+  cc -std=gnu11 -w "$SRC/capture-api.c" -o "$W/capture-api-346" $(pkg-config --cflags --libs sysprof-capture-4) 2> "$W/cc.err" ||
+    fail "capture-api.c against Debian's 3.46: $(head -n 5 "$W/cc.err")"
   mkdir "$W/346"
   "$W/capture-api-346" "$W/346" > "$W/346.out" || fail "capture-api (3.46): $(grep FAIL "$W/346.out")"
   sed '/^--- 45$/,$d' "$W/ours.out" > "$W/ours.common"
@@ -120,7 +121,8 @@ else
     fail "ours: $(grep -c '^mark ' "$W/collector-ours.canon") marks, $(grep -c '^log ' "$W/collector-ours.canon") logs, $(grep -c '^set ' "$W/collector-ours.canon") counter values (want 200, 100, 100)"
   if pkg-config --exists sysprof-capture-4 && [ "$(pkg-config --modversion sysprof-capture-4)" = 3.46.0 ]; then
     # shellcheck disable=SC2046
-    cc -std=gnu11 -w "$SRC/collector-api.c" -o "$W/collector-346" $(pkg-config --cflags --libs sysprof-capture-4)
+    cc -std=gnu11 -w "$SRC/collector-api.c" -o "$W/collector-346" $(pkg-config --cflags --libs sysprof-capture-4) 2> "$W/cc.err" ||
+      fail "collector-api.c against Debian's 3.46: $(head -n 5 "$W/cc.err")"
     record "$W/collector-346" collector-346
     diff -u "$W/collector-346.canon" "$W/collector-ours.canon" >&2 ||
       fail "the collector reports differently with ours and with Debian's 3.46"
@@ -137,5 +139,5 @@ cc -shared -fPIC -fvisibility=hidden "${SAN[@]}" $cflags "$W/lib.c" -o "$W/libus
 exported=$(nm -D --defined-only "$W/libuser.so" | awk '$3 ~ /^_?sysprof_/' | wc -l)
 [ "$exported" -eq 0 ] || fail "a shared library linking ours exports $exported sysprof_ symbols"
 # Loadable late (a GTK or GIO module is dlopen()ed): no static TLS needed.
-! readelf -d "$W/libuser.so" | grep -q STATIC_TLS || fail "a shared library linking ours needs static TLS"
+if readelf -d "$W/libuser.so" | grep -q STATIC_TLS; then fail "a shared library linking ours needs static TLS"; fi
 ok "a shared library linking it exports no sysprof_ symbol and needs no static TLS"
