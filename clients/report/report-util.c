@@ -174,6 +174,7 @@ report_callgraph_main (const ReportVerb *verb, int argc, char **argv, gboolean h
   g_autoptr (GArray) pids = g_array_new (FALSE, FALSE, sizeof (gint32));
   g_autoptr (GArray) tids = g_array_new (FALSE, FALSE, sizeof (gint32));
   g_autoptr (SysprofCallgraph) callgraph = NULL;
+  g_autoptr (SysprofCallgraph) before = NULL;
   g_auto (ReportOptions) o = { .begin = NAN, .end = NAN, .limit = G_MININT };
   g_autofree char *prgname = g_strdup_printf ("sysprof-report %s", verb->name);
   g_auto (GStrv) parameters = g_strsplit (verb->parameters, " ", -1);
@@ -276,6 +277,24 @@ report_callgraph_main (const ReportVerb *verb, int argc, char **argv, gboolean h
 
   report.args = argv + 1;
   report.capture_path = argv[argc - 1];
+
+  if (verb->two_captures)
+    {
+      SysprofCallgraphFilter before_filter = filter;
+
+      if (verb->adjust_filter != NULL)
+        verb->adjust_filter (TRUE, &before_filter);
+      report.before_path = argv[1];
+      before = build_callgraph (report.before_path, &o, &before_filter, &error);
+      if (before == NULL)
+        {
+          g_printerr ("%s: %s\n", prgname, error->message);
+          return REPORT_EXIT_ERROR;
+        }
+      report.before = before;
+      if (verb->adjust_filter != NULL)
+        verb->adjust_filter (FALSE, &filter);
+    }
 
   callgraph = build_callgraph (report.capture_path, &o, &filter, &error);
   if (callgraph == NULL)

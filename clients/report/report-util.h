@@ -46,6 +46,11 @@ typedef struct
   const char *unit;
   /* --lines: the functions are source lines. */
   gboolean lines;
+
+  /* A verb of two captures (diff): the first one's callgraph, built with
+   * the same options, and its path; capture_path is the second. */
+  SysprofCallgraph *before;
+  const char       *before_path;
 } Report;
 
 /* A verb of sysprof-report.  A callgraph verb (top, callers, …) gives its
@@ -78,6 +83,11 @@ typedef struct
   /* Prints the report (the flamegraph to its file) and returns an exit
    * status, having printed any error to stderr. */
   int (*run) (const Report *report);
+  /* A verb of two captures: the first parameter is a capture too, read
+   * into Report.before.  It may change the filter of each side (@before
+   * TRUE for the first), or NULL. */
+  gboolean two_captures;
+  void (*adjust_filter) (gboolean before, SysprofCallgraphFilter *filter);
 } ReportVerb;
 
 /* The options every callgraph verb takes, and the general --help shows. */

@@ -16,5 +16,6 @@ extern const ReportVerb report_verb_flamegraph;
 extern const ReportVerb report_verb_collapsed;
 extern const ReportVerb report_verb_memory;
 extern const ReportVerb report_verb_marks;
+extern const ReportVerb report_verb_diff;
 
 G_END_DECLS

@@ -14,7 +14,10 @@
  * as one unit.  Built with frame pointers so perf's callchains reach main;
  * noipa keeps GCC from cloning the functions under other names (.constprop.0).
  *
- *   hot-functions [SECONDS]        run for about SECONDS (default 3, fractions allowed)
+ *   hot-functions [SECONDS [A B C]]   run for about SECONDS (default 3, fractions allowed);
+ *                                     A, B, C: the units of hot_compute_a, _b and _c per round
+ *                                     (default 4 3 2; the system calls stay one unit), so that
+ *                                     a test can change the shares in a known way
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,13 +119,18 @@ int
 main (int argc, char **argv)
 {
   double        seconds = argc > 1 ? strtod (argv[1], NULL) : 3.0;
+  long          units[3] = { 4, 3, 2 };
   unsigned long unit, calls;
   double        end;
   unsigned long sink = 0;
 
-  if (!(seconds > 0 && seconds <= 86400))
+  if (argc == 5)
+    for (int i = 0; i < 3; i++)
+      units[i] = strtol (argv[2 + i], NULL, 10);
+  if (!(seconds > 0 && seconds <= 86400) || (argc != 5 && argc > 2) || units[0] < 0 || units[0] > 100 || units[1] < 0 ||
+      units[1] > 100 || units[2] < 0 || units[2] > 100)
     {
-      fprintf (stderr, "usage: hot-functions [SECONDS]\n");
+      fprintf (stderr, "usage: hot-functions [SECONDS [A B C]]\n");
       return 2;
     }
   unit = (unsigned long) (200000 * UNIT_NS / best_time (hot_compute_a, 200000));
@@ -135,9 +143,9 @@ main (int argc, char **argv)
   end = now_ns () + seconds * 1e9;
   while (now_ns () < end)
     {
-      sink += hot_compute_a (4 * unit);
-      sink += hot_compute_b (3 * unit);
-      sink += outer_c (2 * unit);
+      sink += hot_compute_a ((unsigned long) units[0] * unit);
+      sink += hot_compute_b ((unsigned long) units[1] * unit);
+      sink += outer_c ((unsigned long) units[2] * unit);
       sink += hot_syscalls (calls);
     }
   return sink == 42 ? 1 : 0;
