@@ -651,12 +651,9 @@ pvalloc (size_t size)
 
 /* ---- mappings ------------------------------------------------------------- */
 
-#ifdef HAVE_SYSPROF_COLLECTOR_DESCRIBE_PROCESS
-
 /* The profiler symbolizes the recorded addresses with the process's
  * mappings, so they are described again whenever dlopen() may have changed
- * them.  The hooks exist only when there is something to describe: they
- * change the caller glibc sees (see README.md). */
+ * them.  The hooks change the caller glibc sees (see README.md). */
 static void
 describe_process (void)
 {
@@ -706,15 +703,6 @@ dlmopen (Lmid_t lmid, const char *file, int mode)
     describe_process ();
   return handle;
 }
-
-#else
-
-static void
-describe_process (void)
-{
-}
-
-#endif
 
 /* After dlclose() an address may hold other code: the unwind caches forget
  * what they learned.  The hook changes nothing else (dlclose does not look

@@ -20,6 +20,13 @@ sysprof_group_dropdown_new (const char *all_label, const char *accessible_label)
   return dropdown;
 }
 
+void
+sysprof_group_dropdown_count (GHashTable *counts, const char *group)
+{
+  g_hash_table_insert (counts, (gpointer) group,
+                       GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (counts, group)) + 1));
+}
+
 typedef struct
 {
   const char *group;

@@ -12,6 +12,9 @@ G_BEGIN_DECLS
 /* @all_label: the first entry ("All groups"); @accessible_label names the
  * control for screen readers. */
 GtkWidget *sysprof_group_dropdown_new (const char *all_label, const char *accessible_label);
+/* Counts one more item of @group in @counts (group -> GUINT_TO_POINTER
+ * (count), keys borrowed). */
+void sysprof_group_dropdown_count (GHashTable *counts, const char *group);
 /* Replaces the entries with the keys of @counts (group -> GUINT_TO_POINTER
  * (count)) and selects "All …". */
 void sysprof_group_dropdown_set_groups (GtkWidget *dropdown, GHashTable *counts);

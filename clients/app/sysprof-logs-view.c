@@ -370,8 +370,7 @@ build_rows_thread (GTask *task, gpointer source, gpointer task_data, GCancellabl
       if ((i & 0xfff) == 0 && g_cancellable_is_cancelled (cancellable))
         break;
       g_ptr_array_add (items, sysprof_logs_row_new (document, log));
-      g_hash_table_insert (rows->domains, log->domain,
-                           GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (rows->domains, log->domain)) + 1));
+      sysprof_group_dropdown_count (rows->domains, log->domain);
     }
   g_list_store_splice (rows->store, 0, 0, items->pdata, items->len);
   g_task_return_pointer (task, rows, rows_free);

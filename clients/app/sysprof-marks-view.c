@@ -412,12 +412,7 @@ summarize_thread (GTask *task, gpointer source, gpointer task_data, GCancellable
       /* The groups are the document's strings, which outlive the view. */
       summary->groups = g_hash_table_new (g_str_hash, g_str_equal);
       for (guint i = 0; i < marks->len; i++)
-        {
-          const char *group = g_array_index (marks, SysprofSummaryMark, i).group;
-
-          g_hash_table_insert (summary->groups, (gpointer) group,
-                               GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (summary->groups, group)) + 1));
-        }
+        sysprof_group_dropdown_count (summary->groups, g_array_index (marks, SysprofSummaryMark, i).group);
     }
 
   for (guint i = 0; i < marks->len; i++)

@@ -151,8 +151,7 @@ run (const Report *report)
           g_autofree char                *key = NULL;
           Row                            *row;
 
-          if (function->kind == SYSPROF_CALLGRAPH_FUNCTION_ROOT ||
-              function->kind == SYSPROF_CALLGRAPH_FUNCTION_PROCESS || function->total == 0)
+          if (!report_function_is_listed (function))
             continue;
           key = row_key (function);
           if ((row = g_hash_table_lookup (rows, key)) == NULL)

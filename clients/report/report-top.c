@@ -168,8 +168,7 @@ run (const Report *report)
     {
       const SysprofCallgraphFunction *function = sysprof_callgraph_get_function (callgraph, i);
 
-      if (function->kind != SYSPROF_CALLGRAPH_FUNCTION_ROOT && function->kind != SYSPROF_CALLGRAPH_FUNCTION_PROCESS &&
-          function->total > 0)
+      if (report_function_is_listed (function))
         g_ptr_array_add (functions, (gpointer) function);
     }
   g_ptr_array_sort (functions, arg_sort_by_total ? report_compare_by_total : compare_by_self);

@@ -500,6 +500,13 @@ report_function_source (const SysprofCallgraphFunction *function)
   return g_strdup_printf ("%s:%u", function->file, function->line);
 }
 
+gboolean
+report_function_is_listed (const SysprofCallgraphFunction *function)
+{
+  return function->kind != SYSPROF_CALLGRAPH_FUNCTION_ROOT && function->kind != SYSPROF_CALLGRAPH_FUNCTION_PROCESS &&
+         function->total > 0;
+}
+
 gint
 report_compare_by_total (gconstpointer a, gconstpointer b)
 {

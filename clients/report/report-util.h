@@ -154,6 +154,9 @@ char *report_function_label (const SysprofCallgraphFunction *function);
 /* "FILE:LINE" of a source line (the full path), or "" when unknown. */
 char *report_function_source (const SysprofCallgraphFunction *function);
 
+/* Whether a function table lists @function: not the root or a process
+ * node, and on some stack. */
+gboolean report_function_is_listed (const SysprofCallgraphFunction *function);
 /* Sorts SysprofCallgraphFunction pointers by total, then self, then name. */
 gint report_compare_by_total (gconstpointer a, gconstpointer b);
 

@@ -52,6 +52,7 @@
 #include "sysprof-callgraph-view-row.h"
 #include "sysprof-callgraph-view.h"
 #include "sysprof-chart.h"
+#include "sysprof-group-dropdown.h"
 #include "sysprof-view.h"
 
 #ifndef SYSPROF_CHART_GUTTER
@@ -474,12 +475,7 @@ print_mark_groups (SysprofDocument *document)
   gpointer       key, value;
 
   for (guint i = 0; i < marks->len; i++)
-    {
-      const char *group = g_array_index (marks, SysprofSummaryMark, i).group;
-
-      g_hash_table_insert (counts, (gpointer) group,
-                           GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (counts, group)) + 1));
-    }
+    sysprof_group_dropdown_count (counts, g_array_index (marks, SysprofSummaryMark, i).group);
   g_hash_table_iter_init (&iter, counts);
   while (g_hash_table_iter_next (&iter, &key, &value))
     printf ("marks %s %u\n", (const char *) key, GPOINTER_TO_UINT (value));
