@@ -64,6 +64,7 @@ struct _SysprofdSession
   guint64  max_bytes;
   guint    max_duration;
   gboolean detached;
+  gboolean scheduler;
   gboolean own_processes_only; /* authorized with SYSPROF_DBUS_ACTION_PROFILE_OWN */
 
   /* Handing work to the session's thread. */
@@ -578,7 +579,7 @@ estimate_perf_events (SysprofdSession *self)
   if (!self->cpu_sampling)
     return 0;
   if (self->pids->len == 0)
-    return count_online_cpus ();
+    return count_online_cpus () * (self->scheduler ? 2 : 1);
   for (guint i = 0; i < self->pids->len; i++)
     {
       g_autofree char *path = g_strdup_printf ("/proc/%d/task", g_array_index (self->pids, gint32, i));
@@ -590,6 +591,9 @@ estimate_perf_events (SysprofdSession *self)
       n += MAX (n_threads, 1);
     }
   n = n * count_online_cpus () + 64;
+  /* With scheduler details, a sched_switch event beside each. */
+  if (self->scheduler)
+    n *= 2;
   return (guint) MIN (n, SYSPROF_DBUS_MAX_PERF_EVENTS_PER_SESSION);
 }
 
@@ -685,6 +689,7 @@ do_start (SysprofdSession *self, GDBusMethodInvocation *invocation)
     /* Other users' JIT maps are only readable here; a session of the
      * caller's own processes sees only theirs anyway. */
     options.embed_perf_maps = TRUE;
+    options.scheduler = self->scheduler;
     /* max-bytes from the first frame: the /proc snapshot of processes an
      * attacker controls could be large too. */
     sysprof_capture_writer_set_max_size (self->writer, self->max_bytes);
@@ -1304,6 +1309,11 @@ parse_options (SysprofdSession *self, GVariant *options, GError **error)
           EXPECT ("b");
           self->detached = g_variant_get_boolean (value);
         }
+      else if (g_str_equal (key, "scheduler"))
+        {
+          EXPECT ("b");
+          self->scheduler = g_variant_get_boolean (value);
+        }
       else
         {
           g_autofree char *shown = g_utf8_make_valid (key, -1);
@@ -1338,6 +1348,21 @@ sysprofd_session_new (GDBusConnection *connection,
   self->own_processes_only = g_strcmp0 (self->action, SYSPROF_DBUS_ACTION_PROFILE_OWN) == 0;
   if (!parse_options (self, options, error))
     return NULL;
+  /* Every task's switches, kernel stacks included: only for the full grant. */
+  if (self->scheduler && self->own_processes_only)
+    {
+      g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED,
+                   SYSPROF_DBUS_DENIED_PREFIX "\"scheduler\" records every task's switches, which needs the action %s, "
+                                              "not only %s",
+                   SYSPROF_DBUS_ACTION_PROFILE, SYSPROF_DBUS_ACTION_PROFILE_OWN);
+      return NULL;
+    }
+  if (self->scheduler && !self->cpu_sampling)
+    {
+      g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS,
+                   "\"scheduler\" is recorded with the CPU samples: not with \"cpu-sampling\" false");
+      return NULL;
+    }
 
   if (!sysprofd_budget_charge (owner_uid, SYSPROFD_RESOURCE_SESSION, 1, error))
     return NULL;

@@ -190,6 +190,27 @@ typedef struct
   SysprofCaptureAddress addrs[0];
 } SysprofCaptureSample SYSPROF_ALIGNED_END (1);
 
+/* Our extension (README.md, "Off-CPU samples"): a SAMPLE frame whose padding1
+ * is SYSPROF_CAPTURE_SAMPLE_OFF_CPU holds the stack of a thread as it left
+ * the CPU (time: that moment), and its frame.padding2 how long the thread
+ * stayed off it, in microseconds.  Its two outermost addresses are
+ * SYSPROF_CAPTURE_ADDRESS_USER and the JIT-map address named
+ * SYSPROF_CAPTURE_OFF_CPU_NAME, so that readers that know nothing of it
+ * (Sysprof) show such stacks under that name, apart from the stacks sampled
+ * on the CPU. */
+#define SYSPROF_CAPTURE_SAMPLE_OFF_CPU 0x4f43
+#define SYSPROF_CAPTURE_OFF_CPU_NAME   "[off-CPU]"
+
+/* Microseconds off CPU of an off-CPU sample (at least 1), 0 for any other
+ * sample. */
+static inline uint32_t
+sysprof_capture_sample_get_off_cpu_usec (const SysprofCaptureSample *sample)
+{
+  if (sample->padding1 != SYSPROF_CAPTURE_SAMPLE_OFF_CPU || sample->frame.padding2 == 0)
+    return 0;
+  return sample->frame.padding2;
+}
+
 SYSPROF_ALIGNED_BEGIN (1)
 typedef struct
 {

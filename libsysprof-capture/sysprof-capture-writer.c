@@ -589,6 +589,43 @@ sysprof_capture_writer_add_sample (SysprofCaptureWriter        *self,
 }
 
 bool
+sysprof_capture_writer_add_off_cpu_sample (SysprofCaptureWriter        *self,
+                                           int64_t                      time,
+                                           int                          cpu,
+                                           int32_t                      pid,
+                                           int32_t                      tid,
+                                           const SysprofCaptureAddress *addrs,
+                                           unsigned int                 n_addrs,
+                                           uint32_t                     off_cpu_usec)
+{
+  SysprofCaptureAddress marker;
+  SysprofCaptureSample *ev;
+
+  sysprof_return_val_if_fail (self != NULL, false);
+  sysprof_return_val_if_fail (addrs != NULL || n_addrs == 0, false);
+  sysprof_return_val_if_fail (n_addrs < SYSPROF_CAPTURE_MAX_ADDRS - 1, false);
+
+  /* Before the frame is reserved: the JITMAP frame naming it goes first. */
+  if ((marker = sysprof_capture_writer_add_jitmap (self, SYSPROF_CAPTURE_OFF_CPU_NAME)) == 0)
+    return false;
+  if (!(ev = RESERVE (SysprofCaptureSample, ((size_t) n_addrs + 2) * sizeof (SysprofCaptureAddress),
+                      SYSPROF_CAPTURE_FRAME_SAMPLE)))
+    return false;
+  ev->frame.padding2 = off_cpu_usec ? off_cpu_usec : 1;
+  ev->n_addrs = n_addrs + 2;
+  ev->padding1 = SYSPROF_CAPTURE_SAMPLE_OFF_CPU;
+  ev->tid = tid;
+  if (n_addrs)
+    memcpy (ev->addrs, addrs, (size_t) n_addrs * sizeof (SysprofCaptureAddress));
+  /* In user context, so that Sysprof looks the marker up in the JIT map
+   * even after a kernel-only stack. */
+  memcpy (&ev->addrs[n_addrs], &(SysprofCaptureAddress){ SYSPROF_CAPTURE_ADDRESS_USER }, sizeof marker);
+  memcpy (&ev->addrs[n_addrs + 1], &marker, sizeof marker);
+  sysprof_capture_writer_commit (self, ev);
+  return true;
+}
+
+bool
 sysprof_capture_writer_add_trace (SysprofCaptureWriter        *self,
                                   int64_t                      time,
                                   int                          cpu,

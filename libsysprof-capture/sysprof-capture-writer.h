@@ -89,6 +89,20 @@ bool sysprof_capture_writer_add_sample (SysprofCaptureWriter        *self,
                                         int32_t                      tid,
                                         const SysprofCaptureAddress *addrs,
                                         unsigned int                 n_addrs);
+/* Our extension: an off-CPU sample (see SYSPROF_CAPTURE_SAMPLE_OFF_CPU), the
+ * stack @addrs (innermost first, as for a sample) with
+ * SYSPROF_CAPTURE_ADDRESS_USER and the "[off-CPU]" JIT-map address appended
+ * as its outermost frames, and @off_cpu_usec (at least 1).  @n_addrs is at
+ * most SYSPROF_CAPTURE_MAX_ADDRS - 2. */
+SYSPROF_AVAILABLE_IN_ALL
+bool sysprof_capture_writer_add_off_cpu_sample (SysprofCaptureWriter        *self,
+                                                int64_t                      time,
+                                                int                          cpu,
+                                                int32_t                      pid,
+                                                int32_t                      tid,
+                                                const SysprofCaptureAddress *addrs,
+                                                unsigned int                 n_addrs,
+                                                uint32_t                     off_cpu_usec);
 SYSPROF_AVAILABLE_IN_ALL
 bool sysprof_capture_writer_add_trace (SysprofCaptureWriter        *self,
                                        int64_t                      time,

@@ -72,6 +72,18 @@ static const char description[] =
     "  frames and JavaScript).  That capture is merged the same way.  A peer that\n"
     "  is not there, refuses or takes more than 5 s to answer gets a warning.\n"
     "\n"
+    "Scheduler details (--scheduler):\n"
+    "  Every context switch, through the kernel's sched:sched_switch tracepoint,\n"
+    "  with the stack of the thread leaving the CPU (unwound like the samples').\n"
+    "  The capture gets one mark per time slice a thread held a CPU (group\n"
+    "  \"Scheduler\", name \"CPU N\", as Sysprof 48 shows them) and, for each time a\n"
+    "  thread waited (sleep, I/O, a lock, a full run queue), its stack weighted by\n"
+    "  how long until it ran again: sysprof-report top/tree/flamegraph --off-cpu\n"
+    "  and the app's off-CPU views show where threads wait.  Needs the full polkit\n"
+    "  grant (every thread's switches are visible) and tracefs mounted; thousands\n"
+    "  of switches a second cost a few MB/s of capture, what the rings cannot\n"
+    "  hold is counted as lost.\n"
+    "\n"
     "Stacks (--unwind):\n"
     "  Each sample's kernel frames come from the kernel.  Its user frames, by\n"
     "  default (dwarf), from a copy of the thread's registers and of the top\n"
@@ -504,7 +516,7 @@ main (int argc, char **argv)
 {
   gboolean force = FALSE, no_perf = FALSE, no_cpu = FALSE, no_memory = FALSE, no_disk = FALSE, no_network = FALSE;
   gboolean no_battery = FALSE, no_decode = FALSE, do_merge = FALSE, version = FALSE, memprof = FALSE;
-  gboolean memprof_children = FALSE, use_trace_fd = FALSE, gjs = FALSE, gnome_shell = FALSE;
+  gboolean memprof_children = FALSE, use_trace_fd = FALSE, gjs = FALSE, gnome_shell = FALSE, scheduler = FALSE;
   g_auto (GStrv) peers = NULL;
   g_autofree char *command = NULL;
   g_autofree char *memprof_unwind = NULL;
@@ -548,6 +560,8 @@ main (int argc, char **argv)
     { "stack-size", 0, 0, G_OPTION_ARG_INT, &stack_size,
       "Bytes of user stack each sample copies for --unwind dwarf (a multiple of 8 up to 65528, default 8192)",
       "BYTES" },
+    { "scheduler", 0, 0, G_OPTION_ARG_NONE, &scheduler,
+      "Record every context switch with the stack of the thread leaving the CPU (off-CPU time; see below)", NULL },
     { "use-trace-fd", 0, 0, G_OPTION_ARG_NONE, &use_trace_fd,
       "Hand the command $SYSPROF_TRACE_FD and merge the capture it writes there (needs a command; see below)", NULL },
     { "gjs", 0, 0, G_OPTION_ARG_NONE, &gjs,
@@ -669,6 +683,8 @@ main (int argc, char **argv)
       if (path != NULL && !g_variant_is_object_path (path))
         return usage_error ("--profiler-peer %s: %s is not an object path", peers[i], path);
     }
+  if (scheduler && no_perf)
+    return usage_error ("--scheduler is recorded with the CPU samples: not with --no-perf");
   if ((use_trace_fd || gjs) && command_argv == NULL)
     return usage_error ("%s is handed to a command: give one with -c or after --",
                         use_trace_fd ? "--use-trace-fd" : "--gjs");
@@ -694,6 +710,7 @@ main (int argc, char **argv)
   sysprof_recording_set_follow_children (recording, memprof_children);
   sysprof_recording_set_trace_fd (recording, use_trace_fd);
   sysprof_recording_set_gjs (recording, gjs);
+  sysprof_recording_set_scheduler (recording, scheduler);
   if (gnome_shell)
     sysprof_recording_add_profiler_peer (recording, "org.gnome.Shell", "/org/gnome/Sysprof3/Profiler");
   for (guint i = 0; peers != NULL && peers[i] != NULL; i++)

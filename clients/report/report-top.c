@@ -179,8 +179,8 @@ run (const Report *report)
 
   if (report->format == REPORT_FORMAT_TSV)
     {
-      printf ("function\t%slibrary\tself_samples\ttotal_samples\tself_percent\ttotal_percent\n",
-              report->lines ? "source\t" : "");
+      printf ("function\t%slibrary\t%s\tself_percent\ttotal_percent\n", report->lines ? "source\t" : "",
+              report->time_weighted ? "self_usec\ttotal_usec" : "self_samples\ttotal_samples");
       for (guint i = 0; i < n_rows; i++)
         {
           const SysprofCallgraphFunction *function = functions->pdata[i];
@@ -195,10 +195,14 @@ run (const Report *report)
     }
 
   {
+    static const Column time_columns[] = {
+      { "FUNCTION", FALSE, 60 }, { "LIBRARY", FALSE, 28 }, { "SELF_MS", TRUE, 0 },
+      { "TOTAL_MS", TRUE, 0 },   { "SELF%", TRUE, 0 },     { "TOTAL%", TRUE, 0 },
+    };
     Table         table;
     Column        buffer[G_N_ELEMENTS (columns) + 1];
     guint         n_columns = G_N_ELEMENTS (columns);
-    const Column *shown = with_source (report, columns, &n_columns, buffer);
+    const Column *shown = with_source (report, report->time_weighted ? time_columns : columns, &n_columns, buffer);
 
     table_init (&table, shown, n_columns);
     for (guint i = 0; i < n_rows; i++)
@@ -207,8 +211,19 @@ run (const Report *report)
 
         add_name_cells (report, &table, function);
         table_add (&table, function->symbol->library);
-        table_add_count (&table, function->self);
-        table_add_count (&table, function->total);
+        if (report->time_weighted)
+          {
+            g_autofree char *self_ms = g_strdup_printf ("%.1f", (double) function->self / 1000.0);
+            g_autofree char *total_ms = g_strdup_printf ("%.1f", (double) function->total / 1000.0);
+
+            table_add (&table, self_ms);
+            table_add (&table, total_ms);
+          }
+        else
+          {
+            table_add_count (&table, function->self);
+            table_add_count (&table, function->total);
+          }
         table_add_percent (&table, report_percent (report, function->self));
         table_add_percent (&table, report_percent (report, function->total));
       }

@@ -108,6 +108,14 @@ report_add_options (GOptionContext *context, ReportOptions *o)
       "Also look for separate debug files in DIR, after /usr/lib/debug (repeatable)", "DIR" },
     { "no-local-files", 0, 0, G_OPTION_ARG_NONE, &o->no_local_files,
       "Only use the symbols the capture embeds, never this machine's binaries", NULL },
+    { "off-cpu", 0, 0, G_OPTION_ARG_NONE, &o->off_cpu,
+      "Report where threads waited off the CPU (recorded with sysprof-cli --scheduler): each stack a thread left "
+      "the CPU with, weighted by how long until it ran again; counts are microseconds",
+      NULL },
+    { "wall-clock", 0, 0, G_OPTION_ARG_NONE, &o->wall_clock,
+      "On-CPU samples and off-CPU waits together, in microseconds (a sample weighs the sampling period); the waits "
+      "sit under an \"[off-CPU]\" frame",
+      NULL },
     { "lines", 'L', 0, G_OPTION_ARG_NONE, &o->lines,
       "Report source lines: each frame is FUNCTION (FILE:LINE), the line running in it or, in a caller, the line "
       "of the call; inlined functions are frames of their own either way",
@@ -260,6 +268,16 @@ report_callgraph_main (const ReportVerb *verb, int argc, char **argv, gboolean h
     USAGE_ERROR ("--begin is after --end");
 
   report.unit = "samples";
+  if ((o.off_cpu || o.wall_clock) && o.memory != NULL)
+    USAGE_ERROR ("--%s reports time, --memory allocations: not both", o.off_cpu ? "off-cpu" : "wall-clock");
+  if (o.off_cpu && o.wall_clock)
+    USAGE_ERROR ("--wall-clock already includes --off-cpu");
+  if (o.off_cpu || o.wall_clock)
+    {
+      filter.source = o.off_cpu ? SYSPROF_CALLGRAPH_SOURCE_OFF_CPU : SYSPROF_CALLGRAPH_SOURCE_WALL_CLOCK;
+      report.time_weighted = TRUE;
+      report.unit = o.off_cpu ? "µs off CPU" : "µs";
+    }
   if (o.memory != NULL)
     {
       report.memory = TRUE;
@@ -472,7 +490,10 @@ report_print_summary_line (const Report *report)
                 report->capture_path, count, what, sysprof_callgraph_get_n_bytes (report->callgraph), read);
       return;
     }
-  if (n == read)
+  if (report->time_weighted)
+    printf ("%s: %.3f s %s (%" G_GUINT64_FORMAT " samples in the capture)\n", report->capture_path, (double) n / 1e6,
+            g_str_has_suffix (report->unit, "off CPU") ? "off CPU" : "on and off CPU", read);
+  else if (n == read)
     printf ("%s: %" G_GUINT64_FORMAT " samples\n", report->capture_path, n);
   else
     printf ("%s: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " samples pass the filters\n", report->capture_path, n,

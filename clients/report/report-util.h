@@ -46,6 +46,8 @@ typedef struct
   const char *unit;
   /* --lines: the functions are source lines. */
   gboolean lines;
+  /* --off-cpu or --wall-clock: every count is microseconds. */
+  gboolean time_weighted;
 
   /* A verb of two captures (diff): the first one's callgraph, built with
    * the same options, and its path; capture_path is the second. */
@@ -108,6 +110,8 @@ typedef struct
   gboolean version;
   char    *memory;
   gboolean lines;
+  gboolean off_cpu;
+  gboolean wall_clock;
 } ReportOptions;
 
 void report_options_clear (ReportOptions *options);

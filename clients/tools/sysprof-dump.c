@@ -196,7 +196,11 @@ print_frame (const SysprofCaptureFrame *frame, uint64_t offset)
       {
         const SysprofCaptureSample *s = (const SysprofCaptureSample *) frame;
 
-        printf ("  tid: %d addresses: %u\n", s->tid, s->n_addrs);
+        if (sysprof_capture_sample_get_off_cpu_usec (s) != 0)
+          printf ("  tid: %d addresses: %u off-cpu: %u us\n", s->tid, s->n_addrs,
+                  sysprof_capture_sample_get_off_cpu_usec (s));
+        else
+          printf ("  tid: %d addresses: %u\n", s->tid, s->n_addrs);
         print_addrs ((const SysprofCaptureAddress *) ((const uint8_t *) s + sizeof *s), s->n_addrs);
       }
       break;

@@ -238,7 +238,12 @@ comm_matches (const char *name, const char *comm)
   for (slash = name + len; slash > name && slash[-1] != '/'; slash--)
     ;
   len -= (gsize) (slash - name);
-  return strlen (comm) == len && strncmp (slash, comm, len) == 0;
+  if (strlen (comm) == len && strncmp (slash, comm, len) == 0)
+    return TRUE;
+  /* A name the kernel cut to its 15 characters (TASK_COMM_LEN, what a
+   * process started during the recording is named by): the name asked for
+   * starting with it. */
+  return strlen (name) == 15 && strchr (name, ' ') == NULL && g_str_has_prefix (comm, name);
 }
 
 static gboolean
@@ -695,6 +700,29 @@ read_allocations (SysprofCallgraph             *self,
 }
 
 static gboolean
+source_is_allocations (SysprofCallgraphSource source)
+{
+  return source == SYSPROF_CALLGRAPH_SOURCE_ALLOCATIONS || source == SYSPROF_CALLGRAPH_SOURCE_LEAKED_ALLOCATIONS;
+}
+
+/* The sampling period in microseconds, from the "frequency=HZ" of the
+ * scheduler metadata. */
+static guint64
+period_from_scheduler_metadata (const char *text, gsize len, guint64 fallback)
+{
+  g_autofree char *copy = g_strndup (text, len);
+  const char      *at = strstr (copy, "frequency=");
+  guint64          hz;
+
+  if (at == NULL)
+    return fallback;
+  hz = g_ascii_strtoull (at + strlen ("frequency="), NULL, 10);
+  if (hz == 0 || hz > 1000000)
+    return fallback;
+  return MAX (1000000 / hz, 1);
+}
+
+static gboolean
 read_samples (SysprofCallgraph             *self,
               SysprofCaptureReader         *reader,
               const SysprofCallgraphFilter *filter,
@@ -717,7 +745,12 @@ read_samples (SysprofCallgraph             *self,
   SysprofStackCache          cache;
   SysprofStackCacheEntry    *entry;
   guint64                    hash_a, hash_b;
+  gboolean                   want_on_cpu = self->source != SYSPROF_CALLGRAPH_SOURCE_OFF_CPU;
+  gboolean                   want_off_cpu = self->source != SYSPROF_CALLGRAPH_SOURCE_SAMPLES;
+  guint64                    on_cpu_weight = 1;
 
+  if (self->source == SYSPROF_CALLGRAPH_SOURCE_WALL_CLOCK)
+    on_cpu_weight = 1000000 / 997;
   _sysprof_stack_cache_init (&cache);
   state.begin = add_saturating (start, filter->begin_ns);
   state.end = add_saturating (start, filter->end_ns);
@@ -732,6 +765,8 @@ read_samples (SysprofCallgraph             *self,
       gint32                       pid, tid;
       gint64                       time;
       const SysprofCaptureSample  *sample;
+      guint32                      off_usec;
+      guint64                      weight;
 
       if (progress != NULL && (++n_frames & 0xffff) == 0)
         progress (sysprof_capture_reader_get_offset (reader), bytes_total, user_data);
@@ -748,6 +783,11 @@ read_samples (SysprofCallgraph             *self,
               g_free (self->unwind_summary);
               self->unwind_summary = g_strndup (meta->metadata, meta->frame.len - sizeof *meta);
             }
+          /* Written at the end: samples read before weigh the default. */
+          else if (self->source == SYSPROF_CALLGRAPH_SOURCE_WALL_CLOCK &&
+                   strncmp (meta->id, SYSPROF_SCHEDULER_METADATA_ID, sizeof meta->id) == 0)
+            on_cpu_weight =
+                period_from_scheduler_metadata (meta->metadata, meta->frame.len - sizeof *meta, on_cpu_weight);
           continue;
         }
       if (type != SYSPROF_CAPTURE_FRAME_SAMPLE)
@@ -760,10 +800,20 @@ read_samples (SysprofCallgraph             *self,
       if ((sample = sysprof_capture_reader_read_sample (reader)) == NULL)
         break;
       self->n_samples_read++;
+      off_usec = sysprof_capture_sample_get_off_cpu_usec (sample);
+      if (off_usec != 0 ? !want_off_cpu : !want_on_cpu)
+        continue;
+      weight = off_usec != 0 ? off_usec : on_cpu_weight;
       /* The reader hands out 8-byte aligned frames; the struct is only
        * packed for its layout. */
       addrs = (const SysprofCaptureAddress *) (gconstpointer) ((const guint8 *) sample + sizeof *sample);
       n_addrs = sample->n_addrs;
+      /* Off-CPU stacks alone: without the frames that set them apart (the
+       * user context marker and "[off-CPU]"). */
+      if (off_usec != 0 && self->source == SYSPROF_CALLGRAPH_SOURCE_OFF_CPU && n_addrs >= 2 &&
+          (addrs[n_addrs - 1] & SYSPROF_CAPTURE_JITMAP_MARK) == SYSPROF_CAPTURE_JITMAP_MARK &&
+          addrs[n_addrs - 2] == SYSPROF_CAPTURE_ADDRESS_USER)
+        n_addrs -= 2;
       pid = sample->frame.pid;
       tid = sample->tid;
       time = sample->frame.time;
@@ -787,17 +837,17 @@ read_samples (SysprofCallgraph             *self,
       _sysprof_stack_cache_hash (pid, addrs, n_addrs, &hash_a, &hash_b);
       entry = _sysprof_stack_cache_lookup (&cache, hash_a, hash_b);
       if (G_LIKELY (entry->node != 0))
-        entry->count++;
+        entry->count += weight;
       else
         {
           guint32 node = add_sample (raw, pid_slot->node, pid, addrs, n_addrs, time);
 
           /* A stack of markers only ends at the process node: the cache
            * keeps it as its own entry (node 0 is the root, never hit). */
-          *entry = (SysprofStackCacheEntry){ hash_a, hash_b, node, 0, 1 };
+          *entry = (SysprofStackCacheEntry){ hash_a, hash_b, node, 0, weight };
           _sysprof_stack_cache_commit_insert (&cache);
         }
-      self->n_samples++;
+      self->n_samples += weight;
     }
 
   {
@@ -1144,7 +1194,7 @@ build_function_tree (SysprofCallgraph *self, RawBuilder *raw, const SysprofCallg
   g_autofree gboolean *keep = NULL;
   g_autofree gboolean *tail = NULL;
   g_autofree guint8   *marks = NULL;
-  gboolean             allocations = self->source != SYSPROF_CALLGRAPH_SOURCE_SAMPLES;
+  gboolean             allocations = source_is_allocations (self->source);
   InlineChains         chains = { NULL, NULL, NULL, 0 };
 
   if (allocations)
@@ -1406,7 +1456,7 @@ sysprof_callgraph_new (SysprofCaptureReader         *reader,
   g_return_val_if_fail (filter == NULL || filter->n_pids == 0 || filter->pids != NULL, NULL);
   g_return_val_if_fail (filter == NULL || filter->n_tids == 0 || filter->tids != NULL, NULL);
   g_return_val_if_fail (filter == NULL || filter->n_comms == 0 || filter->comms != NULL, NULL);
-  g_return_val_if_fail (filter == NULL || (guint) filter->source <= SYSPROF_CALLGRAPH_SOURCE_LEAKED_ALLOCATIONS, NULL);
+  g_return_val_if_fail (filter == NULL || (guint) filter->source <= SYSPROF_CALLGRAPH_SOURCE_WALL_CLOCK, NULL);
   g_return_val_if_fail (filter == NULL || (guint) filter->weight <= SYSPROF_CALLGRAPH_WEIGHT_BYTES, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
@@ -1440,7 +1490,7 @@ sysprof_callgraph_new (SysprofCaptureReader         *reader,
   raw = (RawBuilder){ stash, NULL, 0, keys, tags, filter->no_kernel, raw_bytes, symbolizer };
   /* The root's time. */
   raw_set_times (&raw, 0, 0);
-  if (self->source == SYSPROF_CALLGRAPH_SOURCE_SAMPLES
+  if (!source_is_allocations (self->source)
           ? !read_samples (self, reader, filter, &raw, progress, user_data, error)
           : !read_allocations (self, reader, filter, &raw, progress, user_data, error))
     {
@@ -1460,7 +1510,7 @@ sysprof_callgraph_new (SysprofCaptureReader         *reader,
   if (filter->n_focus > 0)
     {
       self->n_samples = self->nodes[0].total;
-      self->n_bytes = self->source != SYSPROF_CALLGRAPH_SOURCE_SAMPLES ? self->nodes[0].total_bytes : 0;
+      self->n_bytes = source_is_allocations (self->source) ? self->nodes[0].total_bytes : 0;
     }
 
   g_clear_pointer (&self->symbol_functions, g_hash_table_unref);

@@ -25,6 +25,17 @@ typedef enum
    * window), following the rules of sysprof-memory-analysis.h: frees in
    * the window by any thread of the selected processes release them. */
   SYSPROF_CALLGRAPH_SOURCE_LEAKED_ALLOCATIONS,
+  /* Off-CPU samples (scheduler details, SYSPROF_CAPTURE_SAMPLE_OFF_CPU): the
+   * stacks threads left the CPU with, weighted by how long they stayed off
+   * it.  Every count (self, total, edges, n_samples) is in microseconds;
+   * the "[off-CPU]" frame those stacks end with is left out. */
+  SYSPROF_CALLGRAPH_SOURCE_OFF_CPU,
+  /* Both, in microseconds: each on-CPU sample weighs the sampling period
+   * (1 s / the frequency of the capture's "sysprof.scheduler" metadata, else
+   * 1 s / 997), each off-CPU sample its wait.  The off-CPU stacks keep their
+   * "[off-CPU]" frame, outermost: under each process the tree shows where
+   * the time went on the CPU and, below that frame, where it was waited. */
+  SYSPROF_CALLGRAPH_SOURCE_WALL_CLOCK,
 } SysprofCallgraphSource;
 
 typedef enum
@@ -48,7 +59,9 @@ typedef struct
   gsize         n_tids;
   /* Process names, as sysprof_symbolizer_get_process_name() gives them; a
    * name also matches the base name of its first word (so "sh" matches
-   * "/bin/sh -c true").  @n_comms 0: any. */
+   * "/bin/sh -c true"), and a name the kernel cut to 15 characters matches
+   * the names it begins (so "blocking-worklo" matches "blocking-workload").
+   * @n_comms 0: any. */
   const char *const *comms;
   gsize              n_comms;
   /* Time window in nanoseconds from the capture's start time (the header's),

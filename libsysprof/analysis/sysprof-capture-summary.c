@@ -258,6 +258,15 @@ compare_samples (gconstpointer a, gconstpointer b)
 }
 
 static int
+compare_waits (gconstpointer a, gconstpointer b)
+{
+  gint64 ta = ((const SysprofSummaryWait *) a)->time_ns;
+  gint64 tb = ((const SysprofSummaryWait *) b)->time_ns;
+
+  return ta < tb ? -1 : ta > tb;
+}
+
+static int
 compare_names (gconstpointer a, gconstpointer b)
 {
   return g_strcmp0 (*(const char *const *) a, *(const char *const *) b);
@@ -287,6 +296,7 @@ finish_scan (SysprofCaptureSummary *self)
   /* Frames of different CPUs and threads arrive in the capture a little out
    * of order; the charts and tables want time order. */
   sort_if_needed (self->samples, compare_samples);
+  sort_if_needed (self->waits, compare_waits);
   sort_if_needed (self->marks, compare_marks);
   sort_if_needed (self->logs, compare_logs);
   sort_if_needed (self->processes, compare_processes);
@@ -443,6 +453,14 @@ scan_frame (SysprofCaptureReader *reader, SysprofCaptureFrameType type, void *us
 
         if (sample == NULL)
           return note_damage (scan, reader);
+        if (sysprof_capture_sample_get_off_cpu_usec (sample) != 0)
+          {
+            SysprofSummaryWait w = { time, (gint64) sysprof_capture_sample_get_off_cpu_usec (sample) * 1000,
+                                     sample->frame.pid, sample->tid };
+
+            g_array_append_val (self->waits, w);
+            break;
+          }
         s.time_ns = time;
         s.cpu = sample->frame.cpu;
         s.pid = sample->frame.pid;
@@ -706,6 +724,7 @@ sysprof_capture_summary_new (gint64 start_time, gint64 end_time)
   self->start_time = start_time;
   self->duration = CLAMP (saturated_sub (end_time, start_time), 0, SYSPROF_SUMMARY_TIME_LIMIT);
   self->samples = g_array_new (FALSE, FALSE, sizeof (SysprofSummarySample));
+  self->waits = g_array_new (FALSE, FALSE, sizeof (SysprofSummaryWait));
   self->counters = g_ptr_array_new_with_free_func (clear_counter);
   self->marks = g_array_new (FALSE, FALSE, sizeof (SysprofSummaryMark));
   g_array_set_clear_func (self->marks, clear_mark);
@@ -727,6 +746,7 @@ sysprof_capture_summary_free (SysprofCaptureSummary *self)
   if (self == NULL)
     return;
   g_array_unref (self->samples);
+  g_array_unref (self->waits);
   g_ptr_array_unref (self->counters);
   g_strfreev (self->counter_categories);
   g_array_unref (self->marks);

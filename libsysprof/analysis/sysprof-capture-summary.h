@@ -31,6 +31,16 @@ typedef struct
   gint32 tid;
 } SysprofSummarySample;
 
+/* A thread off the CPU (an off-CPU sample of the scheduler details): from
+ * @time_ns, for @duration_ns. */
+typedef struct
+{
+  gint64 time_ns;
+  gint64 duration_ns;
+  gint32 pid;
+  gint32 tid;
+} SysprofSummaryWait;
+
 typedef struct
 {
   gint64 time_ns;
@@ -112,7 +122,8 @@ typedef struct
   guint64    n_stream_blocks;
   guint64    n_stream_events;
   guint      n_cpus;
-  GArray    *samples;            /* SysprofSummarySample, in time order */
+  GArray    *samples;            /* SysprofSummarySample (on the CPU), in time order */
+  GArray    *waits;              /* SysprofSummaryWait, in time order */
   GPtrArray *counters;           /* SysprofSummaryCounter *, in definition order */
   char     **counter_categories; /* sorted, NULL-terminated */
   GArray    *marks;              /* SysprofSummaryMark, in time order */

@@ -12,6 +12,7 @@
 #include "sysprof-perf-map-file.h"
 #include "sysprof-perf-recorder-private.h"
 #include "sysprof-perf-ring-private.h"
+#include "sysprof-sched-switch-private.h"
 #include "sysprof-unwind-client-private.h"
 
 /* Records are drained on a timer rather than on every wakeup: a ring of 64
@@ -65,6 +66,9 @@ typedef struct
   gboolean         user_only;
   /* 0: frame pointers; else the bytes of user stack each sample copies. */
   guint stack_size;
+  /* Non-zero: the sched:sched_switch tracepoint of this id, every switch,
+   * with its RAW data; no side-band records (the sampling events have them). */
+  guint64 tracepoint_id;
 } EventConfig;
 
 /* A sample waiting for its user stack from the helper, or done and waiting
@@ -77,6 +81,15 @@ typedef struct
   gint32   pid;
   gint32   tid;
   gboolean done;
+  /* Off-CPU (scheduler details): the stack of a task leaving the CPU, written
+   * once it runs again (@back, with @off_usec).  Once unwound it leaves the
+   * queue (@parked) and waits in self->off_cpu; @discard: its switch-in was
+   * lost, it is dropped. */
+  gboolean off_cpu;
+  gboolean back;
+  gboolean parked;
+  gboolean discard;
+  guint32  off_usec;
   /* The kernel's part of the callchain (markers included), then, once
    * answered, PERF_CONTEXT_USER and the user frames. */
   guint                 n_addrs;
@@ -100,6 +113,8 @@ typedef struct
   int fd;
   /* Our reference; NULL once the watch removed itself. */
   GSource *watch;
+  /* The ring of sched_switch events (scheduler details). */
+  gboolean sched;
 } RingEntry;
 
 struct _SysprofPerfRecorder
@@ -150,6 +165,23 @@ struct _SysprofPerfRecorder
   guint64 n_unwound[SYSPROF_UNWIND_STATUS_FAILED + 1];
   char   *unwind_summary;
   char   *unwind_warning;
+
+  /* Scheduler details (see SysprofPerfRecorderOptions.scheduler). */
+  gboolean                 scheduler;
+  SysprofSchedSwitchFormat sched_format;
+  guint                    frequency;
+  /* By CPU: when its current slice began (0: unknown yet). */
+  GArray *slice_start;
+  /* tid -> when it last came on a CPU (per-thread recordings only, from
+   * PERF_RECORD_SWITCH). */
+  GHashTable *switched_in;
+  /* tid -> its PendingSample off the CPU (owned here once parked). */
+  GHashTable *off_cpu;
+  gint64      last_time;
+  guint64     n_switches;
+  guint64     n_off_cpu;
+  guint64     n_sched_marks;
+  guint64     n_off_cpu_dropped;
 };
 
 G_DEFINE_FINAL_TYPE (SysprofPerfRecorder, sysprof_perf_recorder, G_TYPE_OBJECT)
@@ -190,6 +222,20 @@ sysprof_perf_recorder_finalize (GObject *object)
   g_clear_pointer (&self->unwinder, _sysprof_unwind_client_free);
   g_free (self->unwinder_path);
   g_free (self->first_failure);
+  if (self->off_cpu != NULL)
+    {
+      GHashTableIter iter;
+      gpointer       value;
+
+      /* The parked ones are ours; the others are still in the queue. */
+      g_hash_table_iter_init (&iter, self->off_cpu);
+      while (g_hash_table_iter_next (&iter, NULL, &value))
+        if (((PendingSample *) value)->parked)
+          g_free (value);
+      g_hash_table_unref (self->off_cpu);
+    }
+  g_clear_pointer (&self->switched_in, g_hash_table_unref);
+  g_clear_pointer (&self->slice_start, g_array_unref);
   g_queue_clear_full (&self->pending, g_free);
   g_free (self->unwind_summary);
   g_free (self->unwind_warning);
@@ -214,6 +260,9 @@ sysprof_perf_recorder_init (SysprofPerfRecorder *self)
   self->mount_ns = g_hash_table_new (NULL, NULL);
   self->sampled = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   self->kernel_addresses = g_hash_table_new (NULL, NULL);
+  self->off_cpu = g_hash_table_new (NULL, NULL);
+  self->switched_in = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  self->slice_start = g_array_new (FALSE, TRUE, sizeof (gint64));
   g_queue_init (&self->pending);
 }
 
@@ -330,7 +379,31 @@ count_frame (SysprofPerfRecorder *self, gboolean written)
     self->n_write_errors++;
 }
 
-/* Writes the samples at the head of the queue that are complete. */
+static void
+write_sample (SysprofPerfRecorder *self, PendingSample *p)
+{
+  gboolean written;
+
+  if (p->off_cpu)
+    {
+      written = sysprof_capture_writer_add_off_cpu_sample (self->writer, p->time, p->cpu, p->pid, p->tid, p->addrs,
+                                                           MIN (p->n_addrs, (guint) SYSPROF_CAPTURE_MAX_ADDRS - 2),
+                                                           p->off_usec);
+      count_frame (self, written);
+      if (written)
+        self->n_off_cpu++;
+      return;
+    }
+  written = sysprof_capture_writer_add_sample (self->writer, p->time, p->cpu, p->pid, p->tid, p->addrs,
+                                               MIN (p->n_addrs, (guint) SYSPROF_CAPTURE_MAX_ADDRS));
+  count_frame (self, written);
+  if (written)
+    self->n_samples++;
+}
+
+/* Writes the samples at the head of the queue that are complete.  An off-CPU
+ * stack whose task has not run again yet leaves the queue for self->off_cpu,
+ * shrunk to its addresses: tasks may sleep for the whole recording. */
 static void
 write_done_samples (SysprofPerfRecorder *self)
 {
@@ -338,14 +411,90 @@ write_done_samples (SysprofPerfRecorder *self)
 
   while ((p = g_queue_peek_head (&self->pending)) != NULL && p->done)
     {
-      gboolean written;
-
       g_queue_pop_head (&self->pending);
-      written = sysprof_capture_writer_add_sample (self->writer, p->time, p->cpu, p->pid, p->tid, p->addrs,
-                                                   MIN (p->n_addrs, (guint) SYSPROF_CAPTURE_MAX_ADDRS));
-      count_frame (self, written);
-      if (written)
-        self->n_samples++;
+      if (p->off_cpu && !p->back)
+        {
+          PendingSample *shrunk = g_realloc (p, sizeof *p + p->n_addrs * sizeof (SysprofCaptureAddress));
+
+          shrunk->parked = TRUE;
+          g_hash_table_insert (self->off_cpu, GINT_TO_POINTER (shrunk->tid), shrunk);
+          continue;
+        }
+      if (p->discard)
+        self->n_off_cpu_dropped++;
+      else
+        write_sample (self, p);
+      g_free (p);
+    }
+}
+
+/* The task @tid runs again at @time: its off-CPU stack is complete. */
+static void
+note_switch_in (SysprofPerfRecorder *self, gint32 tid, gint64 time)
+{
+  PendingSample *p = g_hash_table_lookup (self->off_cpu, GINT_TO_POINTER (tid));
+
+  if (p == NULL)
+    return;
+  g_hash_table_remove (self->off_cpu, GINT_TO_POINTER (tid));
+  p->back = TRUE;
+  p->off_usec = (guint32) CLAMP ((time - p->time) / 1000, 1, (gint64) G_MAXUINT32);
+  if (p->parked)
+    {
+      write_sample (self, p);
+      g_free (p);
+    }
+}
+
+/* Most tasks off the CPU at once whose stacks are kept; beyond, the new ones
+ * are dropped (counted). */
+#define MAX_OFF_CPU_TASKS 65536
+
+/* @p, just queued, is the stack of @p->tid leaving the CPU. */
+static void
+note_switch_out (SysprofPerfRecorder *self, PendingSample *p)
+{
+  PendingSample *old = g_hash_table_lookup (self->off_cpu, GINT_TO_POINTER (p->tid));
+
+  p->off_cpu = TRUE;
+  if (old != NULL)
+    {
+      /* Its switch-in was lost (a full ring): how long it waited is unknown. */
+      g_hash_table_remove (self->off_cpu, GINT_TO_POINTER (p->tid));
+      if (old->parked)
+        {
+          self->n_off_cpu_dropped++;
+          g_free (old);
+        }
+      else
+        old->discard = old->back = TRUE;
+    }
+  if (g_hash_table_size (self->off_cpu) >= MAX_OFF_CPU_TASKS)
+    {
+      p->discard = p->back = TRUE;
+      return;
+    }
+  g_hash_table_insert (self->off_cpu, GINT_TO_POINTER (p->tid), p);
+}
+
+/* At stop, the tasks still off the CPU: they waited at least until the last
+ * record. */
+static void
+write_parked_samples (SysprofPerfRecorder *self)
+{
+  GHashTableIter iter;
+  gpointer       value;
+
+  g_hash_table_iter_init (&iter, self->off_cpu);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      PendingSample *p = value;
+
+      if (!p->parked)
+        continue;
+      g_hash_table_iter_remove (&iter);
+      p->off_usec = (guint32) CLAMP ((self->last_time - p->time) / 1000, 1, (gint64) G_MAXUINT32);
+      write_sample (self, p);
       g_free (p);
     }
 }
@@ -518,7 +667,8 @@ handle_dwarf_sample (SysprofPerfRecorder *self,
                      guint64              time,
                      guint32              cpu,
                      const guint64       *ips,
-                     guint                n_ips)
+                     guint                n_ips,
+                     gboolean             off_cpu)
 {
   guint64        abi, size, dyn_size = 0;
   guint64        perf_regs[N_USER_REGS];
@@ -559,8 +709,12 @@ handle_dwarf_sample (SysprofPerfRecorder *self,
   memcpy (p->addrs, ips, n_ips * sizeof *ips);
   p->n_addrs = n_ips;
   p->done = !unwind;
+  p->off_cpu = p->back = p->parked = p->discard = FALSE;
+  p->off_usec = 0;
   if (!unwind && n_ips == 0)
     p->addrs[p->n_addrs++] = ip;
+  if (off_cpu)
+    note_switch_out (self, p);
   g_queue_push_tail (&self->pending, p);
 
   if (!unwind)
@@ -604,7 +758,7 @@ handle_sample (SysprofPerfRecorder *self, const struct perf_event_header *record
       c.pos += nr * sizeof (guint64);
       note_kernel_addresses (self, ips, (guint) MIN (nr, 128));
       /* Kernel frames only (exclude_callchain_user): at most 127 of them. */
-      handle_dwarf_sample (self, &c, ip, pid, tid, time, cpu, ips, (guint) MIN (nr, 128));
+      handle_dwarf_sample (self, &c, ip, pid, tid, time, cpu, ips, (guint) MIN (nr, 128), FALSE);
       return;
     }
 
@@ -630,6 +784,142 @@ handle_sample (SysprofPerfRecorder *self, const struct perf_event_header *record
   count_frame (self, written);
   if (written)
     self->n_samples++;
+}
+
+/* Scheduler details ----------------------------------------------------------- */
+
+static void handle_lost (SysprofPerfRecorder *self, const struct perf_event_header *record);
+
+/* The slice that ends on @cpu at @time: a MARK as Sysprof 48 writes them. */
+static void
+write_slice (SysprofPerfRecorder *self, gint64 start, gint64 time, int cpu, gint32 pid, const char *comm)
+{
+  char name[32];
+
+  if (start <= 0 || time < start)
+    return;
+  g_snprintf (name, sizeof name, "CPU %d", cpu);
+  count_frame (self,
+               sysprof_capture_writer_add_mark (self->writer, start, cpu, pid, time - start, "Scheduler", name, comm));
+  self->n_sched_marks++;
+}
+
+/* Most CPUs whose slices are followed (a sample's cpu field is the kernel's). */
+#define MAX_SCHED_CPUS 8192
+
+/* A sched_switch sample: { u64 ip; u32 pid, tid; u64 time; u32 cpu, res;
+ * u64 nr; u64 ips[nr]; u32 size; u8 raw[size]; } then, with DWARF
+ * unwinding, the user registers and stack as for a sample.  pid and tid are
+ * those of the task leaving the CPU. */
+static void
+handle_sched_sample (SysprofPerfRecorder *self, const struct perf_event_header *record)
+{
+  SysprofSchedSwitch sw;
+  const guint64     *ips;
+  Cursor             c;
+  guint64            ip, time, nr;
+  guint32            pid, tid, cpu, res, raw_size;
+  const guint8      *raw;
+
+  cursor_init (&c, record);
+  if (!cursor_u64 (&c, &ip) || !cursor_u32 (&c, &pid) || !cursor_u32 (&c, &tid) || !cursor_u64 (&c, &time) ||
+      !cursor_u32 (&c, &cpu) || !cursor_u32 (&c, &res) || !cursor_u64 (&c, &nr))
+    return;
+  if (nr > (c.len - c.pos) / sizeof (guint64))
+    return;
+  ips = (const guint64 *) (gconstpointer) (c.data + c.pos);
+  c.pos += nr * sizeof (guint64);
+  if (!cursor_u32 (&c, &raw_size) || raw_size > c.len - c.pos)
+    return;
+  raw = c.data + c.pos;
+  c.pos += raw_size;
+  if (!_sysprof_sched_switch_read (&self->sched_format, raw, raw_size, &sw))
+    return;
+
+  self->n_switches++;
+  self->last_time = MAX (self->last_time, (gint64) time);
+  nr = MIN (nr, 128);
+  note_kernel_addresses (self, ips, (guint) nr);
+
+  /* The slice of the task leaving: since the previous switch on this CPU, or
+   * (per-thread recordings) since it came on the CPU. */
+  if (sw.prev_pid != 0)
+    {
+      gint64 *in = g_hash_table_lookup (self->switched_in, GINT_TO_POINTER (sw.prev_pid));
+
+      if (in != NULL)
+        {
+          write_slice (self, *in, (gint64) time, (int) cpu, (gint32) pid, sw.prev_comm);
+          g_hash_table_remove (self->switched_in, GINT_TO_POINTER (sw.prev_pid));
+        }
+      else if (cpu < self->slice_start->len)
+        write_slice (self, g_array_index (self->slice_start, gint64, cpu), (gint64) time, (int) cpu, (gint32) pid,
+                     sw.prev_comm);
+    }
+  if (cpu < MAX_SCHED_CPUS)
+    {
+      if (cpu >= self->slice_start->len)
+        g_array_set_size (self->slice_start, cpu + 1);
+      g_array_index (self->slice_start, gint64, cpu) = (gint64) time;
+    }
+
+  /* The task taking the CPU has waited enough. */
+  if (sw.next_pid != 0)
+    note_switch_in (self, sw.next_pid, (gint64) time);
+
+  /* The stack of the one leaving (not of the idle task). */
+  if (sw.prev_pid == 0 || tid == 0 || tid == (guint32) -1)
+    return;
+  if (self->unwinder != NULL)
+    {
+      handle_dwarf_sample (self, &c, ip, pid, tid, time, cpu, ips, (guint) nr, TRUE);
+      return;
+    }
+  {
+    PendingSample *p = g_malloc (sizeof *p + (nr + 1) * sizeof (SysprofCaptureAddress));
+
+    memset (p, 0, sizeof *p);
+    p->seq = self->next_seq++;
+    p->time = (gint64) time;
+    p->cpu = (int) cpu;
+    p->pid = (gint32) pid;
+    p->tid = (gint32) tid;
+    p->done = TRUE;
+    memcpy (p->addrs, ips, nr * sizeof *ips);
+    p->n_addrs = (guint) nr;
+    if (nr == 0)
+      p->addrs[p->n_addrs++] = ip;
+    note_switch_out (self, p);
+    g_queue_push_tail (&self->pending, p);
+    write_done_samples (self);
+  }
+}
+
+/* PERF_RECORD_SWITCH of a per-thread recording: a task coming on a CPU. */
+static void
+handle_switch (SysprofPerfRecorder *self, const struct perf_event_header *record)
+{
+  SampleId id;
+
+  if ((record->misc & PERF_RECORD_MISC_SWITCH_OUT) != 0 || !read_sample_id (record, &id) || id.tid <= 0)
+    return;
+  self->last_time = MAX (self->last_time, id.time);
+  note_switch_in (self, id.tid, id.time);
+  if (g_hash_table_size (self->switched_in) < MAX_OFF_CPU_TASKS)
+    g_hash_table_insert (self->switched_in, GINT_TO_POINTER (id.tid), g_memdup2 (&id.time, sizeof id.time));
+}
+
+static void
+handle_sched_record (SysprofPerfRecorder *self, const struct perf_event_header *record)
+{
+  switch (record->type)
+    {
+    case PERF_RECORD_SAMPLE: handle_sched_sample (self, record); break;
+    case PERF_RECORD_SWITCH: handle_switch (self, record); break;
+    case PERF_RECORD_LOST:
+    case PERF_RECORD_LOST_SAMPLES: handle_lost (self, record); break;
+    default: break;
+    }
 }
 
 static guint64
@@ -828,8 +1118,15 @@ typedef struct
 {
   gint64                    time;
   guint                     order; /* within the drain: ring by ring, as read */
+  gboolean                  sched; /* from a sched_switch ring */
   struct perf_event_header *record;
 } Collected;
+
+typedef struct
+{
+  GArray  *batch;
+  gboolean sched;
+} CollectTarget;
 
 /* When the record happened: the sample's time, or the sample_id_all
  * trailer's; a record too short for either sorts first. */
@@ -859,10 +1156,10 @@ record_time (const struct perf_event_header *record)
 static void
 collect_cb (const struct perf_event_header *record, gpointer user_data)
 {
-  GArray   *batch = user_data;
-  Collected c = { record_time (record), batch->len, g_memdup2 (record, record->size) };
+  CollectTarget *target = user_data;
+  Collected      c = { record_time (record), target->batch->len, target->sched, g_memdup2 (record, record->size) };
 
-  g_array_append_val (batch, c);
+  g_array_append_val (target->batch, c);
 }
 
 static gint
@@ -887,16 +1184,20 @@ drain_all (SysprofPerfRecorder *self)
 
   for (guint i = 0; i < self->rings->len; i++)
     {
-      RingEntry *entry = g_ptr_array_index (self->rings, i);
+      RingEntry    *entry = g_ptr_array_index (self->rings, i);
+      CollectTarget target = { batch, entry->sched };
 
-      _sysprof_perf_ring_drain (entry->ring, collect_cb, batch);
+      _sysprof_perf_ring_drain (entry->ring, collect_cb, &target);
     }
   g_array_sort (batch, compare_collected);
   for (guint i = 0; i < batch->len; i++)
     {
       Collected *c = &g_array_index (batch, Collected, i);
 
-      _sysprof_perf_recorder_handle_record (self, c->record);
+      if (c->sched)
+        handle_sched_record (self, c->record);
+      else
+        _sysprof_perf_recorder_handle_record (self, c->record);
       g_free (c->record);
     }
   /* The capture trails the kernel by one drain, unwinding included. */
@@ -1042,6 +1343,15 @@ open_event (const EventConfig *config, const Target *target)
   attr.freq = 1;
   attr.sample_freq = config->frequency;
   attr.sample_type = _SYSPROF_PERF_SAMPLE_TYPE;
+  if (config->tracepoint_id != 0)
+    {
+      /* Every switch, with the tracepoint's fields. */
+      attr.type = PERF_TYPE_TRACEPOINT;
+      attr.config = config->tracepoint_id;
+      attr.freq = 0;
+      attr.sample_period = 1;
+      attr.sample_type |= PERF_SAMPLE_RAW;
+    }
   if (config->stack_size != 0)
     {
       /* The user part of the stack comes from the copy, unwound later: the
@@ -1054,14 +1364,18 @@ open_event (const EventConfig *config, const Target *target)
   /* Enabled together once every event is open and mapped. */
   attr.disabled = 1;
   attr.inherit = target->pid != -1;
-  attr.mmap = 1;
-  attr.mmap2 = config->mmap2;
-  attr.comm = 1;
-  attr.task = 1;
+  /* Side-band records come once, from the sampling events. */
+  attr.mmap = config->tracepoint_id == 0;
+  attr.mmap2 = config->mmap2 && config->tracepoint_id == 0;
+  attr.comm = config->tracepoint_id == 0;
+  attr.task = config->tracepoint_id == 0;
+  /* A per-thread sched_switch event only sees its tasks leave the CPU;
+   * PERF_RECORD_SWITCH says when they come back. */
+  attr.context_switch = config->tracepoint_id != 0 && target->pid != -1;
   /* Time, pid and CPU on MMAP/COMM/FORK/EXIT records too. */
   attr.sample_id_all = 1;
   /* The idle task's samples say nothing about the workload. */
-  attr.exclude_idle = 1;
+  attr.exclude_idle = config->tracepoint_id == 0;
   attr.exclude_kernel = config->user_only;
   attr.exclude_hv = config->user_only;
   attr.exclude_callchain_kernel = config->user_only;
@@ -1209,6 +1523,7 @@ open_all (
       entry = g_new0 (RingEntry, 1);
       entry->self = self;
       entry->fd = fd;
+      entry->sched = config->tracepoint_id != 0;
       entry->ring = _sysprof_perf_ring_new_for_fd (fd, n_data_pages, error);
       if (entry->ring == NULL)
         {
@@ -1391,12 +1706,24 @@ sysprof_perf_recorder_start (SysprofPerfRecorder *self, const SysprofPerfRecorde
         }
     }
 
-  if (options->max_events != 0 && targets->len > options->max_events)
+  if (options->max_events != 0 && targets->len * (options->scheduler ? 2 : 1) > options->max_events)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_TOO_MANY_OPEN_FILES,
-                   "Recording needs %u perf events (%s x %u CPUs), above the limit of %u", targets->len,
+                   "Recording needs %u perf events (%s%s x %u CPUs), above the limit of %u",
+                   targets->len * (options->scheduler ? 2 : 1), options->scheduler ? "2 x " : "",
                    options->n_pids ? "threads" : "1", cpus->len, options->max_events);
       return FALSE;
+    }
+  if (options->scheduler)
+    {
+      if (options->user_only)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
+                       "Scheduler details need kernel tracepoints: not in a user-space-only recording");
+          return FALSE;
+        }
+      if (!_sysprof_sched_switch_format_load (&self->sched_format, error))
+        return FALSE;
     }
 
   sysprof_clock_init ();
@@ -1441,6 +1768,31 @@ sysprof_perf_recorder_start (SysprofPerfRecorder *self, const SysprofPerfRecorde
 opened:
   self->stack_size = config.stack_size;
   self->embed_perf_maps = options->embed_perf_maps;
+  self->frequency = config.frequency;
+  if (options->scheduler)
+    {
+      EventConfig sched_config = config;
+      guint       sched_pages = n_data_pages;
+
+      sched_config.tracepoint_id = self->sched_format.id;
+      if (!open_all (self, targets, cpus->len, &sched_config, &sched_pages, &local_error))
+        {
+          teardown (self);
+          g_clear_pointer (&self->unwinder, _sysprof_unwind_client_free);
+          g_set_error (error, G_IO_ERROR, local_error->code, "Cannot record the scheduler's switches: %s",
+                       local_error->message);
+          return FALSE;
+        }
+      self->scheduler = TRUE;
+      /* The sampling period, for readers weighing on-CPU samples against
+       * off-CPU time; the counts follow at stop under the same id. */
+      {
+        g_autofree char *frequency = g_strdup_printf ("frequency=%u", config.frequency);
+
+        count_frame (self, sysprof_capture_writer_add_metadata (self->writer, SYSPROF_CAPTURE_CURRENT_TIME, -1, -1,
+                                                                SYSPROF_SCHEDULER_METADATA_ID, frequency, -1));
+      }
+    }
 
   attach_sources (self);
 
@@ -1478,6 +1830,18 @@ sysprof_perf_recorder_stop (SysprofPerfRecorder *self)
   self->stopping = TRUE;
   drain_all (self);
   teardown (self);
+  if (self->scheduler)
+    {
+      g_autofree char *counts = NULL;
+
+      write_parked_samples (self);
+      counts = g_strdup_printf ("switches=%" G_GUINT64_FORMAT " off-cpu=%" G_GUINT64_FORMAT " marks=%" G_GUINT64_FORMAT
+                                " dropped=%" G_GUINT64_FORMAT " frequency=%u",
+                                self->n_switches, self->n_off_cpu, self->n_sched_marks, self->n_off_cpu_dropped,
+                                self->frequency);
+      count_frame (self, sysprof_capture_writer_add_metadata (self->writer, SYSPROF_CAPTURE_CURRENT_TIME, -1, -1,
+                                                              SYSPROF_SCHEDULER_METADATA_ID, counts, -1));
+    }
   finish_unwinding (self);
   if (self->embed_perf_maps)
     embed_perf_maps (self);

@@ -20,6 +20,8 @@ G_BEGIN_DECLS
 
 /* The METADATA id of the unwinding summary written at stop. */
 #define SYSPROF_UNWIND_METADATA_ID "sysprof.unwind"
+/* The METADATA id of the scheduler details' counts written at stop. */
+#define SYSPROF_SCHEDULER_METADATA_ID "sysprof.scheduler"
 
 /* How the user part of a sample's stack is found. */
 typedef enum
@@ -75,11 +77,23 @@ typedef struct
    * the sampled processes that still run, read with this process's rights
    * (see sysprof_perf_map_file_read()), as files "/tmp/perf-PID.map". */
   gboolean embed_perf_maps;
+  /* Scheduler details (needs root or CAP_PERFMON, and tracefs mounted): a
+   * sched:sched_switch event per CPU (per thread and CPU with @pids), whose
+   * samples carry the stack of the task leaving the CPU (unwound as @unwind
+   * says).  Each switch after the first on a CPU gives a MARK for the time
+   * slice that ends (group "Scheduler", name "CPU N", message the task's
+   * comm, as Sysprof 48 writes them; slices of the idle task are left out);
+   * each time a thread leaves the CPU and later runs again gives an off-CPU
+   * sample (SYSPROF_CAPTURE_SAMPLE_OFF_CPU: its stack, and how long it
+   * waited); threads still off the CPU at stop get one up to the last
+   * record.  At stop a METADATA frame "sysprof.scheduler" counts them
+   * ("switches=N off-cpu=N marks=N dropped=N frequency=HZ"). */
+  gboolean scheduler;
 } SysprofPerfRecorderOptions;
 
-#define SYSPROF_PERF_RECORDER_OPTIONS_INIT                                                            \
-  {                                                                                                   \
-    sizeof (SysprofPerfRecorderOptions), 0, NULL, 0, 0, 0, 0, SYSPROF_PERF_UNWIND_DEFAULT, 0, NULL, 0 \
+#define SYSPROF_PERF_RECORDER_OPTIONS_INIT                                                               \
+  {                                                                                                      \
+    sizeof (SysprofPerfRecorderOptions), 0, NULL, 0, 0, 0, 0, SYSPROF_PERF_UNWIND_DEFAULT, 0, NULL, 0, 0 \
   }
 
 SYSPROF_AVAILABLE_IN_ALL

@@ -114,6 +114,15 @@ sysprof_session_recorder_start (SysprofSessionRecorder              *self,
 
   if (options == NULL)
     options = &defaults;
+  if (options->scheduler && (!options->cpu_sampling || options->own_processes_only))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   options->own_processes_only
+                       ? "Scheduler details show every task's switches: not for a recording of the caller's own "
+                         "processes only"
+                       : "Scheduler details are recorded with the CPU samples: not without sampling");
+      return FALSE;
+    }
 
   /* What runs already: processes, their maps and mount namespaces.  A partial
    * snapshot still symbolizes most of a recording. */
@@ -139,6 +148,7 @@ sysprof_session_recorder_start (SysprofSessionRecorder              *self,
       perf_options.stack_size = options->stack_size;
       perf_options.unwinder_path = options->unwinder_path;
       perf_options.embed_perf_maps = options->embed_perf_maps;
+      perf_options.scheduler = options->scheduler;
       self->perf = sysprof_perf_recorder_new (self->writer);
       if (!sysprof_perf_recorder_start (self->perf, &perf_options, &local_error))
         {

@@ -42,11 +42,15 @@ typedef struct
   const char       *unwinder_path;
   /* See SysprofPerfRecorderOptions.embed_perf_maps. */
   gboolean embed_perf_maps;
+  /* Scheduler details, with @cpu_sampling: see
+   * SysprofPerfRecorderOptions.scheduler.  Not with @own_processes_only
+   * (tracepoints show every task's switches). */
+  gboolean scheduler;
 } SysprofSessionRecorderOptions;
 
-#define SYSPROF_SESSION_RECORDER_OPTIONS_INIT                                                                     \
-  {                                                                                                               \
-    sizeof (SysprofSessionRecorderOptions), TRUE, 0, NULL, 0, NULL, 0, 0, SYSPROF_PERF_UNWIND_DEFAULT, 0, NULL, 0 \
+#define SYSPROF_SESSION_RECORDER_OPTIONS_INIT                                                                        \
+  {                                                                                                                  \
+    sizeof (SysprofSessionRecorderOptions), TRUE, 0, NULL, 0, NULL, 0, 0, SYSPROF_PERF_UNWIND_DEFAULT, 0, NULL, 0, 0 \
   }
 
 #define SYSPROF_TYPE_SESSION_RECORDER (sysprof_session_recorder_get_type ())

@@ -77,6 +77,7 @@ struct _SysprofRecording
   gboolean decode;
   gboolean memory;
   gboolean follow_children;
+  gboolean scheduler;
   guint    traces; /* 1 << SysprofRecordingTrace */
 
   /* Progress. */

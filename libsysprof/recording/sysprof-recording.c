@@ -333,6 +333,15 @@ sysprof_recording_set_gjs (SysprofRecording *self, gboolean gjs)
 }
 
 void
+sysprof_recording_set_scheduler (SysprofRecording *self, gboolean scheduler)
+{
+  g_return_if_fail (SYSPROF_IS_RECORDING (self));
+  g_return_if_fail (self->phase == SYSPROF_RECORDING_PHASE_IDLE);
+
+  self->scheduler = !!scheduler;
+}
+
+void
 sysprof_recording_set_follow_children (SysprofRecording *self, gboolean follow_children)
 {
   g_return_if_fail (SYSPROF_IS_RECORDING (self));
@@ -1152,6 +1161,7 @@ start_in_process (SysprofRecording *self)
       options.stack_size = self->stack_size;
       options.unwinder_path = _sysprof_recording_find_unwinder ();
       options.embed_perf_maps = TRUE;
+      options.scheduler = self->scheduler;
       self->local = sysprof_session_recorder_new (self->writer);
       g_signal_connect (self->local, "warning", G_CALLBACK (local_warning_cb), self);
       if (!sysprof_session_recorder_start (self->local, &options, &error))
@@ -1388,6 +1398,8 @@ session_options (SysprofRecording *self)
     g_variant_builder_add (&builder, "{sv}", "counters", g_variant_new_strv ((const char *const *) self->counters, -1));
   if (self->max_bytes > 0)
     g_variant_builder_add (&builder, "{sv}", "max-bytes", g_variant_new_uint64 (self->max_bytes));
+  if (self->scheduler)
+    g_variant_builder_add (&builder, "{sv}", "scheduler", g_variant_new_boolean (TRUE));
   /* Our own timer stops first; this is in case we cannot. */
   if (self->max_duration > 0)
     g_variant_builder_add (&builder, "{sv}", "max-duration",

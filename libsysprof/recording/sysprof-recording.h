@@ -143,6 +143,13 @@ void sysprof_recording_set_trace_fd (SysprofRecording *self, gboolean trace_fd);
  * FALSE. */
 SYSPROF_AVAILABLE_IN_ALL
 void sysprof_recording_set_gjs (SysprofRecording *self, gboolean gjs);
+/* Scheduler details (see the "scheduler" option of sysprofd's CreateSession
+ * and SysprofPerfRecorderOptions.scheduler): every context switch with the
+ * stack of the task leaving the CPU, for off-CPU analyses.  Needs CPU
+ * sampling and the full polkit grant (not only the caller's own
+ * processes).  Default FALSE. */
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_recording_set_scheduler (SysprofRecording *self, gboolean scheduler);
 /* A profiler peer on the session bus: a program exporting
  * org.gnome.Sysprof3.Profiler at @object_path (NULL:
  * /org/gnome/Sysprof3/Profiler; gnome-shell is "org.gnome.Shell" there).
