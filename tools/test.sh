@@ -13,6 +13,12 @@ source tools/deps.sh
 
 sysprof_install_packages "${SYSPROF_BUILD_PACKAGES[@]}" "${SYSPROF_TEST_PACKAGES[@]}" "${SYSPROF_APP_TEST_PACKAGES[@]}"
 
+# Scheduler details read the sched_switch tracepoint's format from tracefs,
+# which a machine without systemd may not have mounted.
+if [ ! -e /sys/kernel/tracing/events/sched/sched_switch/format ] && [ -d /sys/kernel/tracing ]; then
+  mount -t tracefs nodev /sys/kernel/tracing || echo "warning: cannot mount tracefs: the scheduler tests will fail" >&2
+fi
+
 setup () {
   local dir=$1; shift
   if [ -f "$dir/build.ninja" ]; then
