@@ -16,6 +16,7 @@
 #include "sysprof-capture-summary.h"
 #include "sysprof-mark-stats.h"
 #include "sysprof-memory-analysis.h"
+#include "sysprof-thread-times.h"
 #include "sysprof-unwind-summary.h"
 
 #ifdef SYSPROF_INSIDE_ANALYSIS

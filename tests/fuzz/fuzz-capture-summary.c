@@ -29,6 +29,14 @@ check_promises (const SysprofCaptureSummary *scan)
       g_assert (t >= -LIMIT && t <= LIMIT);
       g_assert (i == 0 || g_array_index (scan->samples, SysprofSummarySample, i - 1).time_ns <= t);
     }
+  for (guint i = 0; i < scan->waits->len; i++)
+    {
+      const SysprofSummaryWait *w = &g_array_index (scan->waits, SysprofSummaryWait, i);
+
+      g_assert (w->time_ns >= -LIMIT && w->time_ns <= LIMIT);
+      g_assert (w->duration_ns > 0 && w->duration_ns <= LIMIT);
+      g_assert (i == 0 || (w - 1)->time_ns <= w->time_ns);
+    }
   for (guint i = 0; i < scan->marks->len; i++)
     {
       const SysprofSummaryMark *mark = &g_array_index (scan->marks, SysprofSummaryMark, i);
@@ -74,7 +82,29 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   scan = sysprof_capture_summary_new (sysprof_capture_reader_get_start_time (reader),
                                       sysprof_capture_reader_get_end_time (reader));
   if (sysprof_capture_summary_read (scan, reader, size, NULL, NULL, NULL, NULL))
-    check_promises (scan);
+    {
+      g_autoptr (GArray) from_summary = NULL;
+      g_autoptr (GArray) from_reader = NULL;
+
+      check_promises (scan);
+      /* The threads' times (off-CPU samples), both ways. */
+      from_summary = sysprof_thread_times_from_summary (scan, NULL);
+      from_reader = sysprof_thread_times_from_reader (reader, NULL, NULL);
+      for (guint i = 0; i < from_summary->len; i++)
+        {
+          const SysprofThreadTime *t = &g_array_index (from_summary, SysprofThreadTime, i);
+
+          g_assert (t->off_cpu_ns >= 0 && t->longest_wait_ns <= t->off_cpu_ns);
+          g_assert (t->n_waits > 0 || t->n_samples > 0);
+        }
+      for (guint i = 0; from_reader != NULL && i < from_reader->len; i++)
+        {
+          const SysprofThreadTime *t = &g_array_index (from_reader, SysprofThreadTime, i);
+
+          g_assert (t->off_cpu_ns >= 0 && t->longest_wait_ns <= t->off_cpu_ns &&
+                    g_utf8_validate (t->process, -1, NULL));
+        }
+    }
   sysprof_capture_summary_free (scan);
   sysprof_capture_reader_unref (reader);
   return 0;

@@ -52,7 +52,15 @@ for f in wait_in_sleep wait_in_pipe_read wait_in_mutex; do
     fail "$f: $seconds s off CPU in the capture, the workload measured $measured s: $(grep wait_in "$W/off.tsv" | tr '\n' '|')"
   got="$got $f ${seconds}s/${measured}s"
 done
-ok "off-CPU time per function (capture/measured):$got"
+# The main thread's time off the CPU: those waits, and short ones between.
+wpid=$(as "$U" sysprof-report threads --format tsv "$W/u/sched.syscap" | awk -F'\t' '$3 == "blocking-worklo" && $1 == $2 { print $1; exit }')
+[ -n "$wpid" ] || fail "sysprof-report threads does not list the workload's main thread"
+main_off=$(as "$U" sysprof-report threads --pid "$wpid" --format tsv "$W/u/sched.syscap" | awk -F'\t' -v p="$wpid" '$2 == p { print $4 / 1e9 }')
+want=$(awk '/^wait_in_/ { s += $2 } END { print s }' "$W/out")
+within "$main_off" "$want" 0.10 || fail "threads: the main thread waited $main_off s, the three waits took $want s"
+[ "$(as "$U" sysprof-report threads --pid "$wpid" --format tsv "$W/u/sched.syscap" | awk -F'\t' 'NR > 1' | wc -l)" -ge 3 ] ||
+  fail "threads: the workload's helper threads are not listed"
+ok "off-CPU time per function (capture/measured):$got; per thread: the main thread ${main_off}s (${want}s measured)"
 
 # 2. Sysprof 48's marks, one per slice, and our counts.
 as "$U" sysprof-report marks --format tsv "$W/u/sched.syscap" > "$W/marks.tsv" || fail "sysprof-report marks failed"
