@@ -8,6 +8,7 @@ typedef struct
   SysprofCallgraph *callgraph;   /* of the current filter, once it arrived */
   char             *error;       /* why the last request failed */
   gboolean          stale;       /* the filter changed while the view was hidden */
+  int               source;      /* SysprofCallgraphSource, -1: the class's */
 } SysprofCallgraphBackedViewPrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (SysprofCallgraphBackedView, sysprof_callgraph_backed_view, SYSPROF_TYPE_VIEW)
@@ -129,8 +130,9 @@ request_callgraph (SysprofCallgraphBackedView *self, gboolean now)
    * bytes with them (self_bytes, total_bytes).  No reference: dispose
    * cancels, and a cancelled callback returns before it looks at the
    * view. */
-  sysprof_document_callgraph_async (sysprof_view_get_document (SYSPROF_VIEW (self)), klass->source,
-                                    SYSPROF_CALLGRAPH_WEIGHT_COUNT, priv->cancellable, on_callgraph_ready, self);
+  sysprof_document_callgraph_async (sysprof_view_get_document (SYSPROF_VIEW (self)),
+                                    sysprof_callgraph_backed_view_get_source (self), SYSPROF_CALLGRAPH_WEIGHT_COUNT,
+                                    priv->cancellable, on_callgraph_ready, self);
 }
 
 static void
@@ -206,5 +208,31 @@ sysprof_callgraph_backed_view_class_init (SysprofCallgraphBackedViewClass *klass
 static void
 sysprof_callgraph_backed_view_init (SysprofCallgraphBackedView *self)
 {
-  (void) self;
+  SysprofCallgraphBackedViewPrivate *priv = sysprof_callgraph_backed_view_get_instance_private (self);
+
+  priv->source = -1;
+}
+
+SysprofCallgraphSource
+sysprof_callgraph_backed_view_get_source (SysprofCallgraphBackedView *self)
+{
+  SysprofCallgraphBackedViewPrivate *priv = sysprof_callgraph_backed_view_get_instance_private (self);
+
+  g_return_val_if_fail (SYSPROF_IS_CALLGRAPH_BACKED_VIEW (self), SYSPROF_CALLGRAPH_SOURCE_SAMPLES);
+  return priv->source >= 0 ? (SysprofCallgraphSource) priv->source
+                           : SYSPROF_CALLGRAPH_BACKED_VIEW_GET_CLASS (self)->source;
+}
+
+void
+sysprof_callgraph_backed_view_set_source (SysprofCallgraphBackedView *self, SysprofCallgraphSource source)
+{
+  SysprofCallgraphBackedViewPrivate *priv = sysprof_callgraph_backed_view_get_instance_private (self);
+
+  g_return_if_fail (SYSPROF_IS_CALLGRAPH_BACKED_VIEW (self));
+
+  if (sysprof_callgraph_backed_view_get_source (self) == source)
+    return;
+  priv->source = (int) source;
+  if (sysprof_view_get_document (SYSPROF_VIEW (self)) != NULL)
+    request_callgraph (self, TRUE);
 }

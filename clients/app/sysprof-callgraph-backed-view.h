@@ -70,6 +70,13 @@ void sysprof_callgraph_backed_view_class_set_callgraph (SysprofCallgraphBackedVi
                                                         SysprofCallgraphBackedViewFlags  flags,
                                                         const char                      *busy_message);
 
+/* What the view's callgraph is made of: the class's source until
+ * set_source() chose another (the callgraph and flame graph switch between
+ * on-CPU samples, off-CPU waits and both); setting it asks for the
+ * callgraph again. */
+SysprofCallgraphSource sysprof_callgraph_backed_view_get_source (SysprofCallgraphBackedView *self);
+void sysprof_callgraph_backed_view_set_source (SysprofCallgraphBackedView *self, SysprofCallgraphSource source);
+
 /* The callgraph of the current filter, or NULL until it arrives (or when
  * it failed). */
 SysprofCallgraph *sysprof_callgraph_backed_view_get_callgraph (SysprofCallgraphBackedView *self);

@@ -18,6 +18,7 @@
 
 #include "sysprof-callgraph-child-list.h"
 #include "sysprof-callgraph-function-list.h"
+#include "sysprof-callgraph-source-dropdown.h"
 #include "sysprof-callgraph-view.h"
 #include "sysprof-function-filter.h"
 
@@ -119,6 +120,7 @@ struct _SysprofCallgraphView
   GtkWidget *filter_slot; /* the focus/hide bar, once the document is known */
   GtkWidget *total_label;
   GtkWidget *range_label;
+  GtkWidget *source_dropdown;
   GtkWidget *search_entry;
   GtkWidget *stack;
 
@@ -240,11 +242,15 @@ cell_bind (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer user_d
     case SYSPROF_CALLGRAPH_COLUMN_NAME:
     case SYSPROF_CALLGRAPH_COLUMN_TREE_NAME: text = g_strdup (row_name (row)); break;
     case SYSPROF_CALLGRAPH_COLUMN_LIBRARY: text = g_strdup (row->function->symbol->library); break;
-    case SYSPROF_CALLGRAPH_COLUMN_SELF: text = g_strdup_printf ("%" G_GUINT64_FORMAT, row->self); break;
+    case SYSPROF_CALLGRAPH_COLUMN_SELF:
+      text = sysprof_callgraph_source_format (sysprof_callgraph_get_source (row->callgraph), row->self);
+      break;
     case SYSPROF_CALLGRAPH_COLUMN_SELF_PERCENT:
       text = g_strdup_printf ("%.2f %%", percent (row->self, row->base));
       break;
-    case SYSPROF_CALLGRAPH_COLUMN_TOTAL: text = g_strdup_printf ("%" G_GUINT64_FORMAT, row->total); break;
+    case SYSPROF_CALLGRAPH_COLUMN_TOTAL:
+      text = sysprof_callgraph_source_format (sysprof_callgraph_get_source (row->callgraph), row->total);
+      break;
     case SYSPROF_CALLGRAPH_COLUMN_TOTAL_PERCENT:
       text = g_strdup_printf ("%.2f %%", percent (row->total, row->base));
       break;
@@ -635,9 +641,8 @@ update_header (SysprofCallgraphView *self)
     total = g_strdup ("…");
   else
     {
-      guint64 n = sysprof_callgraph_get_root (callgraph)->total;
-
-      total = n == 0 ? g_strdup ("No samples") : g_strdup_printf ("%" G_GUINT64_FORMAT " samples", n);
+      total = sysprof_callgraph_source_describe_total (sysprof_callgraph_get_source (callgraph),
+                                                       sysprof_callgraph_get_root (callgraph)->total);
     }
   if (sysprof_document_has_selection (document))
     {
@@ -799,6 +804,7 @@ static void
 sysprof_callgraph_view_load (SysprofView *view, SysprofDocument *document)
 {
   gtk_box_append (GTK_BOX (SYSPROF_CALLGRAPH_VIEW (view)->filter_slot), sysprof_function_filter_bar_new (document));
+  sysprof_callgraph_source_dropdown_update (SYSPROF_CALLGRAPH_VIEW (view)->source_dropdown, document);
   SYSPROF_VIEW_CLASS (sysprof_callgraph_view_parent_class)->load (view, document);
 }
 
@@ -1004,8 +1010,10 @@ sysprof_callgraph_view_init (SysprofCallgraphView *self)
   g_object_set (self->search_entry, "placeholder-text", "Search functions", NULL);
   set_accessible_label (self->search_entry, "Search functions");
   g_signal_connect (self->search_entry, "search-changed", G_CALLBACK (on_search_changed), self);
+  self->source_dropdown = sysprof_callgraph_source_dropdown_new (SYSPROF_CALLGRAPH_BACKED_VIEW (self));
   gtk_box_append (GTK_BOX (header), self->total_label);
   gtk_box_append (GTK_BOX (header), self->range_label);
+  gtk_box_append (GTK_BOX (header), self->source_dropdown);
   gtk_box_append (GTK_BOX (header), self->search_entry);
   gtk_box_append (GTK_BOX (header), switcher);
   gtk_box_append (GTK_BOX (self->box), header);

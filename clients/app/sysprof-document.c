@@ -630,9 +630,12 @@ sysprof_document_callgraph_async (SysprofDocument       *self,
   work->filter.n_hide = g_strv_length (work->hide);
 
   /* Shared by every waiter, so no single caller's cancellable stops it. */
-  sysprof_document_run_async (
-      self, source == SYSPROF_CALLGRAPH_SOURCE_SAMPLES ? "Building the callgraph" : "Building the allocation callgraph",
-      callgraph_work, work, callgraph_work_free, g_object_unref, NULL, callgraph_done, entry);
+  sysprof_document_run_async (self,
+                              source == SYSPROF_CALLGRAPH_SOURCE_SAMPLES      ? "Building the callgraph"
+                              : source == SYSPROF_CALLGRAPH_SOURCE_OFF_CPU    ? "Building the off-CPU callgraph"
+                              : source == SYSPROF_CALLGRAPH_SOURCE_WALL_CLOCK ? "Building the on- and off-CPU callgraph"
+                                                                              : "Building the allocation callgraph",
+                              callgraph_work, work, callgraph_work_free, g_object_unref, NULL, callgraph_done, entry);
 }
 
 SysprofCallgraph *
@@ -926,6 +929,20 @@ sysprof_document_get_samples (SysprofDocument *self)
 {
   g_return_val_if_fail (SYSPROF_IS_DOCUMENT (self), NULL);
   return self->scan->samples;
+}
+
+GArray *
+sysprof_document_get_waits (SysprofDocument *self)
+{
+  g_return_val_if_fail (SYSPROF_IS_DOCUMENT (self), NULL);
+  return self->scan->waits;
+}
+
+SysprofCaptureSummary *
+sysprof_document_get_summary (SysprofDocument *self)
+{
+  g_return_val_if_fail (SYSPROF_IS_DOCUMENT (self), NULL);
+  return self->scan;
 }
 
 GArray *

@@ -72,6 +72,10 @@ guint sysprof_document_get_n_cpus (SysprofDocument *self);
 
 /* SysprofSummarySample, in time order. */
 GArray *sysprof_document_get_samples (SysprofDocument *self);
+/* SysprofSummaryWait (threads off the CPU: --scheduler), in time order. */
+GArray *sysprof_document_get_waits (SysprofDocument *self);
+/* The whole scan, for the analyses made from one (thread times). */
+SysprofCaptureSummary *sysprof_document_get_summary (SysprofDocument *self);
 /* SysprofSummaryAllocationBucket, by ms: only the milliseconds with
  * allocations. */
 GArray *sysprof_document_get_allocation_buckets (SysprofDocument *self);

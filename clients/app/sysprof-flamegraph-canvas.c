@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include <string.h>
 
+#include "sysprof-callgraph-source-dropdown.h"
 #include "sysprof-flamegraph-canvas.h"
 
 /* Height of a row of frames, in pixels. */
@@ -120,9 +121,13 @@ canvas_update_description (SysprofFlamegraphCanvas *self)
   if (zoom == NULL)
     text = g_strdup ("No callgraph");
   else
-    text = g_strdup_printf ("%" G_GUINT64_FORMAT " samples, %u frames drawn in %u rows, zoomed on %s",
-                            sysprof_callgraph_get_root (self->callgraph)->total, self->frames->len, self->n_rows,
-                            zoom->function->symbol->name);
+    {
+      g_autofree char *total = sysprof_callgraph_source_describe_total (
+          sysprof_callgraph_get_source (self->callgraph), sysprof_callgraph_get_root (self->callgraph)->total);
+
+      text = g_strdup_printf ("%s, %u frames drawn in %u rows, zoomed on %s", total, self->frames->len, self->n_rows,
+                              zoom->function->symbol->name);
+    }
   gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, text, -1);
 }
 
@@ -419,6 +424,10 @@ sysprof_flamegraph_canvas_query_tooltip (
   const SysprofCallgraphNode *zoom = sysprof_flamegraph_canvas_get_zoom (self);
   guint64                     all;
   g_autoptr (GString) text = g_string_new (NULL);
+  g_autofree char       *total = NULL;
+  g_autofree char       *self_weight = NULL;
+  const char            *unit;
+  SysprofCallgraphSource source;
 
   if (keyboard_tooltip || (frame = canvas_frame_at (self, x, y)) == NULL)
     return FALSE;
@@ -427,12 +436,16 @@ sysprof_flamegraph_canvas_query_tooltip (
   g_string_append (text, node->function->symbol->name);
   if (node->function->symbol->library[0] != '\0')
     g_string_append_printf (text, "\nin %s", node->function->symbol->library);
-  g_string_append_printf (text, "\n%" G_GUINT64_FORMAT " samples, %.2f %% of all", node->total,
+  source = sysprof_callgraph_get_source (self->callgraph);
+  unit = sysprof_callgraph_source_is_time (source) ? "" : " samples";
+  total = sysprof_callgraph_source_format (source, node->total);
+  self_weight = sysprof_callgraph_source_format (source, node->self);
+  g_string_append_printf (text, "\n%s%s, %.2f %% of all", total, unit,
                           all > 0 ? 100.0 * (double) node->total / (double) all : 0.0);
   if (zoom != NULL && zoom->parent != NULL && node->depth > zoom->depth)
     g_string_append_printf (text, ", %.2f %% of %s", 100.0 * (double) node->total / (double) zoom->total,
                             zoom->function->symbol->name);
-  g_string_append_printf (text, "\n%" G_GUINT64_FORMAT " samples in the function itself", node->self);
+  g_string_append_printf (text, "\n%s%s in the function itself", self_weight, unit);
   gtk_tooltip_set_text (tooltip, text->str);
   return TRUE;
 }

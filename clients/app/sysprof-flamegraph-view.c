@@ -13,6 +13,7 @@
  * callgraph page's. */
 
 #include "sysprof-callgraph-backed-view.h"
+#include "sysprof-callgraph-source-dropdown.h"
 #include "sysprof-flamegraph-canvas.h"
 #include "sysprof-function-filter.h"
 
@@ -30,6 +31,7 @@ struct _SysprofFlamegraphView
   GtkWidget *box;
   GtkWidget *filter_slot; /* the focus/hide bar, once the document is known */
   GtkWidget *total_label;
+  GtkWidget *source_dropdown;
   GtkWidget *zoom_label;
   GtkWidget *zoom_out;
   GtkWidget *search_entry;
@@ -133,10 +135,9 @@ update_header (SysprofFlamegraphView *self)
 
   if (callgraph == NULL)
     total = g_strdup ("…");
-  else if (sysprof_callgraph_get_root (callgraph)->total == 0)
-    total = g_strdup ("No samples");
   else
-    total = g_strdup_printf ("%" G_GUINT64_FORMAT " samples", sysprof_callgraph_get_root (callgraph)->total);
+    total = sysprof_callgraph_source_describe_total (sysprof_callgraph_get_source (callgraph),
+                                                     sysprof_callgraph_get_root (callgraph)->total);
   gtk_label_set_text (GTK_LABEL (self->total_label), total);
 }
 
@@ -187,6 +188,7 @@ static void
 sysprof_flamegraph_view_load (SysprofView *view, SysprofDocument *document)
 {
   gtk_box_append (GTK_BOX (SYSPROF_FLAMEGRAPH_VIEW (view)->filter_slot), sysprof_function_filter_bar_new (document));
+  sysprof_callgraph_source_dropdown_update (SYSPROF_FLAMEGRAPH_VIEW (view)->source_dropdown, document);
   SYSPROF_VIEW_CLASS (sysprof_flamegraph_view_parent_class)->load (view, document);
 }
 
@@ -258,7 +260,9 @@ sysprof_flamegraph_view_init (SysprofFlamegraphView *self)
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->search_entry), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                   "Highlight functions", -1);
   g_signal_connect (self->search_entry, "search-changed", G_CALLBACK (on_search_changed), self);
+  self->source_dropdown = sysprof_callgraph_source_dropdown_new (SYSPROF_CALLGRAPH_BACKED_VIEW (self));
   gtk_box_append (GTK_BOX (header), self->total_label);
+  gtk_box_append (GTK_BOX (header), self->source_dropdown);
   gtk_box_append (GTK_BOX (header), self->zoom_label);
   gtk_box_append (GTK_BOX (header), self->match_label);
   gtk_box_append (GTK_BOX (header), self->search_entry);

@@ -40,6 +40,13 @@
  *       down in turn, as a click does, waits until the view has filtered
  *       and prints "ENTRY<TAB>COUNT" (the entry's label and the view's
  *       count label).
+ *   test-app offcpu CAPTURE SHOTDIR
+ *       A capture recorded with --scheduler: chooses "Off CPU" in the
+ *       callgraph view's source drop-down, waits for the callgraph and
+ *       prints "total T" (microseconds) and its functions as `selection`
+ *       does; then shows the threads view and prints "chart_rows N" and
+ *       each row of its table as "thread<TAB>PID<TAB>TID<TAB>OFF_CPU_NS<TAB>
+ *       WAITS"; writes SHOTDIR/offcpu-callgraph.png and threads.png.
  *   test-app refused SHOTDIR
  *       Records the whole system and expects a refusal on the page (for a
  *       user polkit says no to); prints the message.
@@ -53,6 +60,7 @@
 #include "sysprof-callgraph-view.h"
 #include "sysprof-chart.h"
 #include "sysprof-group-dropdown.h"
+#include "sysprof-thread-item.h"
 #include "sysprof-view.h"
 
 #ifndef SYSPROF_CHART_GUTTER
@@ -699,6 +707,65 @@ cmd_time (const char *capture)
   return 0;
 }
 
+static int
+cmd_offcpu (const char *capture, const char *shot_dir)
+{
+  g_autofree char *error = NULL;
+  SysprofWindow   *window = app_test_open (capture, 120, &error);
+  GtkWidget       *view, *dropdown, *threads, *table, *chart;
+  GListModel      *rows;
+  int              status = 0;
+
+  if (window == NULL)
+    {
+      fprintf (stderr, "%s\n", error);
+      return 1;
+    }
+  view = gtk_stack_get_child_by_name (sysprof_window_get_views (window), "callgraph");
+  if (view == NULL || !app_test_show_view (window, "callgraph", 60) ||
+      (dropdown = app_test_find_named (view, "source-dropdown")) == NULL || !gtk_widget_get_visible (dropdown))
+    {
+      fprintf (stderr, "no callgraph view with a visible source drop-down\n");
+      return 1;
+    }
+  /* As a click on the second entry does. */
+  gtk_drop_down_set_selected (GTK_DROP_DOWN (dropdown), 1);
+  if (!app_test_wait_for (callgraph_ready, view, 60) ||
+      sysprof_callgraph_get_source (sysprof_callgraph_view_get_callgraph (SYSPROF_CALLGRAPH_VIEW (view))) !=
+          SYSPROF_CALLGRAPH_SOURCE_OFF_CPU)
+    {
+      fprintf (stderr, "the off-CPU callgraph did not arrive within 60 s\n");
+      return 1;
+    }
+  app_test_settle ();
+  printf ("total %" G_GUINT64_FORMAT "\n", sysprof_callgraph_view_get_total (SYSPROF_CALLGRAPH_VIEW (view)));
+  print_callgraph (sysprof_callgraph_view_get_callgraph (SYSPROF_CALLGRAPH_VIEW (view)));
+  if (shot_dir != NULL && !shot (GTK_WIDGET (window), shot_dir, "offcpu-callgraph"))
+    status = 1;
+
+  if (!app_test_show_view (window, "threads", 60) ||
+      (threads = gtk_stack_get_child_by_name (sysprof_window_get_views (window), "threads")) == NULL ||
+      (table = app_test_find_named (threads, "threads-table")) == NULL ||
+      (chart = app_test_find_named (threads, "threads-chart")) == NULL)
+    {
+      fprintf (stderr, "no threads view with its table and chart\n");
+      return 1;
+    }
+  printf ("chart_rows %u\n", sysprof_chart_get_n_rows (SYSPROF_CHART (chart)));
+  rows = G_LIST_MODEL (gtk_column_view_get_model (GTK_COLUMN_VIEW (table)));
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr (SysprofThreadItem) item = g_list_model_get_item (rows, i);
+
+      printf ("thread\t%d\t%d\t%" G_GINT64_FORMAT "\t%" G_GUINT64_FORMAT "\n", item->time.pid, item->time.tid,
+              item->time.off_cpu_ns, item->time.n_waits);
+    }
+  if (shot_dir != NULL && !shot (GTK_WIDGET (window), shot_dir, "threads"))
+    status = 1;
+  gtk_window_destroy (GTK_WINDOW (window));
+  return status;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -724,6 +791,8 @@ main (int argc, char **argv)
     return cmd_details (argv[2]);
   if (strcmp (argv[1], "groups") == 0 && argc == 4)
     return cmd_groups (argv[2], argv[3]);
+  if (strcmp (argv[1], "offcpu") == 0 && argc == 4)
+    return cmd_offcpu (argv[2], argv[3]);
   if (strcmp (argv[1], "refused") == 0 && argc == 3)
     return cmd_refused (argv[2]);
   return usage ();
