@@ -64,6 +64,7 @@ struct _SysprofdSession
   guint64  max_bytes;
   guint    max_duration;
   gboolean detached;
+  gboolean system_bus;
   gboolean own_processes_only; /* authorized with SYSPROF_DBUS_ACTION_PROFILE_OWN */
 
   /* Handing work to the session's thread. */
@@ -685,6 +686,7 @@ do_start (SysprofdSession *self, GDBusMethodInvocation *invocation)
     /* Other users' JIT maps are only readable here; a session of the
      * caller's own processes sees only theirs anyway. */
     options.embed_perf_maps = TRUE;
+    options.system_bus = self->system_bus;
     /* max-bytes from the first frame: the /proc snapshot of processes an
      * attacker controls could be large too. */
     sysprof_capture_writer_set_max_size (self->writer, self->max_bytes);
@@ -1303,6 +1305,24 @@ parse_options (SysprofdSession *self, GVariant *options, GError **error)
         {
           EXPECT ("b");
           self->detached = g_variant_get_boolean (value);
+        }
+      else if (g_str_equal (key, SYSPROF_DBUS_OPTION_SYSTEM_BUS))
+        {
+          EXPECT ("b");
+          self->system_bus = g_variant_get_boolean (value);
+          /* The system bus carries every user's messages: only a grant of
+           * the whole machine may see them, never one of one's own
+           * processes. */
+          if (self->system_bus && self->own_processes_only)
+            {
+              g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED,
+                           SYSPROF_DBUS_DENIED_PREFIX
+                           "the system bus carries every user's messages: option \"" SYSPROF_DBUS_OPTION_SYSTEM_BUS
+                           "\" needs %s, and this session was authorized only for the caller's own processes (%s)",
+                           SYSPROF_DBUS_ACTION_PROFILE, SYSPROF_DBUS_ACTION_PROFILE_OWN);
+              g_variant_unref (value);
+              return FALSE;
+            }
         }
       else
         {

@@ -90,6 +90,7 @@ sysprof_recording_dispose (GObject *object)
   g_clear_pointer (&self->writer, sysprof_capture_writer_unref);
   _sysprof_recording_traces_close (self);
   g_clear_object (&self->peer_bus);
+  g_clear_object (&self->dbus_monitor);
   G_OBJECT_CLASS (sysprof_recording_parent_class)->dispose (object);
 }
 
@@ -148,6 +149,7 @@ sysprof_recording_init (SysprofRecording *self)
   self->wait_status = -1;
   self->trace_fds[0] = self->trace_fds[1] = -1;
   self->peers = g_ptr_array_new_with_free_func ((GDestroyNotify) _sysprof_recording_peer_free);
+  self->dbus_fd = -1;
 }
 
 SysprofRecording *
@@ -330,6 +332,22 @@ sysprof_recording_set_gjs (SysprofRecording *self, gboolean gjs)
     self->traces |= 1u << SYSPROF_RECORDING_TRACE_GJS;
   else
     self->traces &= ~(1u << SYSPROF_RECORDING_TRACE_GJS);
+}
+
+void
+sysprof_recording_set_session_bus (SysprofRecording *self, gboolean session_bus)
+{
+  g_return_if_fail (SYSPROF_IS_RECORDING (self));
+  g_return_if_fail (self->phase == SYSPROF_RECORDING_PHASE_IDLE);
+  self->session_bus = !!session_bus;
+}
+
+void
+sysprof_recording_set_system_bus (SysprofRecording *self, gboolean system_bus)
+{
+  g_return_if_fail (SYSPROF_IS_RECORDING (self));
+  g_return_if_fail (self->phase == SYSPROF_RECORDING_PHASE_IDLE);
+  self->system_bus = !!system_bus;
 }
 
 void
@@ -801,7 +819,10 @@ _sysprof_recording_capture_done (SysprofRecording *self)
   if (!self->capture_done || (self->traces != 0 && self->command_alive) || _sysprof_recording_peers_busy (self) ||
       self->ending)
     return;
-  if ((self->traces != 0 || self->peers->len > 0) && self->error == NULL && self->capture_fd >= 0)
+  /* The session bus was monitored until now: the bus had time to pass on
+   * the last messages of the command. */
+  _sysprof_recording_dbus_stop (self);
+  if ((self->traces != 0 || self->peers->len > 0 || self->dbus_fd >= 0) && self->error == NULL && self->capture_fd >= 0)
     _sysprof_recording_traces_merge (self, self->capture_fd);
   g_clear_object (&self->peer_bus);
   if (self->error == NULL && self->decode && !self->skip_decode)
@@ -1152,6 +1173,7 @@ start_in_process (SysprofRecording *self)
       options.stack_size = self->stack_size;
       options.unwinder_path = _sysprof_recording_find_unwinder ();
       options.embed_perf_maps = TRUE;
+      options.system_bus = self->system_bus;
       self->local = sysprof_session_recorder_new (self->writer);
       g_signal_connect (self->local, "warning", G_CALLBACK (local_warning_cb), self);
       if (!sysprof_session_recorder_start (self->local, &options, &error))
@@ -1388,6 +1410,8 @@ session_options (SysprofRecording *self)
     g_variant_builder_add (&builder, "{sv}", "counters", g_variant_new_strv ((const char *const *) self->counters, -1));
   if (self->max_bytes > 0)
     g_variant_builder_add (&builder, "{sv}", "max-bytes", g_variant_new_uint64 (self->max_bytes));
+  if (self->system_bus)
+    g_variant_builder_add (&builder, "{sv}", "system-bus", g_variant_new_boolean (TRUE));
   /* Our own timer stops first; this is in case we cannot. */
   if (self->max_duration > 0)
     g_variant_builder_add (&builder, "{sv}", "max-duration",
@@ -1495,6 +1519,12 @@ sysprof_recording_record_async (SysprofRecording *self, GAsyncReadyCallback call
       return;
     }
   if (self->memory && !_sysprof_recording_find_preload (self, &error))
+    {
+      fail (self, g_steal_pointer (&error));
+      return;
+    }
+  /* Before anything runs, so that the command's first message is seen. */
+  if (self->session_bus && !_sysprof_recording_dbus_start (self, &error))
     {
       fail (self, g_steal_pointer (&error));
       return;
