@@ -17,5 +17,6 @@ extern const ReportVerb report_verb_collapsed;
 extern const ReportVerb report_verb_memory;
 extern const ReportVerb report_verb_marks;
 extern const ReportVerb report_verb_diff;
+extern const ReportVerb report_verb_dbus;
 
 G_END_DECLS

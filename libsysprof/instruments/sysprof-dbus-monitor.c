@@ -13,6 +13,11 @@
 #define DRAIN_MS           50
 #define BECOME_MONITOR_MS  10000
 #define FRAME_HEADER_BYTES sizeof (SysprofCaptureDBusMessage)
+/* At stop, messages still on their way (the bus passed them on, GDBus has
+ * not read them yet) are waited for until none came for QUIET_MS, at most
+ * STOP_WAIT_MS: the last reply of a command that just exited is kept. */
+#define QUIET_MS     100
+#define STOP_WAIT_MS 1000
 
 typedef struct
 {
@@ -34,6 +39,7 @@ typedef struct
   guint64  used_bytes; /* frames accepted, against max_bytes */
   guint64  n_lost;
   guint64  n_too_large;
+  gint64   last_arrival; /* g_get_monotonic_time */
 } Shared;
 
 struct _SysprofDbusMonitor
@@ -112,6 +118,7 @@ filter_cb (GDBusConnection *connection, GDBusMessage *message, gboolean incoming
   g_mutex_lock (&shared->lock);
   if (shared->stopped)
     goto out;
+  shared->last_arrival = g_get_monotonic_time ();
   if (blob == NULL)
     {
       shared->n_lost++;
@@ -328,6 +335,23 @@ sysprof_dbus_monitor_stop (SysprofDbusMonitor *self)
   if (self->connection == NULL || self->stopped)
     return;
   self->stopped = TRUE;
+  {
+    gint64 deadline = g_get_monotonic_time () + STOP_WAIT_MS * 1000;
+
+    for (;;)
+      {
+        gint64 now = g_get_monotonic_time ();
+        gint64 last;
+
+        drain (self);
+        g_mutex_lock (&self->shared->lock);
+        last = self->shared->last_arrival;
+        g_mutex_unlock (&self->shared->lock);
+        if (now - last >= QUIET_MS * 1000 || now >= deadline)
+          break;
+        g_usleep (10000);
+      }
+  }
   g_dbus_connection_remove_filter (self->connection, self->filter_id);
   self->filter_id = 0;
   g_mutex_lock (&self->shared->lock);

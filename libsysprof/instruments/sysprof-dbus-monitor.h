@@ -56,8 +56,9 @@ void sysprof_dbus_monitor_set_max_bytes (SysprofDbusMonitor *self, guint64 max_b
  * when the bus refuses to let us monitor it, others from the connection. */
 SYSPROF_AVAILABLE_IN_ALL
 gboolean sysprof_dbus_monitor_start (SysprofDbusMonitor *self, const char *address, GError **error);
-/* Leaves the bus, writes what is queued and the METADATA frame of the
- * counts.  Does nothing when not started or already stopped. */
+/* Waits until no message came for 100 ms (at most 1 s: what the bus
+ * already passed on), leaves the bus, writes what is queued and the METADATA
+ * frame of the counts.  Does nothing when not started or already stopped. */
 SYSPROF_AVAILABLE_IN_ALL
 void sysprof_dbus_monitor_stop (SysprofDbusMonitor *self);
 /* Counts so far: messages written (with or without body), written without
