@@ -65,6 +65,7 @@ struct _SysprofdSession
   guint    max_duration;
   gboolean detached;
   gboolean scheduler;
+  gboolean system_bus;
   gboolean own_processes_only; /* authorized with SYSPROF_DBUS_ACTION_PROFILE_OWN */
 
   /* Handing work to the session's thread. */
@@ -690,6 +691,7 @@ do_start (SysprofdSession *self, GDBusMethodInvocation *invocation)
      * caller's own processes sees only theirs anyway. */
     options.embed_perf_maps = TRUE;
     options.scheduler = self->scheduler;
+    options.system_bus = self->system_bus;
     /* max-bytes from the first frame: the /proc snapshot of processes an
      * attacker controls could be large too. */
     sysprof_capture_writer_set_max_size (self->writer, self->max_bytes);
@@ -1309,10 +1311,28 @@ parse_options (SysprofdSession *self, GVariant *options, GError **error)
           EXPECT ("b");
           self->detached = g_variant_get_boolean (value);
         }
-      else if (g_str_equal (key, "scheduler"))
+      else if (g_str_equal (key, SYSPROF_DBUS_OPTION_SCHEDULER))
         {
           EXPECT ("b");
           self->scheduler = g_variant_get_boolean (value);
+        }
+      else if (g_str_equal (key, SYSPROF_DBUS_OPTION_SYSTEM_BUS))
+        {
+          EXPECT ("b");
+          self->system_bus = g_variant_get_boolean (value);
+          /* The system bus carries every user's messages: only a grant of
+           * the whole machine may see them, never one of one's own
+           * processes. */
+          if (self->system_bus && self->own_processes_only)
+            {
+              g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED,
+                           SYSPROF_DBUS_DENIED_PREFIX
+                           "the system bus carries every user's messages: option \"" SYSPROF_DBUS_OPTION_SYSTEM_BUS
+                           "\" needs %s, and this session was authorized only for the caller's own processes (%s)",
+                           SYSPROF_DBUS_ACTION_PROFILE, SYSPROF_DBUS_ACTION_PROFILE_OWN);
+              g_variant_unref (value);
+              return FALSE;
+            }
         }
       else
         {
@@ -1352,7 +1372,8 @@ sysprofd_session_new (GDBusConnection *connection,
   if (self->scheduler && self->own_processes_only)
     {
       g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED,
-                   SYSPROF_DBUS_DENIED_PREFIX "\"scheduler\" records every task's switches, which needs the action %s, "
+                   SYSPROF_DBUS_DENIED_PREFIX "\"" SYSPROF_DBUS_OPTION_SCHEDULER
+                                              "\" records every task's switches, which needs the action %s, "
                                               "not only %s",
                    SYSPROF_DBUS_ACTION_PROFILE, SYSPROF_DBUS_ACTION_PROFILE_OWN);
       return NULL;

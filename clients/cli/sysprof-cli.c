@@ -83,6 +83,18 @@ static const char description[] =
     "  grant (every thread's switches are visible) and tracefs mounted; thousands\n"
     "  of switches a second cost a few MB/s of capture, what the rings cannot\n"
     "  hold is counted as lost.\n"
+    "D-Bus (--session-bus, --system-bus):\n"
+    "  Every message on the bus (method calls, replies, errors, signals, whoever\n"
+    "  sends them) is recorded as it passes, with its time: sysprof-cli itself\n"
+    "  monitors the session bus (org.freedesktop.DBus.Monitoring.BecomeMonitor,\n"
+    "  which the bus allows its own user), sysprofd the system bus (which only\n"
+    "  root may monitor; it is refused to recordings of one's own processes,\n"
+    "  --pid, since the system bus carries every user's messages).  Each\n"
+    "  bus's recording is bounded: a message above 65492 bytes is stored\n"
+    "  without its body, and beyond 32 MiB per bus and recording (or when\n"
+    "  messages come faster than they are written) messages are only counted.\n"
+    "  Both counts are in the capture and, when not zero, in a warning at the\n"
+    "  end.  `sysprof-report dbus` lists the messages and the calls' latency.\n"
     "\n"
     "Stacks (--unwind):\n"
     "  Each sample's kernel frames come from the kernel.  Its user frames, by\n"
@@ -517,6 +529,7 @@ main (int argc, char **argv)
   gboolean force = FALSE, no_perf = FALSE, no_cpu = FALSE, no_memory = FALSE, no_disk = FALSE, no_network = FALSE;
   gboolean no_battery = FALSE, no_decode = FALSE, do_merge = FALSE, version = FALSE, memprof = FALSE;
   gboolean memprof_children = FALSE, use_trace_fd = FALSE, gjs = FALSE, gnome_shell = FALSE, scheduler = FALSE;
+  gboolean session_bus = FALSE, system_bus = FALSE;
   g_auto (GStrv) peers = NULL;
   g_autofree char *command = NULL;
   g_autofree char *memprof_unwind = NULL;
@@ -572,6 +585,10 @@ main (int argc, char **argv)
     { "profiler-peer", 0, 0, G_OPTION_ARG_STRING_ARRAY, &peers,
       "Ask the org.gnome.Sysprof3.Profiler at BUS_NAME[:PATH] on the session bus for its capture (repeatable)",
       "BUS_NAME[:PATH]" },
+    { "session-bus", 0, 0, G_OPTION_ARG_NONE, &session_bus,
+      "Record the messages of the session bus ($DBUS_SESSION_BUS_ADDRESS); see D-Bus below", NULL },
+    { "system-bus", 0, 0, G_OPTION_ARG_NONE, &system_bus,
+      "Record the messages of the system bus, through sysprofd (not with --pid); see D-Bus below", NULL },
     { "memprof", 0, 0, G_OPTION_ARG_NONE, &memprof,
       "Trace every memory allocation of the command, with its stack (needs a command; see below)", NULL },
     { "memprof-children", 0, 0, G_OPTION_ARG_NONE, &memprof_children,
@@ -711,6 +728,8 @@ main (int argc, char **argv)
   sysprof_recording_set_trace_fd (recording, use_trace_fd);
   sysprof_recording_set_gjs (recording, gjs);
   sysprof_recording_set_scheduler (recording, scheduler);
+  sysprof_recording_set_session_bus (recording, session_bus);
+  sysprof_recording_set_system_bus (recording, system_bus);
   if (gnome_shell)
     sysprof_recording_add_profiler_peer (recording, "org.gnome.Shell", "/org/gnome/Sysprof3/Profiler");
   for (guint i = 0; peers != NULL && peers[i] != NULL; i++)

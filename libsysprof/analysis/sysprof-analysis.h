@@ -14,6 +14,7 @@
 #include "sysprof-allocators.h"
 #include "sysprof-callgraph.h"
 #include "sysprof-capture-summary.h"
+#include "sysprof-dbus-messages.h"
 #include "sysprof-mark-stats.h"
 #include "sysprof-memory-analysis.h"
 #include "sysprof-thread-times.h"

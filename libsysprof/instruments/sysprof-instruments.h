@@ -15,6 +15,7 @@
 #include "sysprof-capture-error.h"
 #include "sysprof-control-channel.h"
 #include "sysprof-counter-recorder.h"
+#include "sysprof-dbus-monitor.h"
 #include "sysprof-kallsyms.h"
 #include "sysprof-perf-recorder.h"
 #include "sysprof-proc-snapshot.h"

@@ -2,6 +2,7 @@
 #include <errno.h>
 
 #include "sysprof-counter-recorder.h"
+#include "sysprof-dbus-monitor.h"
 #include "sysprof-kallsyms.h"
 #include "sysprof-perf-recorder.h"
 #include "sysprof-proc-snapshot.h"
@@ -19,8 +20,9 @@ struct _SysprofSessionRecorder
   GObject parent_instance;
 
   SysprofCaptureWriter   *writer;
-  SysprofPerfRecorder    *perf;     /* kept after stop for its counts */
-  SysprofCounterRecorder *counters; /* NULL without counters */
+  SysprofPerfRecorder    *perf;       /* kept after stop for its counts */
+  SysprofCounterRecorder *counters;   /* NULL without counters */
+  SysprofDbusMonitor     *system_bus; /* NULL without system-bus */
   State                   state;
   gboolean                own_processes_only;
 };
@@ -43,6 +45,7 @@ sysprof_session_recorder_dispose (GObject *object)
   /* Disposing the instruments stops them; the capture is then not
    * finalized, which is the caller's choice when it did not call stop. */
   g_clear_object (&self->counters);
+  g_clear_object (&self->system_bus);
   g_clear_object (&self->perf);
   G_OBJECT_CLASS (sysprof_session_recorder_parent_class)->dispose (object);
 }
@@ -188,6 +191,24 @@ sysprof_session_recorder_start (SysprofSessionRecorder              *self,
         }
     }
 
+  if (options->system_bus)
+    {
+      self->system_bus = sysprof_dbus_monitor_new (self->writer, SYSPROF_CAPTURE_DBUS_TYPE_SYSTEM);
+      if (!sysprof_dbus_monitor_start (self->system_bus, NULL, &local_error))
+        {
+          g_clear_object (&self->system_bus);
+          g_clear_object (&self->counters);
+          if (self->perf != NULL)
+            {
+              sysprof_perf_recorder_stop (self->perf);
+              g_clear_object (&self->perf);
+            }
+          sysprof_capture_writer_flush (self->writer);
+          g_set_error (error, G_IO_ERROR, local_error->code, "Cannot record the system bus: %s", local_error->message);
+          return FALSE;
+        }
+    }
+
   self->state = STATE_RUNNING;
   return TRUE;
 }
@@ -205,6 +226,14 @@ sysprof_session_recorder_stop (SysprofSessionRecorder *self, GError **error)
 
   if (self->counters != NULL)
     sysprof_counter_recorder_stop (self->counters);
+  if (self->system_bus != NULL)
+    {
+      g_autofree char *loss = NULL;
+
+      sysprof_dbus_monitor_stop (self->system_bus);
+      if ((loss = sysprof_dbus_monitor_dup_loss_message (self->system_bus)) != NULL)
+        warn (self, "%s", loss);
+    }
   if (self->perf != NULL)
     {
       g_autofree char *before = g_strdup (sysprof_perf_recorder_get_unwind_warning (self->perf));

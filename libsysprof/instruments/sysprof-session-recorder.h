@@ -46,11 +46,15 @@ typedef struct
    * SysprofPerfRecorderOptions.scheduler.  Not with @own_processes_only
    * (tracepoints show every task's switches). */
   gboolean scheduler;
+  /* Record the messages of the system bus (SysprofDbusMonitor; needs
+   * root).  FALSE by default. */
+  gboolean system_bus;
 } SysprofSessionRecorderOptions;
 
-#define SYSPROF_SESSION_RECORDER_OPTIONS_INIT                                                                        \
-  {                                                                                                                  \
-    sizeof (SysprofSessionRecorderOptions), TRUE, 0, NULL, 0, NULL, 0, 0, SYSPROF_PERF_UNWIND_DEFAULT, 0, NULL, 0, 0 \
+#define SYSPROF_SESSION_RECORDER_OPTIONS_INIT                                                                         \
+  {                                                                                                                   \
+    sizeof (SysprofSessionRecorderOptions), TRUE, 0, NULL, 0, NULL, 0, 0, SYSPROF_PERF_UNWIND_DEFAULT, 0, NULL, 0, 0, \
+        0                                                                                                             \
   }
 
 #define SYSPROF_TYPE_SESSION_RECORDER (sysprof_session_recorder_get_type ())
@@ -58,7 +62,8 @@ typedef struct
 /* The instruments of one recording session, as sysprofd runs them and as a
  * root client runs them in-process: at start a /proc snapshot
  * (sysprof_proc_snapshot_write), then perf sampling (SysprofPerfRecorder) and
- * the system counters (SysprofCounterRecorder) streamed into the writer; at
+ * the system counters (SysprofCounterRecorder) and the messages of the
+ * system bus (SysprofDbusMonitor) streamed into the writer; at
  * stop the remaining records, the kernel symbols (sysprof_kallsyms_write) and
  * a flush.  Needs root or CAP_PERFMON for sampling, CAP_SYSLOG for real kernel
  * addresses.

@@ -40,6 +40,19 @@
 #define SYSPROF_DBUS_DEFAULT_STACK_SIZE 8192
 #define SYSPROF_DBUS_MAX_STACK_SIZE     65528
 
+/* Session option "system-bus" (b): record the messages of the system bus
+ * as DBUS_MESSAGE frames.  Only under SYSPROF_DBUS_ACTION_PROFILE: a session
+ * of one's own processes is refused it (AccessDenied).  At most
+ * SYSPROF_DBUS_SYSTEM_BUS_MAX_BYTES of frames per session; beyond, messages
+ * are counted as lost (METADATA "sysprof.dbus.system" and a warning); a
+ * message above 65492 bytes is stored without its body. */
+#define SYSPROF_DBUS_OPTION_SYSTEM_BUS "system-bus"
+/* CreateSession's option for scheduler details (sched:sched_switch with the
+ * stacks of the tasks leaving the CPU): every task's switches, so, like the
+ * system bus, only for the full grant. */
+#define SYSPROF_DBUS_OPTION_SCHEDULER     "scheduler"
+#define SYSPROF_DBUS_SYSTEM_BUS_MAX_BYTES (G_GUINT64_CONSTANT (32) << 20)
+
 /* Sessions. */
 #define SYSPROF_DBUS_MAX_SESSIONS_PER_UID 4
 #define SYSPROF_DBUS_MAX_SESSIONS         32

@@ -9,6 +9,7 @@
 
 #include "ipc-session-generated.h"
 #include "sysprof-control-channel.h"
+#include "sysprof-dbus-monitor.h"
 #include "sysprof-dbus-contract.h"
 #include "sysprof-recording.h"
 #include "sysprof-ring-drainer.h"
@@ -79,6 +80,8 @@ struct _SysprofRecording
   gboolean follow_children;
   gboolean scheduler;
   guint    traces; /* 1 << SysprofRecordingTrace */
+  gboolean session_bus;
+  gboolean system_bus;
 
   /* Progress. */
   SysprofRecordingPhase phase;
@@ -145,6 +148,11 @@ struct _SysprofRecording
   GPtrArray       *peers; /* SysprofRecordingPeer * */
   GDBusConnection *peer_bus;
   guint            n_peer_calls; /* Start and Stop calls not answered yet */
+
+  /* The session bus, monitored here into a capture of its own (a memfd,
+   * -1 when not asked for or merged), merged like the command's. */
+  SysprofDbusMonitor *dbus_monitor;
+  int                 dbus_fd;
 };
 
 typedef enum
@@ -167,6 +175,11 @@ void     _sysprof_recording_traces_close (SysprofRecording *self);
 /* Appends the command's captures to the capture at @capture_fd (warnings say
  * what could not be), and closes their memfds. */
 void _sysprof_recording_traces_merge (SysprofRecording *self, int capture_fd);
+
+/* sysprof-recording-traces.c: the session bus. */
+gboolean _sysprof_recording_dbus_start (SysprofRecording *self, GError **error);
+/* Stops the monitor and finalizes its capture (a warning says what was lost). */
+void _sysprof_recording_dbus_stop (SysprofRecording *self);
 
 /* sysprof-recording.c */
 void  _sysprof_recording_begin_stop (SysprofRecording *self, const char *reason);

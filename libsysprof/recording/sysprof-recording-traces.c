@@ -47,6 +47,61 @@ _sysprof_recording_traces_close (SysprofRecording *self)
         close (self->trace_fds[i]);
         self->trace_fds[i] = -1;
       }
+  if (self->dbus_fd >= 0)
+    {
+      close (self->dbus_fd);
+      self->dbus_fd = -1;
+    }
+}
+
+/* The session bus is monitored by us, as the user: the bus lets its own
+ * user monitor it, and sysprofd (root, another user's bus) has no business
+ * there.  Its frames go into a capture of their own, merged at the end. */
+gboolean
+_sysprof_recording_dbus_start (SysprofRecording *self, GError **error)
+{
+  SysprofCaptureWriter *writer;
+  int                   fd;
+
+  if ((self->dbus_fd = memfd_create ("sysprof-session-bus", MFD_CLOEXEC)) < 0 ||
+      (fd = fcntl (self->dbus_fd, F_DUPFD_CLOEXEC, 3)) < 0)
+    {
+      int saved = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot record the session bus: %s",
+                   g_strerror (saved));
+      return FALSE;
+    }
+  if (!(writer = sysprof_capture_writer_new_from_fd (fd, 0)))
+    {
+      int saved = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot record the session bus: %s",
+                   g_strerror (saved));
+      return FALSE;
+    }
+  self->dbus_monitor = sysprof_dbus_monitor_new (writer, SYSPROF_CAPTURE_DBUS_TYPE_SESSION);
+  sysprof_capture_writer_unref (writer);
+  if (!sysprof_dbus_monitor_start (self->dbus_monitor, NULL, error))
+    {
+      g_clear_object (&self->dbus_monitor);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+void
+_sysprof_recording_dbus_stop (SysprofRecording *self)
+{
+  g_autofree char *loss = NULL;
+
+  if (self->dbus_monitor == NULL)
+    return;
+  sysprof_dbus_monitor_stop (self->dbus_monitor);
+  if ((loss = sysprof_dbus_monitor_dup_loss_message (self->dbus_monitor)) != NULL)
+    _sysprof_recording_add_warning (self, "%s", loss);
+  /* The last reference on its writer: finalized (flushed) now. */
+  g_clear_object (&self->dbus_monitor);
 }
 
 gboolean
@@ -214,7 +269,7 @@ _sysprof_recording_traces_merge (SysprofRecording *self, int capture_fd)
   int                   out_fd = -1;
   gboolean              any = FALSE;
 
-  if (self->traces == 0 && self->peers->len == 0)
+  if (self->traces == 0 && self->peers->len == 0 && self->dbus_fd < 0)
     return;
   if ((max_id = max_counter_id (capture_fd, &error)) == G_MAXUINT ||
       (out_fd = memfd_create ("sysprof-merge", MFD_CLOEXEC)) < 0 ||
@@ -238,6 +293,9 @@ _sysprof_recording_traces_merge (SysprofRecording *self, int capture_fd)
 
         any |= merge_fd (self, writer, self->trace_fds[i], what, none);
       }
+  if (self->dbus_fd >= 0)
+    any |= merge_fd (self, writer, self->dbus_fd, "--session-bus: the messages of the session bus",
+                     "--session-bus: no message of the session bus was recorded");
   for (guint i = 0; i < self->peers->len; i++)
     {
       const char *name;

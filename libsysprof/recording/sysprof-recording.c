@@ -90,6 +90,7 @@ sysprof_recording_dispose (GObject *object)
   g_clear_pointer (&self->writer, sysprof_capture_writer_unref);
   _sysprof_recording_traces_close (self);
   g_clear_object (&self->peer_bus);
+  g_clear_object (&self->dbus_monitor);
   G_OBJECT_CLASS (sysprof_recording_parent_class)->dispose (object);
 }
 
@@ -148,6 +149,7 @@ sysprof_recording_init (SysprofRecording *self)
   self->wait_status = -1;
   self->trace_fds[0] = self->trace_fds[1] = -1;
   self->peers = g_ptr_array_new_with_free_func ((GDestroyNotify) _sysprof_recording_peer_free);
+  self->dbus_fd = -1;
 }
 
 SysprofRecording *
@@ -339,6 +341,22 @@ sysprof_recording_set_scheduler (SysprofRecording *self, gboolean scheduler)
   g_return_if_fail (self->phase == SYSPROF_RECORDING_PHASE_IDLE);
 
   self->scheduler = !!scheduler;
+}
+
+void
+sysprof_recording_set_session_bus (SysprofRecording *self, gboolean session_bus)
+{
+  g_return_if_fail (SYSPROF_IS_RECORDING (self));
+  g_return_if_fail (self->phase == SYSPROF_RECORDING_PHASE_IDLE);
+  self->session_bus = !!session_bus;
+}
+
+void
+sysprof_recording_set_system_bus (SysprofRecording *self, gboolean system_bus)
+{
+  g_return_if_fail (SYSPROF_IS_RECORDING (self));
+  g_return_if_fail (self->phase == SYSPROF_RECORDING_PHASE_IDLE);
+  self->system_bus = !!system_bus;
 }
 
 void
@@ -810,7 +828,10 @@ _sysprof_recording_capture_done (SysprofRecording *self)
   if (!self->capture_done || (self->traces != 0 && self->command_alive) || _sysprof_recording_peers_busy (self) ||
       self->ending)
     return;
-  if ((self->traces != 0 || self->peers->len > 0) && self->error == NULL && self->capture_fd >= 0)
+  /* The session bus was monitored until now: the bus had time to pass on
+   * the last messages of the command. */
+  _sysprof_recording_dbus_stop (self);
+  if ((self->traces != 0 || self->peers->len > 0 || self->dbus_fd >= 0) && self->error == NULL && self->capture_fd >= 0)
     _sysprof_recording_traces_merge (self, self->capture_fd);
   g_clear_object (&self->peer_bus);
   if (self->error == NULL && self->decode && !self->skip_decode)
@@ -1162,6 +1183,7 @@ start_in_process (SysprofRecording *self)
       options.unwinder_path = _sysprof_recording_find_unwinder ();
       options.embed_perf_maps = TRUE;
       options.scheduler = self->scheduler;
+      options.system_bus = self->system_bus;
       self->local = sysprof_session_recorder_new (self->writer);
       g_signal_connect (self->local, "warning", G_CALLBACK (local_warning_cb), self);
       if (!sysprof_session_recorder_start (self->local, &options, &error))
@@ -1399,7 +1421,9 @@ session_options (SysprofRecording *self)
   if (self->max_bytes > 0)
     g_variant_builder_add (&builder, "{sv}", "max-bytes", g_variant_new_uint64 (self->max_bytes));
   if (self->scheduler)
-    g_variant_builder_add (&builder, "{sv}", "scheduler", g_variant_new_boolean (TRUE));
+    g_variant_builder_add (&builder, "{sv}", SYSPROF_DBUS_OPTION_SCHEDULER, g_variant_new_boolean (TRUE));
+  if (self->system_bus)
+    g_variant_builder_add (&builder, "{sv}", "system-bus", g_variant_new_boolean (TRUE));
   /* Our own timer stops first; this is in case we cannot. */
   if (self->max_duration > 0)
     g_variant_builder_add (&builder, "{sv}", "max-duration",
@@ -1507,6 +1531,12 @@ sysprof_recording_record_async (SysprofRecording *self, GAsyncReadyCallback call
       return;
     }
   if (self->memory && !_sysprof_recording_find_preload (self, &error))
+    {
+      fail (self, g_steal_pointer (&error));
+      return;
+    }
+  /* Before anything runs, so that the command's first message is seen. */
+  if (self->session_bus && !_sysprof_recording_dbus_start (self, &error))
     {
       fail (self, g_steal_pointer (&error));
       return;

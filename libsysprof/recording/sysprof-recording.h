@@ -165,6 +165,23 @@ void sysprof_recording_add_profiler_peer (SysprofRecording *self, const char *bu
  * the control fd).  Default FALSE: only the command's own process. */
 SYSPROF_AVAILABLE_IN_ALL
 void sysprof_recording_set_follow_children (SysprofRecording *self, gboolean follow_children);
+/* Record the messages of the session bus ($DBUS_SESSION_BUS_ADDRESS) as
+ * DBUS_MESSAGE frames (SysprofDbusMonitor, in this process: the session bus
+ * lets its own user monitor it), from before the recording starts until the
+ * capture is finalized, merged into the capture like the command's own
+ * captures.  A bus that is not there or refuses fails the recording
+ * (NOT_FOUND, PERMISSION_DENIED).  Messages beyond the monitor's budget are
+ * counted (a warning and the capture's METADATA "sysprof.dbus.session").
+ * Default FALSE. */
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_recording_set_session_bus (SysprofRecording *self, gboolean session_bus);
+/* Record the messages of the system bus: sysprofd's session option
+ * "system-bus" (only for recordings of the whole machine, polkit action
+ * org.gnome.sysprof3.profile: with --pid of one's own processes it is
+ * refused, PERMISSION_DENIED), or the in-process recorder as root.
+ * Default FALSE. */
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_recording_set_system_bus (SysprofRecording *self, gboolean system_bus);
 /* Append the symbol table at the end; default TRUE. */
 SYSPROF_AVAILABLE_IN_ALL
 void sysprof_recording_set_decode (SysprofRecording *self, gboolean decode);

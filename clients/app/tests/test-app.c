@@ -47,6 +47,11 @@
  *       does; then shows the threads view and prints "chart_rows N" and
  *       each row of its table as "thread<TAB>PID<TAB>TID<TAB>OFF_CPU_NS<TAB>
  *       WAITS"; writes SHOTDIR/offcpu-callgraph.png and threads.png.
+ *   test-app dbus CAPTURE SHOTDIR MEMBER
+ *       Shows the D-Bus view of CAPTURE, prints its count label ("count
+ *       TEXT"), the rows whose member is MEMBER ("member MEMBER N"), selects
+ *       the first of them and prints the body shown ("body TEXT"); saves
+ *       SHOTDIR/dbus.png.
  *   test-app refused SHOTDIR
  *       Records the whole system and expects a refusal on the page (for a
  *       user polkit says no to); prints the message.
@@ -59,6 +64,7 @@
 #include "sysprof-callgraph-view-row.h"
 #include "sysprof-callgraph-view.h"
 #include "sysprof-chart.h"
+#include "sysprof-dbus-row.h"
 #include "sysprof-group-dropdown.h"
 #include "sysprof-thread-item.h"
 #include "sysprof-view.h"
@@ -70,9 +76,8 @@
 static int
 usage (void)
 {
-  fprintf (
-      stderr,
-      "usage: test-app views|shot|selection|lines|record|drop|time|details|groups|refused ARGS (see the source)\n");
+  fprintf (stderr, "usage: test-app views|shot|selection|lines|record|drop|time|details|groups|dbus|refused ARGS (see "
+                   "the source)\n");
   return 2;
 }
 
@@ -678,6 +683,90 @@ loaded (gpointer data)
   return g_strcmp0 (page, "capture") == 0 || g_strcmp0 (page, "error") == 0;
 }
 
+static GtkWidget *
+find_named (GtkWidget *widget, const char *name)
+{
+  if (g_strcmp0 (gtk_widget_get_name (widget), name) == 0)
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_named (child, name);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static gboolean
+label_filled (gpointer data)
+{
+  return gtk_label_get_text (GTK_LABEL (data))[0] != 0;
+}
+
+static int
+cmd_dbus (const char *capture, const char *shot_dir, const char *member)
+{
+  SysprofWindow *window = sysprof_window_new (NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (capture);
+  g_autoptr (GError) error = NULL;
+  g_autofree char   *png = NULL;
+  g_autofree char   *body = NULL;
+  GtkWidget         *view, *label, *table, *body_view;
+  GtkSelectionModel *model;
+  GtkTextIter        begin, end;
+  guint              n = 0, first = GTK_INVALID_LIST_POSITION;
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 1400, 860);
+  sysprof_window_open (window, file, FALSE);
+  gtk_window_present (GTK_WINDOW (window));
+  if (!app_test_wait_for (loaded, window, 120) || g_strcmp0 (sysprof_window_get_page (window), "capture") != 0 ||
+      !app_test_show_view (window, "dbus", 60))
+    {
+      fprintf (stderr, "%s: no D-Bus view\n", capture);
+      return 1;
+    }
+  view = gtk_stack_get_child_by_name (sysprof_window_get_views (window), "dbus");
+  label = find_named (view, "count-label");
+  table = find_named (view, "dbus-messages");
+  body_view = find_named (view, "dbus-body");
+  if (label == NULL || table == NULL || body_view == NULL || !app_test_wait_for (label_filled, label, 60))
+    {
+      fprintf (stderr, "%s: the D-Bus view did not fill\n", capture);
+      return 1;
+    }
+  printf ("count %s\n", gtk_label_get_text (GTK_LABEL (label)));
+  model = gtk_column_view_get_model (GTK_COLUMN_VIEW (table));
+  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (model)); i++)
+    {
+      g_autoptr (SysprofDbusRow) row = g_list_model_get_item (G_LIST_MODEL (model), i);
+
+      if (g_strcmp0 (row->message->member, member) == 0)
+        {
+          if (n++ == 0)
+            first = i;
+        }
+    }
+  printf ("member %s %u\n", member, n);
+  if (first != GTK_INVALID_LIST_POSITION)
+    {
+      gtk_selection_model_select_item (model, first, TRUE);
+      app_test_settle ();
+      gtk_text_buffer_get_bounds (gtk_text_view_get_buffer (GTK_TEXT_VIEW (body_view)), &begin, &end);
+      body = gtk_text_buffer_get_text (gtk_text_view_get_buffer (GTK_TEXT_VIEW (body_view)), &begin, &end, FALSE);
+      printf ("body %s\n", body);
+    }
+  g_mkdir_with_parents (shot_dir, 0755);
+  png = g_build_filename (shot_dir, "dbus.png", NULL);
+  if (!app_test_save_png (GTK_WIDGET (window), png, &error))
+    {
+      fprintf (stderr, "%s: %s\n", png, error->message);
+      return 1;
+    }
+  gtk_window_destroy (GTK_WINDOW (window));
+  return 0;
+}
+
 static int
 cmd_time (const char *capture)
 {
@@ -793,6 +882,8 @@ main (int argc, char **argv)
     return cmd_groups (argv[2], argv[3]);
   if (strcmp (argv[1], "offcpu") == 0 && argc == 4)
     return cmd_offcpu (argv[2], argv[3]);
+  if (strcmp (argv[1], "dbus") == 0 && argc == 5)
+    return cmd_dbus (argv[2], argv[3], argv[4]);
   if (strcmp (argv[1], "refused") == 0 && argc == 3)
     return cmd_refused (argv[2]);
   return usage ();
