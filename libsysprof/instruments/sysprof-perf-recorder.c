@@ -379,6 +379,24 @@ count_frame (SysprofPerfRecorder *self, gboolean written)
     self->n_write_errors++;
 }
 
+/* A file as FILE_CHUNK frames: one per chunk and an empty last one, counted
+ * from the writer's own counts. */
+static void
+add_file (SysprofPerfRecorder *self, gint64 time, int cpu, gint32 pid, const char *path, int fd)
+{
+  SysprofCaptureStat before, after;
+
+  sysprof_capture_writer_stat (self->writer, &before);
+  if (!sysprof_capture_writer_add_file_fd (self->writer, time, cpu, pid, path, fd))
+    {
+      self->n_write_errors++;
+      return;
+    }
+  sysprof_capture_writer_stat (self->writer, &after);
+  self->n_frames +=
+      after.frame_count[SYSPROF_CAPTURE_FRAME_FILE_CHUNK] - before.frame_count[SYSPROF_CAPTURE_FRAME_FILE_CHUNK];
+}
+
 static void
 write_sample (SysprofPerfRecorder *self, PendingSample *p)
 {
@@ -625,7 +643,7 @@ embed_perf_maps (SysprofPerfRecorder *self)
       if (write (fd, data, len) == (gssize) len && lseek (fd, 0, SEEK_SET) == 0)
         {
           name = g_strdup_printf ("/tmp/perf-%d.map", pid);
-          count_frame (self, sysprof_capture_writer_add_file_fd (self->writer, time, -1, pid, name, fd));
+          add_file (self, time, -1, pid, name, fd);
           total += len;
         }
       close (fd);
@@ -956,7 +974,7 @@ maybe_write_mountinfo (SysprofPerfRecorder *self, guint32 pid, gint64 time, int 
   path = g_strdup_printf ("%s/mountinfo", dir);
   if ((fd = open (path, O_RDONLY | O_CLOEXEC)) < 0)
     return;
-  count_frame (self, sysprof_capture_writer_add_file_fd (self->writer, time, cpu, (gint32) pid, path, fd));
+  add_file (self, time, cpu, (gint32) pid, path, fd);
   close (fd);
 }
 
