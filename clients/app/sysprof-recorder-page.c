@@ -28,6 +28,9 @@ struct _SysprofRecorderPage
   GtkWidget *trace_fd_switch;
   GtkWidget *gjs_switch;
   GtkWidget *shell_switch;
+  GtkWidget *scheduler_switch;
+  GtkWidget *session_bus_switch;
+  GtkWidget *system_bus_switch;
   GtkWidget *duration_spin;
   GtkWidget *counter_switches[4];
   GtkWidget *record_button;
@@ -98,6 +101,8 @@ update_sensitivity (SysprofRecorderPage *self)
   gtk_widget_set_sensitive (self->gjs_switch, command);
   gtk_widget_set_sensitive (self->frequency_spin, gtk_switch_get_active (GTK_SWITCH (self->cpu_switch)));
   gtk_widget_set_sensitive (self->unwind_switch, gtk_switch_get_active (GTK_SWITCH (self->cpu_switch)));
+  /* Switches are recorded with the samples. */
+  gtk_widget_set_sensitive (self->scheduler_switch, gtk_switch_get_active (GTK_SWITCH (self->cpu_switch)));
   gtk_widget_set_sensitive (self->stack_size_spin, gtk_switch_get_active (GTK_SWITCH (self->cpu_switch)) &&
                                                        gtk_switch_get_active (GTK_SWITCH (self->unwind_switch)));
 }
@@ -289,6 +294,10 @@ configure (SysprofRecorderPage *self, SysprofRecording *recording, GError **erro
     }
   if (gtk_switch_get_active (GTK_SWITCH (self->shell_switch)))
     sysprof_recording_add_profiler_peer (recording, "org.gnome.Shell", "/org/gnome/Sysprof3/Profiler");
+  sysprof_recording_set_scheduler (recording, gtk_switch_get_active (GTK_SWITCH (self->cpu_switch)) &&
+                                                  gtk_switch_get_active (GTK_SWITCH (self->scheduler_switch)));
+  sysprof_recording_set_session_bus (recording, gtk_switch_get_active (GTK_SWITCH (self->session_bus_switch)));
+  sysprof_recording_set_system_bus (recording, gtk_switch_get_active (GTK_SWITCH (self->system_bus_switch)));
 
   sysprof_recording_set_cpu_sampling (recording, gtk_switch_get_active (GTK_SWITCH (self->cpu_switch)));
   sysprof_recording_set_frequency (recording,
@@ -484,6 +493,11 @@ build_setup (SysprofRecorderPage *self)
                                        &self->stack_size_spin));
   gtk_spin_button_set_increments (GTK_SPIN_BUTTON (self->stack_size_spin), 1024, 8192);
   adw_preferences_group_add (ADW_PREFERENCES_GROUP (group),
+                             switch_row ("Scheduler details",
+                                         "Every context switch with the stack of the thread leaving the CPU: where "
+                                         "threads wait (off-CPU time)",
+                                         "scheduler-switch", FALSE, &self->scheduler_switch));
+  adw_preferences_group_add (ADW_PREFERENCES_GROUP (group),
                              switch_row ("Memory allocations",
                                          "Every malloc and free of the command, with its stack (needs a command)",
                                          "memory-switch", FALSE, &self->memory_switch));
@@ -505,6 +519,14 @@ build_setup (SysprofRecorderPage *self)
                                          "Its own capture (compositor frames), asked through its Profiler interface "
                                          "on the session bus",
                                          "shell-switch", FALSE, &self->shell_switch));
+  adw_preferences_group_add (ADW_PREFERENCES_GROUP (group),
+                             switch_row ("Session bus messages", "Every D-Bus message on your session bus",
+                                         "session-bus-switch", FALSE, &self->session_bus_switch));
+  adw_preferences_group_add (ADW_PREFERENCES_GROUP (group),
+                             switch_row ("System bus messages",
+                                         "Every D-Bus message on the system bus, through sysprofd (needs the grant "
+                                         "of the whole machine)",
+                                         "system-bus-switch", FALSE, &self->system_bus_switch));
   for (guint i = 0; i < G_N_ELEMENTS (counter_names); i++)
     {
       g_autofree char *name = g_strdup_printf ("counter-%s-switch", counter_names[i]);

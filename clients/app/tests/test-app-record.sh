@@ -5,15 +5,16 @@
 # recorder page, Stop after two seconds, and the capture opens with its
 # callgraph (the workload's hot functions in it).  With "Its own capture"
 # on, a program writing a capture into $SYSPROF_TRACE_FD has its marks and
-# JavaScript frames merged.  A user polkit refuses gets a clear message on
+# JavaScript frames merged.  With "Scheduler details" on, the capture has
+# Sysprof 48's Scheduler marks of the switches.  A user polkit refuses gets a clear message on
 # the page.  Runs under tools/with-sysprofd.sh and
 # tools/with-xvfb.sh.
 #
-# Usage: test-app-record.sh TEST_APP HOT_FUNCTIONS HOTLIB SHOT_DIR TRACE_WORKLOAD
+# Usage: test-app-record.sh TEST_APP HOT_FUNCTIONS HOTLIB SHOT_DIR TRACE_WORKLOAD BLOCKING_WORKLOAD
 
 set -euo pipefail
 
-TEST_APP=$1 HOT_FUNCTIONS=$2 HOTLIB=$3 SHOT_DIR=$4 TRACE_WORKLOAD=$5
+TEST_APP=$1 HOT_FUNCTIONS=$2 HOTLIB=$3 SHOT_DIR=$4 TRACE_WORKLOAD=$5 BLOCKING_WORKLOAD=$6
 : "${SYSPROFD_TEST_WORKDIR:?run under tools/with-sysprofd.sh}" "${DISPLAY:?run under tools/with-xvfb.sh}"
 
 n=0 failed=0
@@ -22,7 +23,7 @@ not_ok () { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
 
 bin="$SYSPROFD_TEST_WORKDIR/bin"
 mkdir -p "$bin"
-cp "$TEST_APP" "$HOT_FUNCTIONS" "$HOTLIB" "$TRACE_WORKLOAD" "$bin/"
+cp "$TEST_APP" "$HOT_FUNCTIONS" "$HOTLIB" "$TRACE_WORKLOAD" "$BLOCKING_WORKLOAD" "$bin/"
 chmod -R a+rX "$bin"
 
 # Run test-app as USER with a home, cache and runtime directory of its own.
@@ -43,7 +44,7 @@ collect_shots () { # NAME
     cp "$SYSPROFD_TEST_WORKDIR/home-$1/shots/"*.png "$SHOT_DIR/" 2>/dev/null || true
 }
 
-echo "1..4"
+echo "1..5"
 
 out=$(as_user sysprof-test-allowed allowed record "$SYSPROFD_TEST_WORKDIR/home-allowed/shots" \
     "$bin/hot-functions" 20 2>"$SYSPROFD_TEST_WORKDIR/record.err") || true
@@ -77,6 +78,19 @@ if grep -q '^marks trace-test 100$' <<<"$out" && grep -q $'^js:inner (app.js:7)\
 else
     not_ok "its own capture: not merged: $(head -n 12 <<<"$out" | tr '\n' '|')"
     sed 's/^/# /' "$SYSPROFD_TEST_WORKDIR/trace.err"
+fi
+
+# Scheduler details through the page: the switches of the whole system,
+# Sysprof 48's marks among them.
+out=$(TEST_APP_SWITCHES=scheduler-switch as_user sysprof-test-allowed allowed record \
+    "$SYSPROFD_TEST_WORKDIR/home-allowed/shots" "$bin/blocking-workload" 4 \
+    2>"$SYSPROFD_TEST_WORKDIR/sched.err") || true
+sched=$(sed -n 's/^marks Scheduler //p' <<<"$out")
+if [ "${sched:-0}" -gt 10 ]; then
+    ok "scheduler details: $sched Scheduler marks in the capture recorded through the page"
+else
+    not_ok "scheduler details: ${sched:-no} Scheduler marks: $(head -n 12 <<<"$out" | tr '\n' '|')"
+    sed 's/^/# /' "$SYSPROFD_TEST_WORKDIR/sched.err"
 fi
 
 out=$(as_user sysprof-test-denied denied refused "$SYSPROFD_TEST_WORKDIR/home-denied/shots" \
