@@ -91,42 +91,6 @@ adjust_filter (gboolean before, SysprofCallgraphFilter *filter)
     filter->end_ns = (gint64) (r[1] * 1e9);
 }
 
-/* One function of either profile. */
-typedef struct
-{
-  const SysprofCallgraphFunction *function; /* for its name and library */
-  guint64                         self[2];
-  guint64                         total[2];
-  double                          self_change;
-  double                          total_change;
-} Row;
-
-static char *
-row_key (const SysprofCallgraphFunction *function)
-{
-  return g_strdup_printf ("%s\x1f%s\x1f%s\x1f%u", function->symbol->name, function->symbol->library,
-                          function->file != NULL ? function->file : "", function->line);
-}
-
-static double
-share (guint64 count, guint64 of)
-{
-  return of > 0 ? 100.0 * (double) count / (double) of : 0.0;
-}
-
-static int
-compare_rows (gconstpointer a, gconstpointer b)
-{
-  const Row *ra = *(const Row *const *) a;
-  const Row *rb = *(const Row *const *) b;
-  double     ca = fabs (arg_sort_by_total ? ra->total_change : ra->self_change);
-  double     cb = fabs (arg_sort_by_total ? rb->total_change : rb->self_change);
-
-  if (ca != cb)
-    return ca > cb ? -1 : 1;
-  return strcmp (ra->function->symbol->name, rb->function->symbol->name);
-}
-
 static int
 run (const Report *report)
 {
@@ -134,47 +98,13 @@ run (const Report *report)
     { "FUNCTION", FALSE, 60 }, { "LIBRARY", FALSE, 28 },     { "BEFORE%", TRUE, 0 },      { "AFTER%", TRUE, 0 },
     { "CHANGE", TRUE, 0 },     { "BEFORE_TOTAL%", TRUE, 0 }, { "AFTER_TOTAL%", TRUE, 0 }, { "TOTAL_CHANGE", TRUE, 0 },
   };
-  SysprofCallgraph *graphs[2] = { report->before, report->callgraph };
-  guint64           n_samples[2];
-  g_autoptr (GHashTable) rows = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  g_autoptr (GPtrArray) sorted = g_ptr_array_new ();
-  GHashTableIter iter;
-  gpointer       value;
-  guint          n_rows;
-
-  for (guint side = 0; side < 2; side++)
-    {
-      n_samples[side] = sysprof_callgraph_get_n_samples (graphs[side]);
-      for (guint i = 0; i < sysprof_callgraph_get_n_functions (graphs[side]); i++)
-        {
-          const SysprofCallgraphFunction *function = sysprof_callgraph_get_function (graphs[side], i);
-          g_autofree char                *key = NULL;
-          Row                            *row;
-
-          if (!report_function_is_listed (function))
-            continue;
-          key = row_key (function);
-          if ((row = g_hash_table_lookup (rows, key)) == NULL)
-            {
-              row = g_new0 (Row, 1);
-              row->function = function;
-              g_hash_table_insert (rows, g_steal_pointer (&key), row);
-            }
-          row->self[side] += function->self;
-          row->total[side] += function->total;
-        }
-    }
-  g_hash_table_iter_init (&iter, rows);
-  while (g_hash_table_iter_next (&iter, NULL, &value))
-    {
-      Row *row = value;
-
-      row->self_change = share (row->self[1], n_samples[1]) - share (row->self[0], n_samples[0]);
-      row->total_change = share (row->total[1], n_samples[1]) - share (row->total[0], n_samples[0]);
-      g_ptr_array_add (sorted, row);
-    }
-  g_ptr_array_sort (sorted, compare_rows);
-  n_rows = report->limit > 0 ? MIN (report->limit, sorted->len) : sorted->len;
+  g_autoptr (SysprofCallgraphDiff) diff = sysprof_callgraph_diff_new (
+      report->before, report->callgraph,
+      arg_sort_by_total ? SYSPROF_CALLGRAPH_DIFF_SORT_TOTAL : SYSPROF_CALLGRAPH_DIFF_SORT_SELF);
+  guint64 n_samples[2] = { sysprof_callgraph_get_n_samples (report->before),
+                           sysprof_callgraph_get_n_samples (report->callgraph) };
+  guint   n_all = sysprof_callgraph_diff_get_n_rows (diff);
+  guint   n_rows = report->limit > 0 ? MIN (report->limit, n_all) : n_all;
 
   if (report->format == REPORT_FORMAT_TSV)
     {
@@ -183,17 +113,17 @@ run (const Report *report)
               "total_change\n");
       for (guint i = 0; i < n_rows; i++)
         {
-          const Row       *row = sorted->pdata[i];
-          g_autofree char *label = report_function_label (row->function);
+          const SysprofCallgraphDiffRow  *row = sysprof_callgraph_diff_get_row (diff, i);
+          const SysprofCallgraphFunction *function = sysprof_callgraph_diff_row_get_function (row);
+          g_autofree char                *label = report_function_label (function);
 
           report_put_tsv_field (stdout, label);
           fputc ('\t', stdout);
-          report_put_tsv_field (stdout, row->function->symbol->library);
+          report_put_tsv_field (stdout, function->symbol->library);
           printf ("\t%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT "\t%.2f\t%.2f\t%+.2f\t%" G_GUINT64_FORMAT
                   "\t%" G_GUINT64_FORMAT "\t%.2f\t%.2f\t%+.2f\n",
-                  row->self[0], row->self[1], share (row->self[0], n_samples[0]), share (row->self[1], n_samples[1]),
-                  row->self_change, row->total[0], row->total[1], share (row->total[0], n_samples[0]),
-                  share (row->total[1], n_samples[1]), row->total_change);
+                  row->self[0], row->self[1], row->self_percent[0], row->self_percent[1], row->self_change,
+                  row->total[0], row->total[1], row->total_percent[0], row->total_percent[1], row->total_change);
         }
       return REPORT_EXIT_OK;
     }
@@ -204,25 +134,26 @@ run (const Report *report)
     table_init (&table, columns, G_N_ELEMENTS (columns));
     for (guint i = 0; i < n_rows; i++)
       {
-        const Row       *row = sorted->pdata[i];
-        g_autofree char *label = report_function_label (row->function);
-        g_autofree char *change = g_strdup_printf ("%+.2f", row->self_change);
-        g_autofree char *total_change = g_strdup_printf ("%+.2f", row->total_change);
+        const SysprofCallgraphDiffRow  *row = sysprof_callgraph_diff_get_row (diff, i);
+        const SysprofCallgraphFunction *function = sysprof_callgraph_diff_row_get_function (row);
+        g_autofree char                *label = report_function_label (function);
+        g_autofree char                *change = g_strdup_printf ("%+.2f", row->self_change);
+        g_autofree char                *total_change = g_strdup_printf ("%+.2f", row->total_change);
 
         table_add (&table, label);
-        table_add (&table, row->function->symbol->library);
-        table_add_percent (&table, share (row->self[0], n_samples[0]));
-        table_add_percent (&table, share (row->self[1], n_samples[1]));
+        table_add (&table, function->symbol->library);
+        table_add_percent (&table, row->self_percent[0]);
+        table_add_percent (&table, row->self_percent[1]);
         table_add (&table, change);
-        table_add_percent (&table, share (row->total[0], n_samples[0]));
-        table_add_percent (&table, share (row->total[1], n_samples[1]));
+        table_add_percent (&table, row->total_percent[0]);
+        table_add_percent (&table, row->total_percent[1]);
         table_add (&table, total_change);
       }
     printf ("%s: %" G_GUINT64_FORMAT " %s; %s: %" G_GUINT64_FORMAT " %s; changes in points of percent\n",
             report->before_path, n_samples[0], report->unit, report->capture_path, n_samples[1], report->unit);
     table_print (&table);
-    if (n_rows < sorted->len)
-      printf ("(%u more functions; --limit 0 shows all)\n", sorted->len - n_rows);
+    if (n_rows < n_all)
+      printf ("(%u more functions; --limit 0 shows all)\n", n_all - n_rows);
     table_clear (&table);
   }
   return REPORT_EXIT_OK;
