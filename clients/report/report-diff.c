@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* sysprof-report diff: two CPU profiles side by side, function by
  * function: each one's share of its capture's samples before and after,
- * and the change, biggest change first.  Shares, not counts: two
- * recordings seldom last equally long. */
+ * and the change, biggest change first (SysprofCallgraphDiff).  Shares, not
+ * counts: two recordings seldom last equally long.  --format svg draws
+ * AFTER's flame graph instead, each frame coloured by the change of its
+ * share (report-flame.c draws it). */
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "report-flame.h"
 #include "report-util.h"
 #include "report-verbs.h"
 
@@ -15,6 +18,8 @@ static char    *arg_sort;
 static char    *arg_before;
 static char    *arg_after;
 static gboolean arg_sort_by_total;
+static char    *arg_output;
+static gint     arg_width = 1200;
 /* --before/--after, nanoseconds from each capture's start; unset: NAN. */
 static double range[2][2] = { { NAN, NAN }, { NAN, NAN } };
 
@@ -23,6 +28,10 @@ static const GOptionEntry diff_options[] = {
   { "before", 0, 0, G_OPTION_ARG_STRING, &arg_before, "Only this part of BEFORE, in seconds from its start",
     "BEGIN:END" },
   { "after", 0, 0, G_OPTION_ARG_STRING, &arg_after, "Only this part of AFTER, in seconds from its start", "BEGIN:END" },
+  { "output", 'o', 0, G_OPTION_ARG_FILENAME, &arg_output,
+    "With --format svg: write the SVG to FILE (- for standard output)", "FILE" },
+  { "width", 'w', 0, G_OPTION_ARG_INT, &arg_width, "With --format svg: width of the image in pixels (default 1200)",
+    "PIXELS" },
   { NULL },
 };
 
@@ -69,8 +78,15 @@ parse_range (const char *option, const char *text, double *out, GError **error)
 }
 
 static gboolean
-check (GError **error)
+check (const Report *report, GError **error)
 {
+  if (arg_output != NULL && report->format != REPORT_FORMAT_SVG)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--output: only --format svg writes a file");
+      return FALSE;
+    }
+  if (!report_flame_check_width (arg_width, error))
+    return FALSE;
   if (arg_sort != NULL && !g_str_equal (arg_sort, "self") && !g_str_equal (arg_sort, "total"))
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--sort: “%s” is neither self nor total", arg_sort);
@@ -91,6 +107,107 @@ adjust_filter (gboolean before, SysprofCallgraphFilter *filter)
     filter->end_ns = (gint64) (r[1] * 1e9);
 }
 
+/* ------------------------------------------------------------------------ */
+/* The differential flame graph */
+
+/* A box with no change, and the two ends of the scale (Brendan Gregg's
+ * differential flame graphs: red grew, blue shrank). */
+static const guint8 neutral_rgb[3] = { 226, 226, 222 };
+static const guint8 grew_rgb[3] = { 222, 40, 32 };
+static const guint8 shrank_rgb[3] = { 40, 96, 228 };
+
+/* @change in points, scaled to @max_change: the full colour at the largest
+ * change, the neutral grey at none. */
+static void
+change_colour (double change, double max_change, guint8 rgb[3])
+{
+  const guint8 *end = change >= 0 ? grew_rgb : shrank_rgb;
+  double        t = max_change > 0 ? MIN (fabs (change) / max_change, 1.0) : 0.0;
+
+  for (guint i = 0; i < 3; i++)
+    rgb[i] = (guint8) lround (neutral_rgb[i] + t * ((double) end[i] - neutral_rgb[i]));
+}
+
+static void
+diff_colour (const SysprofCallgraphNode *node, guint8 rgb[3], gpointer user_data)
+{
+  SysprofCallgraphDiff *diff = user_data;
+
+  change_colour (sysprof_callgraph_diff_get_node_change (diff, node, NULL, NULL),
+                 sysprof_callgraph_diff_get_max_node_change (diff), rgb);
+}
+
+/* " N samples; before B%, after A%, change C points" */
+static void
+diff_describe (const SysprofCallgraphNode *node, GString *out, gpointer user_data)
+{
+  SysprofCallgraphDiff *diff = user_data;
+  double                before, after;
+  double                change = sysprof_callgraph_diff_get_node_change (diff, node, &before, &after);
+
+  g_string_append_printf (
+      out, " %" G_GUINT64_FORMAT " samples; before %.2f%%%s, after %.2f%%, change %+.2f points", node->total, before,
+      sysprof_callgraph_diff_get_before_node (diff, node) == NULL ? " (no such frame)" : "", after, change);
+}
+
+static int
+write_svg (const Report *report, SysprofCallgraphDiff *diff)
+{
+  double            max_change = sysprof_callgraph_diff_get_max_node_change (diff);
+  g_autofree char  *before_name = g_path_get_basename (report->before_path);
+  g_autofree char  *after_name = g_path_get_basename (report->capture_path);
+  g_autofree char  *title = g_strdup_printf ("Differential flame graph of %s against %s", after_name, before_name);
+  g_autofree char  *subtitle = g_strdup_printf ("%" G_GUINT64_FORMAT " samples (before: %" G_GUINT64_FORMAT
+                                                "); red: a larger share than before, blue: a "
+                                                 "smaller one, the strongest %.2f points",
+                                                sysprof_callgraph_get_n_samples (report->callgraph),
+                                                sysprof_callgraph_get_n_samples (report->before), max_change);
+  g_autofree char  *path = NULL;
+  char              labels[5][32];
+  ReportFlameLegend legend[5];
+  g_autoptr (GString) svg = NULL;
+  ReportFlameStyle style = {
+    .title = title,
+    .subtitle = subtitle,
+    .width = (guint) arg_width,
+    .colour = diff_colour,
+    .describe = diff_describe,
+    .user_data = diff,
+    .legend = legend,
+    .n_legend = G_N_ELEMENTS (legend),
+    .empty_text = "No samples after.",
+  };
+
+  /* From the strongest fall to the strongest rise, in five steps. */
+  for (guint i = 0; i < G_N_ELEMENTS (legend); i++)
+    {
+      double change = max_change * ((double) i - 2) / 2;
+
+      if (i == 2)
+        g_strlcpy (labels[i], "unchanged", sizeof labels[i]);
+      else
+        g_snprintf (labels[i], sizeof labels[i], i == 0 || i == 4 ? "%+.2f points" : "%+.2f", change);
+      legend[i].label = labels[i];
+      change_colour (change, max_change, legend[i].rgb);
+    }
+
+  if (max_change <= 0)
+    {
+      style.legend = &legend[2];
+      style.n_legend = 1;
+    }
+  if (arg_output != NULL)
+    path = g_strdup (arg_output);
+  else
+    {
+      g_autofree char *plain = report_flame_default_path (report->capture_path);
+
+      path = g_strdup_printf ("%.*s-diff.svg", (int) (strlen (plain) - 4), plain);
+    }
+  svg = report_flame_svg (report->callgraph, &style);
+  return report_flame_write (svg, path);
+}
+
 static int
 run (const Report *report)
 {
@@ -106,6 +223,8 @@ run (const Report *report)
   guint   n_all = sysprof_callgraph_diff_get_n_rows (diff);
   guint   n_rows = report->limit > 0 ? MIN (report->limit, n_all) : n_all;
 
+  if (report->format == REPORT_FORMAT_SVG)
+    return write_svg (report, diff);
   if (report->format == REPORT_FORMAT_TSV)
     {
       printf ("function\tlibrary\tbefore_self_samples\tafter_self_samples\tbefore_self_percent\tafter_self_percent\t"
@@ -172,11 +291,22 @@ const ReportVerb report_verb_diff = {
                  "captures; --before and --after narrow each to a part of it (BEGIN:END in\n"
                  "seconds from its start, either may be left out), so two parts of one capture\n"
                  "compare too: diff --before 0:5 --after 5: x.syscap x.syscap.  The text table\n"
-                 "shows 30 rows unless --limit says otherwise.",
+                 "shows 30 rows unless --limit says otherwise.\n\n"
+                 "--format svg writes a differential flame graph instead (a standalone SVG, like\n"
+                 "the flamegraph command's): AFTER's flame graph, boxes as wide as AFTER's\n"
+                 "samples, each frame (a path from the root) coloured by the change of its\n"
+                 "total share from the same path in BEFORE: red grew, blue shrank, grey stayed,\n"
+                 "the strongest colour at the largest change (Brendan Gregg's convention).\n"
+                 "Hover a box for \"function (library) N samples; before B%, after A%, change\n"
+                 "C points\".  Frames only BEFORE has are not drawn (they have no width in\n"
+                 "AFTER); their loss is part of their caller's change.  -o FILE (- for\n"
+                 "standard output; default AFTER's base name with -diff.svg), --width PIXELS:\n"
+                 "  sysprof-report diff --format svg -o diff.svg before.syscap after.syscap",
   .entries = diff_options,
   .text_limit = 30,
   .check = check,
   .run = run,
   .two_captures = TRUE,
   .adjust_filter = adjust_filter,
+  .svg_format = TRUE,
 };

@@ -165,8 +165,13 @@ match_nodes (SysprofCallgraphDiff *self, GPtrArray *keys[2])
 
   for (const SysprofCallgraphNode *node = before_root->first_child; node != NULL; node = next_node (node))
     {
-      char *key = child_key (node->parent, keys[0]->pdata[node->function->index]);
+      char *key;
 
+      /* A node no sample passed through (a process the filter left empty)
+       * is no frame. */
+      if (node->total == 0)
+        continue;
+      key = child_key (node->parent, keys[0]->pdata[node->function->index]);
       /* Children come largest first: of two with one key, the first stays. */
       if (g_hash_table_contains (children, key))
         g_free (key);

@@ -82,7 +82,7 @@ SYSPROF_AVAILABLE_IN_ALL
 const SysprofCallgraphFunction *sysprof_callgraph_diff_row_get_function (const SysprofCallgraphDiffRow *row);
 
 /* Frames: @node is a node of AFTER's tree.  The node of BEFORE at the same
- * path, or NULL when BEFORE has no such frame. */
+ * path, or NULL when BEFORE has no such frame (or one without samples). */
 SYSPROF_AVAILABLE_IN_ALL
 const SysprofCallgraphNode *sysprof_callgraph_diff_get_before_node (SysprofCallgraphDiff       *self,
                                                                     const SysprofCallgraphNode *node);
