@@ -110,31 +110,13 @@ adjust_filter (gboolean before, SysprofCallgraphFilter *filter)
 /* ------------------------------------------------------------------------ */
 /* The differential flame graph */
 
-/* A box with no change, and the two ends of the scale (Brendan Gregg's
- * differential flame graphs: red grew, blue shrank). */
-static const guint8 neutral_rgb[3] = { 226, 226, 222 };
-static const guint8 grew_rgb[3] = { 222, 40, 32 };
-static const guint8 shrank_rgb[3] = { 40, 96, 228 };
-
-/* @change in points, scaled to @max_change: the full colour at the largest
- * change, the neutral grey at none. */
-static void
-change_colour (double change, double max_change, guint8 rgb[3])
-{
-  const guint8 *end = change >= 0 ? grew_rgb : shrank_rgb;
-  double        t = max_change > 0 ? MIN (fabs (change) / max_change, 1.0) : 0.0;
-
-  for (guint i = 0; i < 3; i++)
-    rgb[i] = (guint8) lround (neutral_rgb[i] + t * ((double) end[i] - neutral_rgb[i]));
-}
-
 static void
 diff_colour (const SysprofCallgraphNode *node, guint8 rgb[3], gpointer user_data)
 {
   SysprofCallgraphDiff *diff = user_data;
 
-  change_colour (sysprof_callgraph_diff_get_node_change (diff, node, NULL, NULL),
-                 sysprof_callgraph_diff_get_max_node_change (diff), rgb);
+  sysprof_callgraph_diff_colour_for_change (sysprof_callgraph_diff_get_node_change (diff, node, NULL, NULL),
+                                            sysprof_callgraph_diff_get_max_node_change (diff), rgb);
 }
 
 /* " N samples; before B%, after A%, change C points" */
@@ -188,7 +170,7 @@ write_svg (const Report *report, SysprofCallgraphDiff *diff)
       else
         g_snprintf (labels[i], sizeof labels[i], i == 0 || i == 4 ? "%+.2f points" : "%+.2f", change);
       legend[i].label = labels[i];
-      change_colour (change, max_change, legend[i].rgb);
+      sysprof_callgraph_diff_colour_for_change (change, max_change, legend[i].rgb);
     }
 
   if (max_change <= 0)

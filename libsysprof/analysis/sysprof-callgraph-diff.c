@@ -304,3 +304,19 @@ sysprof_callgraph_diff_get_max_node_change (SysprofCallgraphDiff *self)
   g_return_val_if_fail (SYSPROF_IS_CALLGRAPH_DIFF (self), 0);
   return self->max_node_change;
 }
+
+/* A box with no change, and the two ends of the scale. */
+static const guint8 neutral_rgb[3] = { 226, 226, 222 };
+static const guint8 grew_rgb[3] = { 222, 40, 32 };
+static const guint8 shrank_rgb[3] = { 40, 96, 228 };
+
+void
+sysprof_callgraph_diff_colour_for_change (double change, double max_change, guint8 rgb[3])
+{
+  const guint8 *end = change >= 0 ? grew_rgb : shrank_rgb;
+  double        t = max_change > 0 && isfinite (change) ? MIN (fabs (change) / max_change, 1.0) : 0.0;
+
+  g_return_if_fail (rgb != NULL);
+  for (guint i = 0; i < 3; i++)
+    rgb[i] = (guint8) (neutral_rgb[i] + t * ((double) end[i] - neutral_rgb[i]) + 0.5);
+}

@@ -98,4 +98,12 @@ double sysprof_callgraph_diff_get_node_change (SysprofCallgraphDiff       *self,
 SYSPROF_AVAILABLE_IN_ALL
 double sysprof_callgraph_diff_get_max_node_change (SysprofCallgraphDiff *self);
 
+/* The colour of a frame that changed by @change points when the largest
+ * change is @max_change, as Brendan Gregg's differential flame graphs
+ * colour them: red where the share grew, blue where it shrank, a light
+ * grey where it stayed, the full colour at the largest change.  Shared by
+ * sysprof-report's SVG and the app's canvas so that both read alike. */
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_callgraph_diff_colour_for_change (double change, double max_change, guint8 rgb[3]);
+
 G_END_DECLS

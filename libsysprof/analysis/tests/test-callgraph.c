@@ -1496,6 +1496,29 @@ test_diff (void)
   g_assert_null (sysprof_callgraph_diff_get_before_node (diff, child (main_node, "e")));
   g_assert_cmpfloat_with_epsilon (sysprof_callgraph_diff_get_max_node_change (diff), 20.0, 1e-9);
 
+  /* Colours: grey unchanged, full red and blue at the largest change, in
+   * between in proportion; a change beyond the largest stays full. */
+  {
+    guint8 rgb[3];
+
+    sysprof_callgraph_diff_colour_for_change (0.0, 20.0, rgb);
+    g_assert_cmpuint (rgb[0], ==, 226);
+    g_assert_cmpuint (rgb[2], ==, 222);
+    sysprof_callgraph_diff_colour_for_change (20.0, 20.0, rgb);
+    g_assert_cmpuint (rgb[0], ==, 222);
+    g_assert_cmpuint (rgb[1], ==, 40);
+    g_assert_cmpuint (rgb[2], ==, 32);
+    sysprof_callgraph_diff_colour_for_change (-25.0, 20.0, rgb);
+    g_assert_cmpuint (rgb[0], ==, 40);
+    g_assert_cmpuint (rgb[1], ==, 96);
+    g_assert_cmpuint (rgb[2], ==, 228);
+    sysprof_callgraph_diff_colour_for_change (-10.0, 20.0, rgb);
+    g_assert_cmpuint (rgb[0], ==, 133);
+    g_assert_cmpuint (rgb[2], ==, 225);
+    sysprof_callgraph_diff_colour_for_change (5.0, 0.0, rgb);
+    g_assert_cmpuint (rgb[1], ==, 226);
+  }
+
   /* A side without samples: every share there is 0, nothing divides by 0. */
   {
     const gint32           nobody[] = { 999 };
