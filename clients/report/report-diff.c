@@ -110,10 +110,17 @@ adjust_filter (gboolean before, SysprofCallgraphFilter *filter)
 /* ------------------------------------------------------------------------ */
 /* The differential flame graph */
 
+/* What the boxes' hooks need. */
+typedef struct
+{
+  SysprofCallgraphDiff *diff;
+  const char           *unit; /* "samples", or with --memory what it counts */
+} DiffFlame;
+
 static void
 diff_colour (const SysprofCallgraphNode *node, guint8 rgb[3], gpointer user_data)
 {
-  SysprofCallgraphDiff *diff = user_data;
+  SysprofCallgraphDiff *diff = ((DiffFlame *) user_data)->diff;
 
   sysprof_callgraph_diff_colour_for_change (sysprof_callgraph_diff_get_node_change (diff, node, NULL, NULL),
                                             sysprof_callgraph_diff_get_max_node_change (diff), rgb);
@@ -123,13 +130,14 @@ diff_colour (const SysprofCallgraphNode *node, guint8 rgb[3], gpointer user_data
 static void
 diff_describe (const SysprofCallgraphNode *node, GString *out, gpointer user_data)
 {
-  SysprofCallgraphDiff *diff = user_data;
-  double                before, after;
-  double                change = sysprof_callgraph_diff_get_node_change (diff, node, &before, &after);
+  DiffFlame *flame = user_data;
+  double     before, after;
+  double     change = sysprof_callgraph_diff_get_node_change (flame->diff, node, &before, &after);
 
-  g_string_append_printf (
-      out, " %" G_GUINT64_FORMAT " samples; before %.2f%%%s, after %.2f%%, change %+.2f points", node->total, before,
-      sysprof_callgraph_diff_get_before_node (diff, node) == NULL ? " (no such frame)" : "", after, change);
+  g_string_append_printf (out, " %" G_GUINT64_FORMAT " %s; before %.2f%%%s, after %.2f%%, change %+.2f points",
+                          node->total, flame->unit, before,
+                          sysprof_callgraph_diff_get_before_node (flame->diff, node) == NULL ? " (no such frame)" : "",
+                          after, change);
 }
 
 static int
@@ -139,11 +147,13 @@ write_svg (const Report *report, SysprofCallgraphDiff *diff)
   g_autofree char  *before_name = g_path_get_basename (report->before_path);
   g_autofree char  *after_name = g_path_get_basename (report->capture_path);
   g_autofree char  *title = g_strdup_printf ("Differential flame graph of %s against %s", after_name, before_name);
-  g_autofree char  *subtitle = g_strdup_printf ("%" G_GUINT64_FORMAT " samples (before: %" G_GUINT64_FORMAT
+  g_autofree char  *subtitle = g_strdup_printf ("%" G_GUINT64_FORMAT " %s (before: %" G_GUINT64_FORMAT
                                                 "); red: a larger share than before, blue: a "
                                                  "smaller one, the strongest %.2f points",
-                                                sysprof_callgraph_get_n_samples (report->callgraph),
+                                                sysprof_callgraph_get_n_samples (report->callgraph), report->unit,
                                                 sysprof_callgraph_get_n_samples (report->before), max_change);
+  g_autofree char  *empty_text = g_strdup_printf ("No %s after.", report->unit);
+  DiffFlame         flame = { diff, report->unit };
   g_autofree char  *path = NULL;
   char              labels[5][32];
   ReportFlameLegend legend[5];
@@ -154,10 +164,10 @@ write_svg (const Report *report, SysprofCallgraphDiff *diff)
     .width = (guint) arg_width,
     .colour = diff_colour,
     .describe = diff_describe,
-    .user_data = diff,
+    .user_data = &flame,
     .legend = legend,
     .n_legend = G_N_ELEMENTS (legend),
-    .empty_text = "No samples after.",
+    .empty_text = empty_text,
   };
 
   /* From the strongest fall to the strongest rise, in five steps. */
