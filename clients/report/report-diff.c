@@ -102,9 +102,9 @@ adjust_filter (gboolean before, SysprofCallgraphFilter *filter)
   const double *r = range[before ? 0 : 1];
 
   if (!isnan (r[0]))
-    filter->begin_ns = (gint64) (r[0] * 1e9);
+    filter->begin_ns = (gint64) llround (r[0] * 1e9);
   if (!isnan (r[1]))
-    filter->end_ns = (gint64) (r[1] * 1e9);
+    filter->end_ns = (gint64) llround (r[1] * 1e9);
 }
 
 /* ------------------------------------------------------------------------ */

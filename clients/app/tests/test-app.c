@@ -40,10 +40,15 @@
  *       down in turn, as a click does, waits until the view has filtered
  *       and prints "ENTRY<TAB>COUNT" (the entry's label and the view's
  *       count label).
- *   test-app compare BEFORE AFTER SHOTDIR
- *       Opens AFTER, compares it with BEFORE as "Compare With…" does
- *       (sysprof_window_compare), waits for the comparison view and writes
- *       SHOTDIR/comparison.png; prints its table's rows as the cells show
+ *   test-app compare BEFORE AFTER SHOTDIR [FOCUS [FROM TO]]
+ *       Opens AFTER, focuses on the functions FOCUS names (comma-separated;
+ *       "-": none) as the callgraph's menu does, compares it with BEFORE as
+ *       "Compare With…" does (sysprof_window_compare), waits for the
+ *       comparison view and writes SHOTDIR/comparison.png.  With FROM and
+ *       TO, then selects that part
+ *       of AFTER's timeline as the selection verb does, waits for the
+ *       comparison to follow and prints "selection BEGIN END" (seconds).
+ *       Prints the comparison table's rows as the cells show
  *       them, in order, "function<TAB>library<TAB>before_self<TAB>
  *       after_self<TAB>self_change<TAB>before_total<TAB>after_total<TAB>
  *       total_change" (percent signs left out), then "frame FUNCTION R G B
@@ -737,7 +742,8 @@ print_cell (SysprofComparisonRow *row, SysprofComparisonColumn column)
 }
 
 static int
-cmd_compare (const char *before, const char *after, const char *shot_dir)
+cmd_compare (
+    const char *before, const char *after, const char *shot_dir, const char *focus, const char *from, const char *to)
 {
   g_autofree char *error = NULL;
   g_autofree char *png = g_strdup_printf ("%s/comparison.png", shot_dir);
@@ -756,6 +762,13 @@ cmd_compare (const char *before, const char *after, const char *shot_dir)
     {
       fprintf (stderr, "%s\n", error);
       return 1;
+    }
+  if (focus != NULL && !g_str_equal (focus, "-"))
+    {
+      g_auto (GStrv) names = g_strsplit (focus, ",", -1);
+
+      for (guint i = 0; names[i] != NULL; i++)
+        sysprof_document_focus_function (sysprof_window_get_document (window), names[i]);
     }
   sysprof_window_compare (window, before_file);
   if (!app_test_wait_for (comparison_done, window, 300))
@@ -786,6 +799,25 @@ cmd_compare (const char *before, const char *after, const char *shot_dir)
     {
       fprintf (stderr, "%s: %s\n", png, png_error->message);
       return 1;
+    }
+
+  if (from != NULL)
+    {
+      SysprofTimeline *timeline = sysprof_window_get_timeline (window);
+      int              width = gtk_widget_get_width (GTK_WIDGET (timeline));
+      double           f = g_ascii_strtod (from, NULL), t = g_ascii_strtod (to, NULL);
+      gint64           begin, end;
+
+      /* The plot starts after the gutter: fractions are of the plot area. */
+      sysprof_timeline_select_pixels (timeline, SYSPROF_CHART_GUTTER + f * (width - SYSPROF_CHART_GUTTER),
+                                      SYSPROF_CHART_GUTTER + t * (width - SYSPROF_CHART_GUTTER));
+      sysprof_document_get_selection (sysprof_window_get_document (window), &begin, &end);
+      if (!app_test_wait_for (comparison_done, window, 300) || sysprof_comparison_view_get_error (view) != NULL)
+        {
+          fprintf (stderr, "the comparison did not follow the selection\n");
+          return 1;
+        }
+      printf ("selection %.9f %.9f\n", begin / 1e9, end / 1e9);
     }
 
   rows = sysprof_comparison_view_get_rows (view);
@@ -857,8 +889,9 @@ main (int argc, char **argv)
     return cmd_details (argv[2]);
   if (strcmp (argv[1], "groups") == 0 && argc == 4)
     return cmd_groups (argv[2], argv[3]);
-  if (strcmp (argv[1], "compare") == 0 && argc == 5)
-    return cmd_compare (argv[2], argv[3], argv[4]);
+  if (strcmp (argv[1], "compare") == 0 && (argc == 5 || argc == 6 || argc == 8))
+    return cmd_compare (argv[2], argv[3], argv[4], argc >= 6 ? argv[5] : NULL, argc == 8 ? argv[6] : NULL,
+                        argc == 8 ? argv[7] : NULL);
   if (strcmp (argv[1], "refused") == 0 && argc == 3)
     return cmd_refused (argv[2]);
   return usage ();
