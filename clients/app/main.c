@@ -7,5 +7,7 @@ main (int argc, char **argv)
 {
   g_autoptr (SysprofApplication) app = sysprof_application_new ();
 
-  return g_application_run (G_APPLICATION (app), argc, argv);
+  int status = g_application_run (G_APPLICATION (app), argc, argv);
+
+  return status != 0 ? status : sysprof_application_get_exit_status (app);
 }

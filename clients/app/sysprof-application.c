@@ -7,14 +7,32 @@
 struct _SysprofApplication
 {
   AdwApplication parent_instance;
+
+  /* --compare BEFORE: the window of AFTER compares it with this. */
+  GFile *compare;
+  int    exit_status;
 };
 
 G_DEFINE_FINAL_TYPE (SysprofApplication, sysprof_application, ADW_TYPE_APPLICATION)
 
 static void
+usage_error (SysprofApplication *self, const char *message)
+{
+  g_printerr ("sysprof: %s\nTry “sysprof --help”.\n", message);
+  self->exit_status = 2;
+}
+
+static void
 sysprof_application_activate (GApplication *application)
 {
-  SysprofWindow *window = sysprof_window_new (GTK_APPLICATION (application));
+  SysprofWindow *window;
+
+  if (SYSPROF_APPLICATION (application)->compare != NULL)
+    {
+      usage_error (SYSPROF_APPLICATION (application), "--compare BEFORE needs the capture AFTER to compare with it");
+      return;
+    }
+  window = sysprof_window_new (GTK_APPLICATION (application));
 
   sysprof_window_show_recorder (window);
   gtk_window_present (GTK_WINDOW (window));
@@ -23,7 +41,24 @@ sysprof_application_activate (GApplication *application)
 static void
 sysprof_application_open (GApplication *application, GFile **files, int n_files, const char *hint)
 {
+  SysprofApplication *self = SYSPROF_APPLICATION (application);
+
   (void) hint;
+  if (self->compare != NULL)
+    {
+      SysprofWindow *window;
+
+      if (n_files != 1)
+        {
+          usage_error (self, "--compare BEFORE takes one capture AFTER");
+          return;
+        }
+      window = sysprof_window_new (GTK_APPLICATION (application));
+      sysprof_window_open (window, files[0], FALSE);
+      sysprof_window_compare (window, self->compare);
+      gtk_window_present (GTK_WINDOW (window));
+      return;
+    }
   for (int i = 0; i < n_files; i++)
     {
       SysprofWindow *window = sysprof_window_new (GTK_APPLICATION (application));
@@ -36,11 +71,18 @@ sysprof_application_open (GApplication *application, GFile **files, int n_files,
 static int
 sysprof_application_handle_local_options (GApplication *application, GVariantDict *options)
 {
-  (void) application;
+  SysprofApplication *self = SYSPROF_APPLICATION (application);
+  const char         *compare = NULL;
+
   if (g_variant_dict_contains (options, "version"))
     {
       printf ("sysprof %s\n", SYSPROF_PROJECT_VERSION);
       return 0;
+    }
+  if (g_variant_dict_lookup (options, "compare", "^&ay", &compare))
+    {
+      g_clear_object (&self->compare);
+      self->compare = g_file_new_for_commandline_arg (compare);
     }
   return -1;
 }
@@ -88,10 +130,18 @@ sysprof_application_startup (GApplication *application)
 }
 
 static void
+sysprof_application_finalize (GObject *object)
+{
+  g_clear_object (&SYSPROF_APPLICATION (object)->compare);
+  G_OBJECT_CLASS (sysprof_application_parent_class)->finalize (object);
+}
+
+static void
 sysprof_application_class_init (SysprofApplicationClass *klass)
 {
   GApplicationClass *app_class = G_APPLICATION_CLASS (klass);
 
+  G_OBJECT_CLASS (klass)->finalize = sysprof_application_finalize;
   app_class->activate = sysprof_application_activate;
   app_class->open = sysprof_application_open;
   app_class->handle_local_options = sysprof_application_handle_local_options;
@@ -103,6 +153,8 @@ sysprof_application_init (SysprofApplication *self)
 {
   static const GOptionEntry entries[] = {
     { "version", 0, 0, G_OPTION_ARG_NONE, NULL, "Print the version and exit", NULL },
+    { "compare", 0, 0, G_OPTION_ARG_FILENAME, NULL,
+      "Open AFTER (the one CAPTURE) compared with BEFORE: its function shares and differential flame graph", "BEFORE" },
     { NULL },
   };
 
@@ -120,7 +172,19 @@ sysprof_application_init (SysprofApplication *self)
       "Examples:\n"
       "  sysprof                        the recorder\n"
       "  sysprof capture.syscap         browse a capture\n"
-      "  sysprof a.syscap b.syscap      two windows\n");
+      "  sysprof a.syscap b.syscap      two windows\n"
+      "  sysprof --compare before.syscap after.syscap\n"
+      "                                 after.syscap with a comparison view: each function's share of\n"
+      "                                 the samples before and after, and a differential flame graph\n"
+      "\n"
+      "Exit status: 0, or 2 on a usage error.  A capture that cannot be opened is told in its window.\n");
+}
+
+int
+sysprof_application_get_exit_status (SysprofApplication *self)
+{
+  g_return_val_if_fail (SYSPROF_IS_APPLICATION (self), 1);
+  return self->exit_status;
 }
 
 SysprofApplication *

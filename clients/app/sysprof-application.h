@@ -11,5 +11,8 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (SysprofApplication, sysprof_application, SYSPROF, APPLICATION, AdwApplication)
 
 SysprofApplication *sysprof_application_new (void);
+/* 2 after a usage error the command line made (--compare without AFTER),
+ * else 0: for main() to return. */
+int sysprof_application_get_exit_status (SysprofApplication *self);
 
 G_END_DECLS

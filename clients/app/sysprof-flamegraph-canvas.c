@@ -25,7 +25,10 @@ struct _SysprofFlamegraphCanvas
 {
   GtkWidget parent_instance;
 
-  SysprofCallgraph           *callgraph;
+  SysprofCallgraph *callgraph;
+  /* A differential flame graph: the comparison whose AFTER is @callgraph,
+   * which colours the frames; NULL otherwise. */
+  SysprofCallgraphDiff       *diff;
   const SysprofCallgraphNode *zoom; /* fills the width; the root at first */
   const SysprofCallgraphNode *hover;
 
@@ -208,8 +211,19 @@ sysprof_flamegraph_canvas_set_callgraph (SysprofFlamegraphCanvas *self, SysprofC
   g_clear_pointer (&self->matches, g_free);
   canvas_clear_folded (self);
   g_set_object (&self->callgraph, callgraph);
+  g_clear_object (&self->diff);
   self->zoom = zoom;
   canvas_invalidate (self);
+}
+
+void
+sysprof_flamegraph_canvas_set_diff (SysprofFlamegraphCanvas *self, SysprofCallgraphDiff *diff)
+{
+  g_return_if_fail (SYSPROF_IS_FLAMEGRAPH_CANVAS (self));
+  g_return_if_fail (diff == NULL || SYSPROF_IS_CALLGRAPH_DIFF (diff));
+
+  sysprof_flamegraph_canvas_set_callgraph (self, diff != NULL ? sysprof_callgraph_diff_get_after (diff) : NULL);
+  g_set_object (&self->diff, diff);
 }
 
 guint64
@@ -314,6 +328,26 @@ frame_color (const SysprofCallgraphFunction *function, GdkRGBA *color)
     }
 }
 
+void
+sysprof_flamegraph_canvas_get_node_color (SysprofFlamegraphCanvas    *self,
+                                          const SysprofCallgraphNode *node,
+                                          GdkRGBA                    *color)
+{
+  guint8 rgb[3];
+
+  g_return_if_fail (SYSPROF_IS_FLAMEGRAPH_CANVAS (self));
+  g_return_if_fail (node != NULL && color != NULL);
+
+  if (self->diff == NULL)
+    {
+      frame_color (node->function, color);
+      return;
+    }
+  sysprof_callgraph_diff_colour_for_change (sysprof_callgraph_diff_get_node_change (self->diff, node, NULL, NULL),
+                                            sysprof_callgraph_diff_get_max_node_change (self->diff), rgb);
+  *color = (GdkRGBA){ rgb[0] / 255.0f, rgb[1] / 255.0f, rgb[2] / 255.0f, 1.0f };
+}
+
 static void
 sysprof_flamegraph_canvas_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
 {
@@ -335,7 +369,7 @@ sysprof_flamegraph_canvas_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
 
       if (y + FRAME_HEIGHT < 0)
         continue;
-      frame_color (frame->node->function, &color);
+      sysprof_flamegraph_canvas_get_node_color (self, frame->node, &color);
       if (faded)
         {
           color.red = 0.5f * color.red + 0.42f;
@@ -446,6 +480,16 @@ sysprof_flamegraph_canvas_query_tooltip (
     g_string_append_printf (text, ", %.2f %% of %s", 100.0 * (double) node->total / (double) zoom->total,
                             zoom->function->symbol->name);
   g_string_append_printf (text, "\n%s%s in the function itself", self_weight, unit);
+  if (self->diff != NULL)
+    {
+      double before, after;
+      double change = sysprof_callgraph_diff_get_node_change (self->diff, node, &before, &after);
+
+      if (sysprof_callgraph_diff_get_before_node (self->diff, node) != NULL)
+        g_string_append_printf (text, "\nBefore %.2f %%, after %.2f %%: %+.2f points", before, after, change);
+      else
+        g_string_append_printf (text, "\nNot in the capture compared with: %+.2f points", change);
+    }
   gtk_tooltip_set_text (tooltip, text->str);
   return TRUE;
 }
@@ -514,6 +558,7 @@ sysprof_flamegraph_canvas_finalize (GObject *object)
   SysprofFlamegraphCanvas *self = SYSPROF_FLAMEGRAPH_CANVAS (object);
 
   g_clear_object (&self->callgraph);
+  g_clear_object (&self->diff);
   g_clear_pointer (&self->frames, g_array_unref);
   g_clear_pointer (&self->matches, g_free);
   canvas_clear_folded (self);

@@ -24,6 +24,16 @@ GtkWidget *sysprof_flamegraph_canvas_new (void);
 /* @callgraph may be NULL.  The zoom follows, on the same path of functions
  * as far as the new callgraph has it. */
 void sysprof_flamegraph_canvas_set_callgraph (SysprofFlamegraphCanvas *self, SysprofCallgraph *callgraph);
+/* A differential flame graph: @diff's AFTER callgraph, each frame coloured
+ * by the change of its share since BEFORE
+ * (sysprof_callgraph_diff_colour_for_change()), its tooltip giving both
+ * shares.  NULL: no callgraph.  set_callgraph() goes back to plain colours. */
+void sysprof_flamegraph_canvas_set_diff (SysprofFlamegraphCanvas *self, SysprofCallgraphDiff *diff);
+/* The colour the frame of @node is drawn in (before hover and search fade
+ * it). */
+void sysprof_flamegraph_canvas_get_node_color (SysprofFlamegraphCanvas    *self,
+                                               const SysprofCallgraphNode *node,
+                                               GdkRGBA                    *color);
 /* The node that fills the width (the root unless zoomed), NULL without a
  * callgraph. */
 const SysprofCallgraphNode *sysprof_flamegraph_canvas_get_zoom (SysprofFlamegraphCanvas *self);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include <glib/gstdio.h>
 
+#include "sysprof-comparison-view.h"
 #include "sysprof-view.h"
 #include "sysprof-window.h"
 
@@ -27,6 +28,12 @@ struct _SysprofWindow
   GFile           *temporary_file;
   char            *error;
   gulong           progress_handler;
+
+  /* Compare With…: the capture asked for before ours loaded, the one
+   * loading, and why the last one failed. */
+  GFile           *pending_compare;
+  SysprofDocument *compare_loading;
+  char            *compare_error;
 };
 
 G_DEFINE_FINAL_TYPE (SysprofWindow, sysprof_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -111,9 +118,70 @@ load_cb (GObject *object, GAsyncResult *result, gpointer user_data)
   gtk_widget_set_visible (self->temporary_bar, self->temporary_file != NULL);
   gtk_stack_set_visible_child_name (GTK_STACK (self->main_stack), "capture");
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.save-as", TRUE);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.compare", TRUE);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "timeline.zoom-in", TRUE);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "timeline.zoom-out", TRUE);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "timeline.zoom-reset", TRUE);
+  if (self->pending_compare != NULL)
+    {
+      g_autoptr (GFile) before = g_steal_pointer (&self->pending_compare);
+
+      sysprof_window_compare (self, before);
+    }
+}
+
+static void
+compare_load_cb (GObject *object, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (SysprofWindow) self = user_data;
+  g_autoptr (SysprofDocument) before = SYSPROF_DOCUMENT (object);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *name = g_file_get_basename (sysprof_document_get_file (before));
+  GtkWidget       *old;
+  GtkStackPage    *page;
+  SysprofView     *view;
+
+  /* Another comparison asked for since replaces this one. */
+  if (self->compare_loading != before)
+    return;
+  g_clear_object (&self->compare_loading);
+  if (!sysprof_document_load_finish (before, result, &error))
+    {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        return;
+      g_free (self->compare_error);
+      self->compare_error = g_strdup_printf ("Cannot compare with %s: %s", name, error->message);
+      toast (self, self->compare_error);
+      return;
+    }
+  if ((old = gtk_stack_get_child_by_name (GTK_STACK (self->views), "comparison")) != NULL)
+    gtk_stack_remove (GTK_STACK (self->views), old);
+  view = sysprof_comparison_view_new (self->document, before);
+  page = gtk_stack_add_titled (GTK_STACK (self->views), GTK_WIDGET (view), "comparison", "Comparison");
+  gtk_stack_page_set_icon_name (page, sysprof_view_get_icon_name (view));
+  gtk_stack_set_visible_child_name (GTK_STACK (self->views), "comparison");
+}
+
+void
+sysprof_window_compare (SysprofWindow *self, GFile *before)
+{
+  g_return_if_fail (SYSPROF_IS_WINDOW (self));
+  g_return_if_fail (G_IS_FILE (before));
+
+  g_clear_pointer (&self->compare_error, g_free);
+  if (self->document == NULL || !sysprof_document_is_loaded (self->document))
+    {
+      g_set_object (&self->pending_compare, before);
+      return;
+    }
+  {
+    /* This reference is the callback's; closing the window cancels the
+     * load. */
+    SysprofDocument *document = sysprof_document_new (before);
+
+    g_set_object (&self->compare_loading, document);
+    sysprof_document_load_async (document, self->cancellable, compare_load_cb, g_object_ref (self));
+  }
 }
 
 void
@@ -188,6 +256,13 @@ sysprof_window_get_page (SysprofWindow *self)
 }
 
 const char *
+sysprof_window_get_compare_error (SysprofWindow *self)
+{
+  g_return_val_if_fail (SYSPROF_IS_WINDOW (self), NULL);
+  return self->compare_error;
+}
+
+const char *
 sysprof_window_get_error (SysprofWindow *self)
 {
   g_return_val_if_fail (SYSPROF_IS_WINDOW (self), NULL);
@@ -203,6 +278,8 @@ sysprof_window_is_busy (SysprofWindow *self)
     return FALSE;
   if (!sysprof_document_is_loaded (self->document))
     return self->error == NULL;
+  if (self->compare_loading != NULL || self->pending_compare != NULL)
+    return TRUE;
   for (GtkWidget *child = gtk_widget_get_first_child (self->views); child != NULL;
        child = gtk_widget_get_next_sibling (child))
     if (SYSPROF_IS_VIEW (child) && sysprof_view_get_busy (SYSPROF_VIEW (child)))
@@ -260,6 +337,39 @@ open_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
     gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), filter);
   }
   g_signal_connect (dialog, "response", G_CALLBACK (open_response_cb), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
+static void
+compare_response_cb (GtkNativeDialog *dialog, int response, SysprofWindow *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+
+      sysprof_window_compare (self, file);
+    }
+  g_object_unref (dialog);
+}
+
+static void
+compare_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  SysprofWindow        *self = SYSPROF_WINDOW (widget);
+  GtkFileChooserNative *dialog;
+
+  (void) action_name;
+  (void) parameter;
+  if (self->document == NULL || !sysprof_document_is_loaded (self->document))
+    return;
+  dialog = gtk_file_chooser_native_new ("Compare With a Capture", GTK_WINDOW (self), GTK_FILE_CHOOSER_ACTION_OPEN,
+                                        "_Compare", "_Cancel");
+  {
+    g_autoptr (GtkFileFilter) filter = capture_filter ();
+
+    gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), filter);
+  }
+  g_signal_connect (dialog, "response", G_CALLBACK (compare_response_cb), self);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
 }
 
@@ -493,6 +603,7 @@ build_header (SysprofWindow *self)
   g_menu_append (menu, "_Open Capture…", "win.open");
   g_menu_append (menu, "_New Recording…", "win.record");
   g_menu_append (menu, "_Save As…", "win.save-as");
+  g_menu_append (menu, "C_ompare With…", "win.compare");
   g_menu_append (menu, "_Clear Selection", "win.clear-selection");
   g_menu_append (menu, "_About Sysprof", "app.about");
   button = gtk_menu_button_new ();
@@ -556,6 +667,9 @@ sysprof_window_finalize (GObject *object)
 
   g_clear_object (&self->document);
   g_clear_object (&self->cancellable);
+  g_clear_object (&self->pending_compare);
+  g_clear_object (&self->compare_loading);
+  g_free (self->compare_error);
   g_free (self->error);
   G_OBJECT_CLASS (sysprof_window_parent_class)->finalize (object);
 }
@@ -572,6 +686,7 @@ sysprof_window_class_init (SysprofWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
   gtk_widget_class_install_action (widget_class, "win.record", NULL, record_action);
   gtk_widget_class_install_action (widget_class, "win.save-as", NULL, save_as_action);
+  gtk_widget_class_install_action (widget_class, "win.compare", NULL, compare_action);
   gtk_widget_class_install_action (widget_class, "win.clear-selection", NULL, clear_selection_action);
   gtk_widget_class_install_action (widget_class, "timeline.zoom-in", NULL, zoom_action);
   gtk_widget_class_install_action (widget_class, "timeline.zoom-out", NULL, zoom_action);
@@ -635,6 +750,7 @@ sysprof_window_init (SysprofWindow *self)
   g_signal_connect (self, "close-request", G_CALLBACK (close_request_cb), NULL);
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.save-as", FALSE);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.compare", FALSE);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "timeline.zoom-in", FALSE);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "timeline.zoom-out", FALSE);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "timeline.zoom-reset", FALSE);

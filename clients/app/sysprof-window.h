@@ -25,6 +25,11 @@ SysprofWindow *sysprof_window_new (GtkApplication *application);
  * offers to save it and deletes it when closed. */
 void sysprof_window_open (SysprofWindow *self, GFile *file, gboolean temporary);
 void sysprof_window_show_recorder (SysprofWindow *self);
+/* Compares the window's capture (AFTER) with @before: loads it, then shows
+ * the comparison view (replacing an earlier one).  Asked before the
+ * window's capture is loaded, it waits for it.  A capture that cannot be
+ * opened is told in a toast and by sysprof_window_get_compare_error(). */
+void sysprof_window_compare (SysprofWindow *self, GFile *before);
 
 SysprofDocument *sysprof_window_get_document (SysprofWindow *self);
 /* The views' stack: one page per view, named by the view's id. */
@@ -35,7 +40,11 @@ SysprofRecorderPage *sysprof_window_get_recorder_page (SysprofWindow *self);
 const char *sysprof_window_get_page (SysprofWindow *self);
 /* The loading error shown on the error page, or NULL. */
 const char *sysprof_window_get_error (SysprofWindow *self);
-/* TRUE while loading or while a view computes. */
+/* Why the last comparison could not be made ("Cannot compare with NAME:
+ * …"), or NULL. */
+const char *sysprof_window_get_compare_error (SysprofWindow *self);
+/* TRUE while loading (the capture, or one to compare with) or while a view
+ * computes. */
 gboolean sysprof_window_is_busy (SysprofWindow *self);
 
 G_END_DECLS

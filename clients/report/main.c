@@ -67,6 +67,7 @@ new_general_context (ReportOptions *options)
                "  sysprof-report tree --threshold 5 --no-kernel capture.syscap\n"
                "  sysprof-report tree --focus gtk_main --hide g_free capture.syscap\n"
                "  sysprof-report flamegraph -o cpu.svg --begin 2 --end 4.5 capture.syscap\n"
+               "  sysprof-report diff --format svg -o diff.svg before.syscap after.syscap\n"
                "  sysprof-report collapsed capture.syscap | flamegraph.pl > cpu.svg\n"
                "  sysprof-report top --lines capture.syscap          the busiest source lines\n"
                "  sysprof-report memory --leaks memprof.syscap       allocations never freed\n"

@@ -17,8 +17,9 @@ static const GOptionEntry top_options[] = {
 };
 
 static gboolean
-check (GError **error)
+check (const Report *report, GError **error)
 {
+  (void) report;
   if (arg_sort != NULL && !g_str_equal (arg_sort, "self") && !g_str_equal (arg_sort, "total"))
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--sort: “%s” is neither self nor total", arg_sort);

@@ -16,8 +16,9 @@ static const GOptionEntry tree_options[] = {
 };
 
 static gboolean
-check (GError **error)
+check (const Report *report, GError **error)
 {
+  (void) report;
   if (!isfinite (arg_threshold) || arg_threshold < 0 || arg_threshold > 100)
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--threshold: %g is not a percentage",

@@ -232,6 +232,10 @@ report_callgraph_main (const ReportVerb *verb, int argc, char **argv, gboolean h
   report.format = REPORT_FORMAT_TEXT;
   if (o.format != NULL && g_str_equal (o.format, "tsv"))
     report.format = REPORT_FORMAT_TSV;
+  else if (o.format != NULL && verb->svg_format && g_str_equal (o.format, "svg"))
+    report.format = REPORT_FORMAT_SVG;
+  else if (o.format != NULL && verb->svg_format && !g_str_equal (o.format, "text"))
+    USAGE_ERROR ("--format: “%s” is none of text, tsv and svg", o.format);
   else if (o.format != NULL && !g_str_equal (o.format, "text"))
     USAGE_ERROR ("--format: “%s” is neither text nor tsv", o.format);
 
@@ -242,7 +246,7 @@ report_callgraph_main (const ReportVerb *verb, int argc, char **argv, gboolean h
   else
     report.limit = report.format == REPORT_FORMAT_TEXT ? verb->text_limit : 0;
 
-  if (verb->check != NULL && !verb->check (&error))
+  if (verb->check != NULL && !verb->check (&report, &error))
     USAGE_ERROR ("%s", error->message);
 
   if (!report_parse_ids (o.pids, "pid", pids, &error) || !report_parse_ids (o.tids, "tid", tids, &error))

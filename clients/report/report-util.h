@@ -21,11 +21,12 @@ typedef enum
 {
   REPORT_FORMAT_TEXT,
   REPORT_FORMAT_TSV,
+  REPORT_FORMAT_SVG, /* verbs with svg_format only */
 } ReportFormat;
 
 /* What a callgraph verb prints from: the callgraph, built with the shared
  * options, and how to print it. */
-typedef struct
+typedef struct _Report
 {
   const char       *capture_path;
   SysprofCallgraph *callgraph;
@@ -80,8 +81,8 @@ typedef struct
   /* The rows of the text table when --limit is not given (0: all). */
   guint text_limit;
   /* Checks the values of its own options, or NULL: FALSE with @error on a
-   * usage error. */
-  gboolean (*check) (GError **error);
+   * usage error.  @report has its format and limit; no callgraph yet. */
+  gboolean (*check) (const struct _Report *report, GError **error);
   /* Prints the report (the flamegraph to its file) and returns an exit
    * status, having printed any error to stderr. */
   int (*run) (const Report *report);
@@ -90,6 +91,8 @@ typedef struct
    * TRUE for the first), or NULL. */
   gboolean two_captures;
   void (*adjust_filter) (gboolean before, SysprofCallgraphFilter *filter);
+  /* --format svg is accepted too (the verb draws a picture). */
+  gboolean svg_format;
 } ReportVerb;
 
 /* The options every callgraph verb takes, and the general --help shows. */

@@ -13,6 +13,7 @@
 
 #include "sysprof-allocators.h"
 #include "sysprof-callgraph.h"
+#include "sysprof-callgraph-diff.h"
 #include "sysprof-capture-summary.h"
 #include "sysprof-dbus-messages.h"
 #include "sysprof-mark-stats.h"

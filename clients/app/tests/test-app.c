@@ -52,6 +52,22 @@
  *       TEXT"), the rows whose member is MEMBER ("member MEMBER N"), selects
  *       the first of them and prints the body shown ("body TEXT"); saves
  *       SHOTDIR/dbus.png.
+ *   test-app compare BEFORE AFTER SHOTDIR [FOCUS [FROM TO]]
+ *       Opens AFTER, focuses on the functions FOCUS names (comma-separated;
+ *       "-": none) as the callgraph's menu does, compares it with BEFORE as
+ *       "Compare With…" does (sysprof_window_compare), waits for the
+ *       comparison view and writes SHOTDIR/comparison.png.  With FROM and
+ *       TO, then selects that part
+ *       of AFTER's timeline as the selection verb does, waits for the
+ *       comparison to follow and prints "selection BEGIN END" (seconds).
+ *       Prints the comparison table's rows as the cells show
+ *       them, in order, "function<TAB>library<TAB>before_self<TAB>
+ *       after_self<TAB>self_change<TAB>before_total<TAB>after_total<TAB>
+ *       total_change" (percent signs left out), then "frame FUNCTION R G B
+ *       CHANGE" for the widest frame of each function in the differential
+ *       flame graph: the colour it is drawn in (0-255) and its change in
+ *       points.  When BEFORE cannot be opened or read: "error MESSAGE" and
+ *       "page PAGE" (the window's page), exit 1.
  *   test-app refused SHOTDIR
  *       Records the whole system and expects a refusal on the page (for a
  *       user polkit says no to); prints the message.
@@ -64,6 +80,8 @@
 #include "sysprof-callgraph-view-row.h"
 #include "sysprof-callgraph-view.h"
 #include "sysprof-chart.h"
+#include "sysprof-comparison-row.h"
+#include "sysprof-comparison-view.h"
 #include "sysprof-dbus-row.h"
 #include "sysprof-group-dropdown.h"
 #include "sysprof-thread-item.h"
@@ -76,7 +94,8 @@
 static int
 usage (void)
 {
-  fprintf (stderr, "usage: test-app views|shot|selection|lines|record|drop|time|details|groups|dbus|refused ARGS (see "
+  fprintf (stderr, "usage: test-app "
+                   "views|shot|selection|lines|record|drop|time|details|groups|dbus|offcpu|compare|refused ARGS (see "
                    "the source)\n");
   return 2;
 }
@@ -855,6 +874,153 @@ cmd_offcpu (const char *capture, const char *shot_dir)
   return status;
 }
 
+static gboolean
+comparison_done (gpointer data)
+{
+  SysprofWindow *window = data;
+  GtkWidget     *view = gtk_stack_get_child_by_name (sysprof_window_get_views (window), "comparison");
+
+  if (sysprof_window_get_compare_error (window) != NULL)
+    return TRUE;
+  return view != NULL && !sysprof_window_is_busy (window) &&
+         (sysprof_comparison_view_get_diff (SYSPROF_COMPARISON_VIEW (view)) != NULL ||
+          sysprof_comparison_view_get_error (SYSPROF_COMPARISON_VIEW (view)) != NULL);
+}
+
+/* @text without a trailing " %". */
+static void
+print_cell (SysprofComparisonRow *row, SysprofComparisonColumn column)
+{
+  g_autofree char *text = sysprof_comparison_row_dup_text (row, column);
+
+  if (g_str_has_suffix (text, " %"))
+    text[strlen (text) - 2] = '\0';
+  printf ("%s%s", column > 0 ? "\t" : "", text);
+}
+
+static int
+cmd_compare (
+    const char *before, const char *after, const char *shot_dir, const char *focus, const char *from, const char *to)
+{
+  g_autofree char *error = NULL;
+  g_autofree char *png = g_strdup_printf ("%s/comparison.png", shot_dir);
+  g_autoptr (GFile) before_file = g_file_new_for_path (before);
+  g_autoptr (GHashTable) widest = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr (GError) png_error = NULL;
+  SysprofWindow           *window = app_test_open (after, 120, &error);
+  SysprofComparisonView   *view;
+  SysprofFlamegraphCanvas *canvas;
+  SysprofCallgraphDiff    *diff;
+  GListModel              *rows;
+  GHashTableIter           iter;
+  gpointer                 value;
+
+  if (window == NULL)
+    {
+      fprintf (stderr, "%s\n", error);
+      return 1;
+    }
+  if (focus != NULL && !g_str_equal (focus, "-"))
+    {
+      g_auto (GStrv) names = g_strsplit (focus, ",", -1);
+
+      for (guint i = 0; names[i] != NULL; i++)
+        sysprof_document_focus_function (sysprof_window_get_document (window), names[i]);
+    }
+  sysprof_window_compare (window, before_file);
+  if (!app_test_wait_for (comparison_done, window, 300))
+    {
+      fprintf (stderr, "no comparison within 300 s\n");
+      return 1;
+    }
+  if (sysprof_window_get_compare_error (window) != NULL)
+    {
+      printf ("error %s\npage %s\n", sysprof_window_get_compare_error (window), sysprof_window_get_page (window));
+      gtk_window_destroy (GTK_WINDOW (window));
+      return 1;
+    }
+  view = SYSPROF_COMPARISON_VIEW (gtk_stack_get_child_by_name (sysprof_window_get_views (window), "comparison"));
+  if (sysprof_comparison_view_get_error (view) != NULL)
+    {
+      printf ("error %s\npage %s\n", sysprof_comparison_view_get_error (view), sysprof_window_get_page (window));
+      gtk_window_destroy (GTK_WINDOW (window));
+      return 1;
+    }
+  if (!app_test_show_view (window, "comparison", 60))
+    {
+      fprintf (stderr, "the comparison view is still busy after 60 s\n");
+      return 1;
+    }
+  g_mkdir_with_parents (shot_dir, 0755);
+  if (!app_test_save_png (GTK_WIDGET (window), png, &png_error))
+    {
+      fprintf (stderr, "%s: %s\n", png, png_error->message);
+      return 1;
+    }
+
+  if (from != NULL)
+    {
+      SysprofTimeline *timeline = sysprof_window_get_timeline (window);
+      int              width = gtk_widget_get_width (GTK_WIDGET (timeline));
+      double           f = g_ascii_strtod (from, NULL), t = g_ascii_strtod (to, NULL);
+      gint64           begin, end;
+
+      /* The plot starts after the gutter: fractions are of the plot area. */
+      sysprof_timeline_select_pixels (timeline, SYSPROF_CHART_GUTTER + f * (width - SYSPROF_CHART_GUTTER),
+                                      SYSPROF_CHART_GUTTER + t * (width - SYSPROF_CHART_GUTTER));
+      sysprof_document_get_selection (sysprof_window_get_document (window), &begin, &end);
+      if (!app_test_wait_for (comparison_done, window, 300) || sysprof_comparison_view_get_error (view) != NULL)
+        {
+          fprintf (stderr, "the comparison did not follow the selection\n");
+          return 1;
+        }
+      printf ("selection %.9f %.9f\n", begin / 1e9, end / 1e9);
+    }
+
+  rows = sysprof_comparison_view_get_rows (view);
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr (SysprofComparisonRow) row = g_list_model_get_item (rows, i);
+
+      for (guint c = 0; c < SYSPROF_COMPARISON_N_COLUMNS; c++)
+        print_cell (row, c);
+      printf ("\n");
+    }
+
+  /* The widest frame of each function, as the canvas draws it. */
+  canvas = sysprof_comparison_view_get_canvas (view);
+  diff = sysprof_comparison_view_get_diff (view);
+  for (const SysprofCallgraphNode *node = sysprof_callgraph_get_root (sysprof_callgraph_diff_get_after (diff));
+       node != NULL;)
+    {
+      const SysprofCallgraphNode *best = g_hash_table_lookup (widest, node->function->symbol->name);
+
+      if (node->function->kind == SYSPROF_CALLGRAPH_FUNCTION_CODE && (best == NULL || node->total > best->total))
+        g_hash_table_insert (widest, (gpointer) node->function->symbol->name, (gpointer) node);
+      if (node->first_child != NULL)
+        node = node->first_child;
+      else
+        {
+          while (node != NULL && node->next_sibling == NULL)
+            node = node->parent;
+          node = node != NULL ? node->next_sibling : NULL;
+        }
+    }
+  g_hash_table_iter_init (&iter, widest);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      const SysprofCallgraphNode *node = value;
+      GdkRGBA                     color;
+
+      sysprof_flamegraph_canvas_get_node_color (canvas, node, &color);
+      printf ("frame %s %d %d %d %+.2f\n", node->function->symbol->name, (int) (color.red * 255 + 0.5),
+              (int) (color.green * 255 + 0.5), (int) (color.blue * 255 + 0.5),
+              sysprof_callgraph_diff_get_node_change (diff, node, NULL, NULL));
+    }
+  gtk_window_destroy (GTK_WINDOW (window));
+  return 0;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -884,6 +1050,9 @@ main (int argc, char **argv)
     return cmd_offcpu (argv[2], argv[3]);
   if (strcmp (argv[1], "dbus") == 0 && argc == 5)
     return cmd_dbus (argv[2], argv[3], argv[4]);
+  if (strcmp (argv[1], "compare") == 0 && (argc == 5 || argc == 6 || argc == 8))
+    return cmd_compare (argv[2], argv[3], argv[4], argc >= 6 ? argv[5] : NULL, argc == 8 ? argv[6] : NULL,
+                        argc == 8 ? argv[7] : NULL);
   if (strcmp (argv[1], "refused") == 0 && argc == 3)
     return cmd_refused (argv[2]);
   return usage ();

@@ -248,6 +248,37 @@ R flamegraph -o - > "$tmp/out"
 cmp -s "$tmp/out" "$svg" || fail "flamegraph -o - differs from the file"
 ok "flamegraph: default path printed, well-formed, tooltips, total, standalone"
 
+# The differential flame graph of two parts of the written capture: before
+# 0.45 s, 4 samples of worker (main;compute;hash 3, main;compute 1); after,
+# 6 (worker: main;io;kernel 2, main;compute;hash 1; helper: 3).  Each
+# frame's title has its shares and change, its colour scales with the
+# change, the largest (compute, -83.33 points) at full blue.
+r diff --no-local-files --before 0:0.45 --after 0.45: --format svg -o "$tmp/diff.svg" "$cap" "$cap" > "$tmp/out"
+[ "$(cat "$tmp/out")" = "$tmp/diff.svg" ] || fail "diff --format svg prints its path: $(cat "$tmp/out")"
+if command -v xmllint >/dev/null; then
+  xmllint --noout "$tmp/diff.svg" || fail "diff --format svg: not well-formed XML"
+fi
+while IFS='|' read -r title fill; do
+  grep -F "<title>$title</title><rect x=" "$tmp/diff.svg" | grep -qF "fill=\"rgb($fill)\"" ||
+    fail "diff --format svg: no box \"$title\" in rgb($fill)"
+done <<'EOF'
+[Everything] 6 samples; before 100.00%, after 100.00%, change +0.00 points|226,226,222
+[worker] 3 samples; before 100.00%, after 50.00%, change -50.00 points|114,148,226
+compute (libwork.so) 1 samples; before 100.00%, after 16.67%, change -83.33 points|40,96,228
+hash (libwork.so) 1 samples; before 75.00%, after 16.67%, change -58.33 points|96,135,226
+io (libwork.so) 2 samples; before 0.00% (no such frame), after 33.33%, change +33.33 points|224,152,146
+[/usr/libexec/helper --serve] 3 samples; before 0.00% (no such frame), after 50.00%, change +50.00 points|224,114,108
+EOF
+[ "$(grep -c '<g><title>' "$tmp/diff.svg")" -eq 11 ] || fail "diff --format svg: not one box per frame of AFTER"
+grep -q '>-83.33 points</text>' "$tmp/diff.svg" && grep -q '>+83.33 points</text>' "$tmp/diff.svg" ||
+  fail "diff --format svg: legend"
+! grep -Eq '<script|xlink:href|@import|url\(' "$tmp/diff.svg" || fail "diff --format svg: not standalone"
+(cd "$tmp" && r diff --no-local-files --format svg "$cap" "$cap") > "$tmp/out"
+[ "$(cat "$tmp/out")" = written-diff.svg ] || fail "diff --format svg: default path $(cat "$tmp/out")"
+! grep -Eq 'fill="rgb\((40,96,228|222,40,32)\)"' "$tmp/written-diff.svg" ||
+  fail "diff --format svg: a capture against itself has a change"
+ok "diff --format svg: exact shares and changes per frame, colours scaled to the largest change, legend, default path"
+
 # --- the Sysprof 3.46 fixtures ------------------------------------------------------
 # Their embedded symbols only: the answers must not depend on this machine's binaries.
 r () { "$report" "$@" --no-local-files || fail "sysprof-report $* exited with $?"; }

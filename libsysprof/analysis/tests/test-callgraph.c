@@ -1359,6 +1359,187 @@ test_focus_allocations (void)
   capture_clear (&capture);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Two callgraphs compared */
+
+static const SysprofCallgraphDiffRow *
+diff_row (SysprofCallgraphDiff *diff, const char *name, guint *position)
+{
+  for (guint i = 0; i < sysprof_callgraph_diff_get_n_rows (diff); i++)
+    {
+      const SysprofCallgraphDiffRow *row = sysprof_callgraph_diff_get_row (diff, i);
+
+      if (g_str_equal (sysprof_callgraph_diff_row_get_function (row)->symbol->name, name))
+        {
+          if (position != NULL)
+            *position = i;
+          return row;
+        }
+    }
+  g_error ("no row %s", name);
+  return NULL;
+}
+
+static void
+test_diff (void)
+{
+  Capture before = { 0 }, after = { 0 };
+  g_autoptr (SysprofCallgraph) cg_before = NULL;
+  g_autoptr (SysprofCallgraph) cg_after = NULL;
+  g_autoptr (SysprofCallgraphDiff) diff = NULL;
+  g_autoptr (SysprofCallgraphDiff) by_total = NULL;
+  const SysprofCallgraphDiffRow *row;
+  const SysprofCallgraphNode    *main_node, *a, *d;
+  double                         b_percent, a_percent;
+  guint                          position;
+
+  /* BEFORE, 10 samples: main;a;b 4, main;a;c 3, main;d 2, main 1.
+   * AFTER, 20 samples: main;a;b 4, main;a;c 6, main;d 6, main;d;b 2,
+   * main;e 2. */
+  capture_init (&before);
+  for (guint i = 0; i < 10; i++)
+    {
+      gint64 t = 10 * (gint64) (i + 1);
+
+      if (i < 4)
+        ADD (&before, PID_APP, PID_APP, t, U (FB, i), U (FA, 0x30), U (MAIN, 0x40));
+      else if (i < 7)
+        ADD (&before, PID_APP, PID_APP, t, U (FC, i), U (FA, 0x30), U (MAIN, 0x40));
+      else if (i < 9)
+        ADD (&before, PID_APP, PID_APP, t, U (FD, i), U (MAIN, 0x44));
+      else
+        ADD (&before, PID_APP, PID_APP, t, U (MAIN, 0x50));
+    }
+  capture_finish (&before);
+  capture_init (&after);
+  for (guint i = 0; i < 20; i++)
+    {
+      gint64 t = 10 * (gint64) (i + 1);
+
+      if (i < 4)
+        ADD (&after, PID_APP, PID_APP, t, U (FB, i), U (FA, 0x30), U (MAIN, 0x40));
+      else if (i < 10)
+        ADD (&after, PID_APP, PID_APP, t, U (FC, i), U (FA, 0x30), U (MAIN, 0x40));
+      else if (i < 16)
+        ADD (&after, PID_APP, PID_APP, t, U (FD, i), U (MAIN, 0x44));
+      else if (i < 18)
+        ADD (&after, PID_APP, PID_APP, t, U (FB, i), U (FD, 0x20), U (MAIN, 0x44));
+      else
+        ADD (&after, PID_APP, PID_APP, t, U (FE, i), U (MAIN, 0x48));
+    }
+  capture_finish (&after);
+
+  cg_before = build (before.path, NULL);
+  cg_after = build (after.path, NULL);
+  diff = sysprof_callgraph_diff_new (cg_before, cg_after, SYSPROF_CALLGRAPH_DIFF_SORT_SELF);
+  g_assert_true (sysprof_callgraph_diff_get_before (diff) == cg_before);
+  g_assert_true (sysprof_callgraph_diff_get_after (diff) == cg_after);
+
+  /* Functions: main, a, b, c, d, e; never the root or [app]. */
+  g_assert_cmpuint (sysprof_callgraph_diff_get_n_rows (diff), ==, 6);
+  row = diff_row (diff, "b", &position);
+  g_assert_cmpuint (row->self[0], ==, 4);
+  g_assert_cmpuint (row->self[1], ==, 6);
+  g_assert_cmpfloat_with_epsilon (row->self_percent[0], 40.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (row->self_percent[1], 30.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (row->self_change, -10.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (row->total_change, -10.0, 1e-9);
+  g_assert_true (row->function[0] == function (cg_before, "b"));
+  g_assert_true (row->function[1] == function (cg_after, "b"));
+  /* Changes of 10 points (b, d, e, main; ties by name), then none. */
+  g_assert_cmpuint (position, ==, 0);
+  g_assert_cmpuint ((diff_row (diff, "d", &position), position), ==, 1);
+  g_assert_cmpuint ((diff_row (diff, "e", &position), position), ==, 2);
+  g_assert_cmpuint ((diff_row (diff, "main", &position), position), ==, 3);
+  g_assert_cmpfloat_with_epsilon (diff_row (diff, "main", NULL)->self_change, -10.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (diff_row (diff, "main", NULL)->total_change, 0.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (diff_row (diff, "c", NULL)->self_change, 0.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (diff_row (diff, "a", NULL)->total_change, -20.0, 1e-9);
+  /* A function of one side only: 0 on the other. */
+  row = diff_row (diff, "e", NULL);
+  g_assert_null (row->function[0]);
+  g_assert_true (sysprof_callgraph_diff_row_get_function (row) == function (cg_after, "e"));
+  g_assert_cmpuint (row->self[0], ==, 0);
+  g_assert_cmpfloat_with_epsilon (row->self_change, 10.0, 1e-9);
+
+  /* By total: a and d (20 points) first. */
+  by_total = sysprof_callgraph_diff_new (cg_before, cg_after, SYSPROF_CALLGRAPH_DIFF_SORT_TOTAL);
+  g_assert_cmpstr (sysprof_callgraph_diff_row_get_function (sysprof_callgraph_diff_get_row (by_total, 0))->symbol->name,
+                   ==, "a");
+  g_assert_cmpstr (sysprof_callgraph_diff_row_get_function (sysprof_callgraph_diff_get_row (by_total, 1))->symbol->name,
+                   ==, "d");
+
+  /* Frames, matched by path. */
+  main_node = child (child (sysprof_callgraph_get_root (cg_after), "[app]"), "main");
+  a = child (main_node, "a");
+  d = child (main_node, "d");
+  g_assert_true (sysprof_callgraph_diff_get_before_node (diff, sysprof_callgraph_get_root (cg_after)) ==
+                 sysprof_callgraph_get_root (cg_before));
+  g_assert_true (sysprof_callgraph_diff_get_before_node (diff, a) ==
+                 child (child (child (sysprof_callgraph_get_root (cg_before), "[app]"), "main"), "a"));
+  g_assert_cmpfloat_with_epsilon (sysprof_callgraph_diff_get_node_change (diff, main_node, &b_percent, &a_percent), 0.0,
+                                  1e-9);
+  g_assert_cmpfloat_with_epsilon (b_percent, 100.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (sysprof_callgraph_diff_get_node_change (diff, a, &b_percent, &a_percent), -20.0,
+                                  1e-9);
+  g_assert_cmpfloat_with_epsilon (b_percent, 70.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (a_percent, 50.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (sysprof_callgraph_diff_get_node_change (diff, child (a, "b"), NULL, NULL), -20.0,
+                                  1e-9);
+  g_assert_cmpfloat_with_epsilon (sysprof_callgraph_diff_get_node_change (diff, child (a, "c"), NULL, NULL), 0.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (sysprof_callgraph_diff_get_node_change (diff, d, NULL, NULL), 20.0, 1e-9);
+  /* main;d;b is b's name on another path: a new frame. */
+  g_assert_null (sysprof_callgraph_diff_get_before_node (diff, child (d, "b")));
+  g_assert_cmpfloat_with_epsilon (sysprof_callgraph_diff_get_node_change (diff, child (d, "b"), &b_percent, NULL), 10.0,
+                                  1e-9);
+  g_assert_cmpfloat_with_epsilon (b_percent, 0.0, 1e-9);
+  g_assert_null (sysprof_callgraph_diff_get_before_node (diff, child (main_node, "e")));
+  g_assert_cmpfloat_with_epsilon (sysprof_callgraph_diff_get_max_node_change (diff), 20.0, 1e-9);
+
+  /* Colours: grey unchanged, full red and blue at the largest change, in
+   * between in proportion; a change beyond the largest stays full. */
+  {
+    guint8 rgb[3];
+
+    sysprof_callgraph_diff_colour_for_change (0.0, 20.0, rgb);
+    g_assert_cmpuint (rgb[0], ==, 226);
+    g_assert_cmpuint (rgb[2], ==, 222);
+    sysprof_callgraph_diff_colour_for_change (20.0, 20.0, rgb);
+    g_assert_cmpuint (rgb[0], ==, 222);
+    g_assert_cmpuint (rgb[1], ==, 40);
+    g_assert_cmpuint (rgb[2], ==, 32);
+    sysprof_callgraph_diff_colour_for_change (-25.0, 20.0, rgb);
+    g_assert_cmpuint (rgb[0], ==, 40);
+    g_assert_cmpuint (rgb[1], ==, 96);
+    g_assert_cmpuint (rgb[2], ==, 228);
+    sysprof_callgraph_diff_colour_for_change (-10.0, 20.0, rgb);
+    g_assert_cmpuint (rgb[0], ==, 133);
+    g_assert_cmpuint (rgb[2], ==, 225);
+    sysprof_callgraph_diff_colour_for_change (5.0, 0.0, rgb);
+    g_assert_cmpuint (rgb[1], ==, 226);
+  }
+
+  /* A side without samples: every share there is 0, nothing divides by 0. */
+  {
+    const gint32           nobody[] = { 999 };
+    SysprofCallgraphFilter filter = SYSPROF_CALLGRAPH_FILTER_INIT;
+    g_autoptr (SysprofCallgraph) empty = NULL;
+    g_autoptr (SysprofCallgraphDiff) from_nothing = NULL;
+
+    filter.pids = nobody;
+    filter.n_pids = 1;
+    empty = build (before.path, &filter);
+    from_nothing = sysprof_callgraph_diff_new (empty, cg_after, SYSPROF_CALLGRAPH_DIFF_SORT_SELF);
+    row = diff_row (from_nothing, "c", NULL);
+    g_assert_cmpfloat_with_epsilon (row->self_percent[0], 0.0, 1e-9);
+    g_assert_cmpfloat_with_epsilon (row->self_change, 30.0, 1e-9);
+    g_assert_cmpfloat_with_epsilon (sysprof_callgraph_diff_get_max_node_change (from_nothing), 100.0, 1e-9);
+  }
+
+  capture_clear (&before);
+  capture_clear (&after);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -1381,6 +1562,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/Libsysprof/Callgraph/focus-and-hide", test_focus_and_hide);
   g_test_add_func ("/Libsysprof/Callgraph/filter-old-size", test_filter_old_size);
   g_test_add_func ("/Libsysprof/Callgraph/focus-allocations", test_focus_allocations);
+  g_test_add_func ("/Libsysprof/CallgraphDiff/functions-and-frames", test_diff);
 
   return g_test_run ();
 }
