@@ -53,6 +53,7 @@ expected_views () { # CAPTURE -> sorted, comma-separated ids
     [ "$(stat_of "$stats" CTRSET)" -gt 0 ] && views+=(counters)
     [ "$(stat_of "$stats" MARK)" -gt 0 ] && views+=(marks)
     [ "$(stat_of "$stats" LOG)" -gt 0 ] && views+=(logs)
+    [ "$(stat_of "$stats" DBUS_MESSAGE)" -gt 0 ] && views+=(dbus)
     if [ $(($(stat_of "$stats" PROCESS) + $(stat_of "$stats" FORK) + $(stat_of "$stats" EXIT) + samples + allocs)) -gt 0 ]; then
         views+=(processes)
     fi
@@ -148,12 +149,14 @@ check_capture sysprof-3.46-memprof "$DATA_DIR/sysprof-3.46-memprof.syscap" \
 for fixture in perf marks memprof; do
     "$TO_NEW_FORMAT" "$DATA_DIR/sysprof-3.46-$fixture.syscap" "$work/new-layout-$fixture.syscap"
 done
+# The converter adds Sysprof 45's TRACE and DBUS_MESSAGE frames beside the
+# samples: the D-Bus view lists the latter.
 check_capture new-layout-perf "$work/new-layout-perf.syscap" \
-    details,samples,callgraph,flamegraph,counters,processes,files
+    details,samples,callgraph,flamegraph,counters,dbus,processes,files
 check_capture new-layout-marks "$work/new-layout-marks.syscap" \
     details,counters,marks,logs,processes,files
 check_capture new-layout-memprof "$work/new-layout-memprof.syscap" \
-    details,samples,callgraph,flamegraph,memory,processes,files
+    details,samples,callgraph,flamegraph,memory,dbus,processes,files
 
 # A damaged file: a clear error on the error page, no crash.
 head -c 100 "$DATA_DIR/sysprof-3.46-perf.syscap" >"$work/damaged.syscap"
