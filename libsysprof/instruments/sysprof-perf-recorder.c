@@ -178,6 +178,7 @@ struct _SysprofPerfRecorder
   /* tid -> its PendingSample off the CPU (owned here once parked). */
   GHashTable *off_cpu;
   gint64      last_time;
+  gint32      own_pid;
   guint64     n_switches;
   guint64     n_off_cpu;
   guint64     n_sched_marks;
@@ -885,8 +886,12 @@ handle_sched_sample (SysprofPerfRecorder *self, const struct perf_event_header *
   if (sw.next_pid != 0)
     note_switch_in (self, sw.next_pid, (gint64) time);
 
-  /* The stack of the one leaving (not of the idle task). */
-  if (sw.prev_pid == 0 || tid == 0 || tid == (guint32) -1)
+  /* The stack of the one leaving: not of the idle task, nor of the
+   * recorder's own threads and its unwinding helper, which switch at every
+   * exchange of stacks: unwinding theirs would feed itself (their slices
+   * and the switch-ins stay). */
+  if (sw.prev_pid == 0 || tid == 0 || tid == (guint32) -1 || (gint32) pid == self->own_pid ||
+      (self->unwinder != NULL && (GPid) pid == _sysprof_unwind_client_get_helper_pid (self->unwinder)))
     return;
   if (self->unwinder != NULL)
     {
@@ -1790,7 +1795,10 @@ opened:
   if (options->scheduler)
     {
       EventConfig sched_config = config;
-      guint       sched_pages = n_data_pages;
+      /* Every switch with its stack copy (8 KiB by default): four times the
+       * sampling rings' room, as perf sched record takes, so that bursts of
+       * switches wait for the drain rather than being lost. */
+      guint sched_pages = MIN (n_data_pages * 4, (guint) SYSPROF_PERF_RECORDER_MAX_DATA_PAGES);
 
       sched_config.tracepoint_id = self->sched_format.id;
       if (!open_all (self, targets, cpus->len, &sched_config, &sched_pages, &local_error))
@@ -1802,6 +1810,7 @@ opened:
           return FALSE;
         }
       self->scheduler = TRUE;
+      self->own_pid = (gint32) getpid ();
       /* The sampling period, for readers weighing on-CPU samples against
        * off-CPU time; the counts follow at stop under the same id. */
       {

@@ -86,7 +86,9 @@ typedef struct
    * each time a thread leaves the CPU and later runs again gives an off-CPU
    * sample (SYSPROF_CAPTURE_SAMPLE_OFF_CPU: its stack, and how long it
    * waited); threads still off the CPU at stop get one up to the last
-   * record.  At stop a METADATA frame "sysprof.scheduler" counts them
+   * record.  The threads of this process and of its unwinding helper get
+   * none (they switch at every exchange of stacks).  The switch events'
+   * rings are four times @n_data_pages.  At stop a METADATA frame "sysprof.scheduler" counts them
    * ("switches=N off-cpu=N marks=N dropped=N frequency=HZ"). */
   gboolean scheduler;
 } SysprofPerfRecorderOptions;
