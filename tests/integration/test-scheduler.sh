@@ -53,7 +53,7 @@ for f in wait_in_sleep wait_in_pipe_read wait_in_mutex; do
   got="$got $f ${seconds}s/${measured}s"
 done
 # The main thread's time off the CPU: those waits, and short ones between.
-wpid=$(as "$U" sysprof-report threads --format tsv "$W/u/sched.syscap" | awk -F'\t' '$3 == "blocking-worklo" && $1 == $2 { print $1; exit }')
+wpid=$(as "$U" sysprof-report threads --format tsv "$W/u/sched.syscap" | awk -F'\t' '$3 == "blocking-worklo" && $1 == $2 && !p { p = $1 } END { print p }')
 [ -n "$wpid" ] || fail "sysprof-report threads does not list the workload's main thread"
 main_off=$(as "$U" sysprof-report threads --pid "$wpid" --format tsv "$W/u/sched.syscap" | awk -F'\t' -v p="$wpid" '$2 == p { print $4 / 1e9 }')
 want=$(awk '/^wait_in_/ { s += $2 } END { print s }' "$W/out")
