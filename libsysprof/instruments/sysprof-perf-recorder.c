@@ -178,6 +178,7 @@ struct _SysprofPerfRecorder
   /* tid -> its PendingSample off the CPU (owned here once parked). */
   GHashTable *off_cpu;
   gint64      last_time;
+  gsize       parked_bytes;
   gint32      own_pid;
   guint64     n_switches;
   guint64     n_off_cpu;
@@ -420,6 +421,15 @@ write_sample (SysprofPerfRecorder *self, PendingSample *p)
     self->n_samples++;
 }
 
+/* Memory of the off-CPU stacks waiting for their threads to run again. */
+#define MAX_PARKED_BYTES ((gsize) 32 << 20)
+
+static void
+unpark (SysprofPerfRecorder *self, PendingSample *p)
+{
+  self->parked_bytes -= sizeof *p + p->n_addrs * sizeof (SysprofCaptureAddress);
+}
+
 /* Writes the samples at the head of the queue that are complete.  An off-CPU
  * stack whose task has not run again yet leaves the queue for self->off_cpu,
  * shrunk to its addresses: tasks may sleep for the whole recording. */
@@ -433,9 +443,21 @@ write_done_samples (SysprofPerfRecorder *self)
       g_queue_pop_head (&self->pending);
       if (p->off_cpu && !p->back)
         {
-          PendingSample *shrunk = g_realloc (p, sizeof *p + p->n_addrs * sizeof (SysprofCaptureAddress));
+          gsize          size = sizeof *p + p->n_addrs * sizeof (SysprofCaptureAddress);
+          PendingSample *shrunk;
 
+          /* Bounded: a program with thousands of sleeping threads costs the
+           * daemon at most this much, the rest is counted as dropped. */
+          if (self->parked_bytes + size > MAX_PARKED_BYTES)
+            {
+              g_hash_table_remove (self->off_cpu, GINT_TO_POINTER (p->tid));
+              self->n_off_cpu_dropped++;
+              g_free (p);
+              continue;
+            }
+          shrunk = g_realloc (p, size);
           shrunk->parked = TRUE;
+          self->parked_bytes += size;
           g_hash_table_insert (self->off_cpu, GINT_TO_POINTER (shrunk->tid), shrunk);
           continue;
         }
@@ -460,6 +482,7 @@ note_switch_in (SysprofPerfRecorder *self, gint32 tid, gint64 time)
   p->off_usec = (guint32) CLAMP ((time - p->time) / 1000, 1, (gint64) G_MAXUINT32);
   if (p->parked)
     {
+      unpark (self, p);
       write_sample (self, p);
       g_free (p);
     }
@@ -482,6 +505,7 @@ note_switch_out (SysprofPerfRecorder *self, PendingSample *p)
       g_hash_table_remove (self->off_cpu, GINT_TO_POINTER (p->tid));
       if (old->parked)
         {
+          unpark (self, old);
           self->n_off_cpu_dropped++;
           g_free (old);
         }
@@ -512,6 +536,7 @@ write_parked_samples (SysprofPerfRecorder *self)
       if (!p->parked)
         continue;
       g_hash_table_iter_remove (&iter);
+      unpark (self, p);
       p->off_usec = (guint32) CLAMP ((self->last_time - p->time) / 1000, 1, (gint64) G_MAXUINT32);
       write_sample (self, p);
       g_free (p);
