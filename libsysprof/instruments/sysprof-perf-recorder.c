@@ -14,7 +14,6 @@
 #include "sysprof-perf-ring-private.h"
 #include "sysprof-sched-switch-private.h"
 #include "sysprof-unwind-client-private.h"
-#include "sysprof-unwind-memo-private.h"
 
 /* Records are drained on a timer rather than on every wakeup: a ring of 64
  * pages (256 KiB) holds far more than 50 ms of samples at 997 Hz (about 1 KiB
@@ -91,9 +90,6 @@ typedef struct
   gboolean parked;
   gboolean discard;
   guint32  off_usec;
-  /* Unwound by the helper: its answer is kept under this key. */
-  gboolean             memo;
-  SysprofUnwindMemoKey memo_key;
   /* The kernel's part of the callchain (markers included), then, once
    * answered, PERF_CONTEXT_USER and the user frames. */
   guint                 n_addrs;
@@ -184,12 +180,10 @@ struct _SysprofPerfRecorder
   gint64      last_time;
   gsize       parked_bytes;
   gint32      own_pid;
-  /* Off-CPU stacks unwound before (DWARF unwinding only). */
-  SysprofUnwindMemo *memo;
-  guint64            n_switches;
-  guint64            n_off_cpu;
-  guint64            n_sched_marks;
-  guint64            n_off_cpu_dropped;
+  guint64     n_switches;
+  guint64     n_off_cpu;
+  guint64     n_sched_marks;
+  guint64     n_off_cpu_dropped;
 };
 
 G_DEFINE_FINAL_TYPE (SysprofPerfRecorder, sysprof_perf_recorder, G_TYPE_OBJECT)
@@ -243,7 +237,6 @@ sysprof_perf_recorder_finalize (GObject *object)
       g_hash_table_unref (self->off_cpu);
     }
   g_clear_pointer (&self->switched_in, g_hash_table_unref);
-  g_clear_pointer (&self->memo, _sysprof_unwind_memo_free);
   g_clear_pointer (&self->slice_start, g_array_unref);
   g_queue_clear_full (&self->pending, g_free);
   g_free (self->unwind_summary);
@@ -561,8 +554,6 @@ unwound_cb (guint64 seq, SysprofUnwindStatus status, const guint64 *addrs, guint
   g_assert (p != NULL && !p->done && p->seq == seq);
 
   self->n_unwound[status]++;
-  if (p->memo && self->memo != NULL)
-    _sysprof_unwind_memo_store (self->memo, p->memo_key, status, addrs, MIN (n_addrs, SYSPROF_UNWIND_MAX_FRAMES));
   /* The slot after the marker holds the user ip (see handle_dwarf_sample):
    * when nothing was unwound it stays, and the sample is still attributed. */
   p->addrs[p->n_addrs++] = PERF_CONTEXT_USER;
@@ -762,7 +753,7 @@ handle_dwarf_sample (SysprofPerfRecorder *self,
   memcpy (p->addrs, ips, n_ips * sizeof *ips);
   p->n_addrs = n_ips;
   p->done = !unwind;
-  p->off_cpu = p->back = p->parked = p->discard = p->memo = FALSE;
+  p->off_cpu = p->back = p->parked = p->discard = FALSE;
   p->off_usec = 0;
   if (!unwind && n_ips == 0)
     p->addrs[p->n_addrs++] = ip;
@@ -780,32 +771,6 @@ handle_dwarf_sample (SysprofPerfRecorder *self,
   maybe_restart_unwinder (self);
   /* Where unwound_cb finds the user ip, after the PERF_CONTEXT_USER it adds. */
   p->addrs[n_ips + 1] = regs[SYSPROF_UNWIND_N_REGS - 1];
-  /* A thread leaving the CPU where and as it left it before: the same
-   * frames, without the helper. */
-  if (off_cpu && self->memo != NULL)
-    {
-      SysprofUnwindStatus status;
-      const guint64      *frames;
-      guint               n_frames;
-
-      p->memo_key = _sysprof_unwind_memo_key (self->memo, (gint32) pid, regs, stack, (gsize) dyn_size);
-      if (_sysprof_unwind_memo_lookup (self->memo, p->memo_key, &status, &frames, &n_frames))
-        {
-          self->n_unwound[status]++;
-          p->addrs[p->n_addrs++] = PERF_CONTEXT_USER;
-          if (n_frames > 0)
-            {
-              memcpy (&p->addrs[p->n_addrs], frames, n_frames * sizeof *frames);
-              p->n_addrs += n_frames;
-            }
-          else
-            p->n_addrs++;
-          p->done = TRUE;
-          write_done_samples (self);
-          return;
-        }
-      p->memo = TRUE;
-    }
   _sysprof_unwind_client_submit (self->unwinder, p->seq, (gint32) pid, (gint32) tid, regs, stack, (gsize) dyn_size);
 }
 
@@ -1086,8 +1051,6 @@ handle_mmap (SysprofPerfRecorder *self, const struct perf_event_header *record)
   /* Only executable mappings come without mmap_data; MMAP2 says so. */
   if (self->unwinder != NULL && (record->type != PERF_RECORD_MMAP2 || (prot & PROT_EXEC)))
     _sysprof_unwind_client_add_map (self->unwinder, (gint32) pid, addr, addr + len, pgoff, maj, min, inode, filename);
-  if (self->memo != NULL)
-    _sysprof_unwind_memo_forget (self->memo, (gint32) pid);
   count_frame (self, sysprof_capture_writer_add_map (self->writer, id.time, id.cpu, (gint32) pid, addr, addr + len,
                                                      pgoff, inode, filename));
   if (filename[0] == '/')
@@ -1124,8 +1087,6 @@ handle_comm (SysprofPerfRecorder *self, const struct perf_event_header *record)
       g_hash_table_remove (self->mount_ns, GUINT_TO_POINTER (pid));
       if (self->unwinder != NULL)
         _sysprof_unwind_client_forget (self->unwinder, (gint32) pid, id.time);
-      if (self->memo != NULL)
-        _sysprof_unwind_memo_forget (self->memo, (gint32) pid);
     }
   count_frame (self, sysprof_capture_writer_add_process (self->writer, id.time, id.cpu, (gint32) pid, comm));
 }
@@ -1151,8 +1112,6 @@ handle_task (SysprofPerfRecorder *self, const struct perf_event_header *record)
     return;
 
   flush_pending (self);
-  if (record->type == PERF_RECORD_EXIT && self->memo != NULL)
-    _sysprof_unwind_memo_forget (self->memo, (gint32) pid);
   if (record->type == PERF_RECORD_EXIT && self->unwinder != NULL)
     _sysprof_unwind_client_forget (self->unwinder, (gint32) pid, (gint64) time);
   else if (record->type == PERF_RECORD_FORK && self->unwinder != NULL)
@@ -1877,8 +1836,6 @@ opened:
         }
       self->scheduler = TRUE;
       self->own_pid = (gint32) getpid ();
-      if (self->unwinder != NULL)
-        self->memo = _sysprof_unwind_memo_new ();
       /* The sampling period, for readers weighing on-CPU samples against
        * off-CPU time; the counts follow at stop under the same id. */
       {
@@ -1931,9 +1888,9 @@ sysprof_perf_recorder_stop (SysprofPerfRecorder *self)
 
       write_parked_samples (self);
       counts = g_strdup_printf ("switches=%" G_GUINT64_FORMAT " off-cpu=%" G_GUINT64_FORMAT " marks=%" G_GUINT64_FORMAT
-                                " dropped=%" G_GUINT64_FORMAT " frequency=%u reused-stacks=%" G_GUINT64_FORMAT,
+                                " dropped=%" G_GUINT64_FORMAT " frequency=%u",
                                 self->n_switches, self->n_off_cpu, self->n_sched_marks, self->n_off_cpu_dropped,
-                                self->frequency, self->memo ? _sysprof_unwind_memo_get_n_hits (self->memo) : 0);
+                                self->frequency);
       count_frame (self, sysprof_capture_writer_add_metadata (self->writer, SYSPROF_CAPTURE_CURRENT_TIME, -1, -1,
                                                               SYSPROF_SCHEDULER_METADATA_ID, counts, -1));
     }
