@@ -1024,6 +1024,15 @@ sysprof_chart_get_row_label (SysprofChart *self, guint row)
 }
 
 guint
+sysprof_chart_get_row_n_points (SysprofChart *self, guint row)
+{
+  g_return_val_if_fail (SYSPROF_IS_CHART (self), 0);
+  g_return_val_if_fail (row < self->rows->len, 0);
+
+  return get_row (self, row)->kind == SYSPROF_CHART_ROW_HEADING ? 0 : get_row (self, row)->data->len;
+}
+
+guint
 sysprof_chart_get_n_rows (SysprofChart *self)
 {
   g_return_val_if_fail (SYSPROF_IS_CHART (self), 0);

@@ -81,6 +81,8 @@ void sysprof_chart_set_row_unit (SysprofChart *self, guint row, const char *unit
 /* The row's color (default: one of a palette, by row index). */
 void        sysprof_chart_set_row_color (SysprofChart *self, guint row, const GdkRGBA *color);
 const char *sysprof_chart_get_row_label (SysprofChart *self, guint row);
+/* Its points, ticks or spans (0 for a heading). */
+guint sysprof_chart_get_row_n_points (SysprofChart *self, guint row);
 /* The row at @y in widget coordinates (scrolling included), or -1. */
 int sysprof_chart_get_row_at_y (SysprofChart *self, double y);
 /* The time at @x in widget coordinates, clamped to the visible range. */

@@ -4,9 +4,9 @@
  * destination, path, interface, member, serial, reply serial, size), and the
  * body of the selected message (g_variant_print) below it.
  *
- * The messages are read and decoded once, off the main thread, from a
- * reader of the view's own (SysprofDbusMessages: untrusted bytes show as
- * "undecodable"). */
+ * The messages are decoded once, off the main thread, from the bytes the
+ * document's summary kept while loading (no second pass over the capture;
+ * SysprofDbusMessages: untrusted bytes show as "undecodable"). */
 #include "sysprof-dbus-row.h"
 #include "sysprof-thread-task.h"
 #include "sysprof-view.h"
@@ -172,18 +172,27 @@ on_selected (GtkSingleSelection *selection, GParamSpec *pspec, SysprofDbusView *
   gtk_text_buffer_set_text (gtk_text_view_get_buffer (GTK_TEXT_VIEW (self->body_view)), body, -1);
 }
 
-/* Runs in a thread of its own, with a reader of its own. */
+/* Runs in a thread of its own.  The messages' bytes come from the
+ * document's summary (filled while loading, only read after); a reader of
+ * its own reads them again only when the summary could not keep them all
+ * (SYSPROF_SUMMARY_DBUS_BYTES_LIMIT). */
 static void
 read_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
 {
   SysprofDocument      *document = task_data;
-  g_autofree char      *path = g_file_get_path (sysprof_document_get_file (document));
+  g_autofree char      *path = NULL;
   SysprofCaptureError   capture_error = { 0 };
   SysprofCaptureReader *reader;
   GPtrArray            *messages;
   GError               *error = NULL;
 
   (void) source, (void) cancellable;
+  if ((messages = sysprof_dbus_messages_from_summary (sysprof_document_get_summary (document))) != NULL)
+    {
+      g_task_return_pointer (task, messages, (GDestroyNotify) g_ptr_array_unref);
+      return;
+    }
+  path = g_file_get_path (sysprof_document_get_file (document));
   if (path == NULL || !(reader = sysprof_capture_reader_new_with_error (path, &capture_error)))
     {
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_FAILED, "Cannot read the capture: %s",

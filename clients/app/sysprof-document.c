@@ -981,6 +981,13 @@ sysprof_document_get_logs (SysprofDocument *self)
 }
 
 GArray *
+sysprof_document_get_dbus_messages (SysprofDocument *self)
+{
+  g_return_val_if_fail (SYSPROF_IS_DOCUMENT (self), NULL);
+  return self->scan->dbus_messages;
+}
+
+GArray *
 sysprof_document_get_processes (SysprofDocument *self)
 {
   g_return_val_if_fail (SYSPROF_IS_DOCUMENT (self), NULL);

@@ -87,6 +87,8 @@ const char *const *sysprof_document_get_counter_categories (SysprofDocument *sel
 GArray *sysprof_document_get_marks (SysprofDocument *self);
 /* SysprofSummaryLog, in time order. */
 GArray *sysprof_document_get_logs (SysprofDocument *self);
+/* SysprofSummaryDbusMessage, in time order (their bytes: the summary's). */
+GArray *sysprof_document_get_dbus_messages (SysprofDocument *self);
 /* SysprofSummaryProcess, by begin time. */
 GArray *sysprof_document_get_processes (SysprofDocument *self);
 /* SysprofSummaryFile, by path; memory streams are not files. */

@@ -428,6 +428,78 @@ sysprof_timeline_new (SysprofDocument *document)
   return GTK_WIDGET (self);
 }
 
+/* "12 calls, 12 returns, 1 error, 3 signals on the session bus": what the
+ * header bytes say, without decoding a message. */
+static char *
+describe_dbus (GArray *messages)
+{
+  static const char *const kinds[][2] = {
+    [G_DBUS_MESSAGE_TYPE_INVALID] = { "other", "others" },
+    [G_DBUS_MESSAGE_TYPE_METHOD_CALL] = { "call", "calls" },
+    [G_DBUS_MESSAGE_TYPE_METHOD_RETURN] = { "return", "returns" },
+    [G_DBUS_MESSAGE_TYPE_ERROR] = { "error", "errors" },
+    [G_DBUS_MESSAGE_TYPE_SIGNAL] = { "signal", "signals" },
+  };
+  guint64  by_type[G_N_ELEMENTS (kinds)] = { 0 };
+  guint64  by_bus[SYSPROF_CAPTURE_DBUS_TYPE_OTHER + 1] = { 0 };
+  GString *text = g_string_new (NULL);
+  guint    n_buses = 0;
+
+  for (guint i = 0; i < messages->len; i++)
+    {
+      const SysprofSummaryDbusMessage *m = &g_array_index (messages, SysprofSummaryDbusMessage, i);
+
+      by_type[m->type < G_N_ELEMENTS (kinds) ? m->type : G_DBUS_MESSAGE_TYPE_INVALID]++;
+      by_bus[m->bus_type & SYSPROF_CAPTURE_DBUS_TYPE_OTHER]++;
+    }
+  /* Calls first, what is not a message's last. */
+  for (guint i = 1; i <= G_N_ELEMENTS (kinds); i++)
+    {
+      guint type = i % G_N_ELEMENTS (kinds);
+
+      if (by_type[type] > 0)
+        g_string_append_printf (text, "%s%" G_GUINT64_FORMAT " %s", text->len ? ", " : "", by_type[type],
+                                kinds[type][by_type[type] != 1]);
+    }
+  for (guint bus = 0; bus < G_N_ELEMENTS (by_bus); bus++)
+    if (by_bus[bus] > 0)
+      g_string_append_printf (text, "%s%s", n_buses++ ? " and " : " on the ", sysprof_dbus_bus_name (bus));
+  g_string_append (text, n_buses == 1 ? " bus" : " buses");
+  return g_string_free (text, FALSE);
+}
+
+GtkWidget *
+sysprof_timeline_rows_new (SysprofDocument *document)
+{
+  GArray            *messages;
+  GtkWidget         *chart;
+  g_autofree gint64 *times = NULL;
+  g_autofree char   *description = NULL;
+  GdkRGBA            color;
+  guint              row;
+
+  g_return_val_if_fail (SYSPROF_IS_DOCUMENT (document), NULL);
+
+  messages = sysprof_document_get_dbus_messages (document);
+  if (messages->len == 0)
+    return NULL;
+  times = g_new (gint64, messages->len);
+  for (guint i = 0; i < messages->len; i++)
+    times[i] = g_array_index (messages, SysprofSummaryDbusMessage, i).time_ns;
+
+  chart = sysprof_chart_new (document);
+  gtk_widget_set_name (chart, "timeline-rows");
+  gtk_accessible_update_property (GTK_ACCESSIBLE (chart), GTK_ACCESSIBLE_PROPERTY_LABEL, "Timeline rows", -1);
+  sysprof_chart_set_row_height (SYSPROF_CHART (chart), 24);
+  row = sysprof_chart_add_ticks (SYSPROF_CHART (chart), "D-Bus", times, messages->len);
+  sysprof_chart_set_row_unit (SYSPROF_CHART (chart), row, "messages");
+  description = describe_dbus (messages);
+  sysprof_chart_set_row_description (SYSPROF_CHART (chart), row, description);
+  gdk_rgba_parse (&color, "#9141ac");
+  sysprof_chart_set_row_color (SYSPROF_CHART (chart), row, &color);
+  return chart;
+}
+
 static void
 sysprof_timeline_dispose (GObject *object)
 {

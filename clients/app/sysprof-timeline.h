@@ -32,4 +32,11 @@ void sysprof_timeline_select_pixels (SysprofTimeline *self, double x1, double x2
 /* The time at widget coordinate @x. */
 gint64 sysprof_timeline_time_at (SysprofTimeline *self, double x);
 
+/* The rows the window shows under the ruler, for what happens over the
+ * whole capture and is no view's chart: a "D-Bus" row of ticks, one per
+ * message, when the capture has D-Bus messages.  A SysprofChart named
+ * "timeline-rows" on the same axis (it zooms and selects with the ruler),
+ * or NULL when there is nothing to show. */
+GtkWidget *sysprof_timeline_rows_new (SysprofDocument *document);
+
 G_END_DECLS

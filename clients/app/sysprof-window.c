@@ -106,6 +106,7 @@ load_cb (GObject *object, GAsyncResult *result, gpointer user_data)
 {
   g_autoptr (SysprofWindow) self = user_data;
   g_autoptr (GError) error = NULL;
+  GtkWidget *rows;
 
   if (!sysprof_document_load_finish (SYSPROF_DOCUMENT (object), result, &error))
     {
@@ -114,6 +115,8 @@ load_cb (GObject *object, GAsyncResult *result, gpointer user_data)
       return;
     }
   gtk_box_append (GTK_BOX (self->timeline_slot), sysprof_timeline_new (self->document));
+  if ((rows = sysprof_timeline_rows_new (self->document)) != NULL)
+    gtk_box_append (GTK_BOX (self->timeline_slot), rows);
   add_views (self);
   gtk_widget_set_visible (self->temporary_bar, self->temporary_file != NULL);
   gtk_stack_set_visible_child_name (GTK_STACK (self->main_stack), "capture");

@@ -267,6 +267,15 @@ compare_waits (gconstpointer a, gconstpointer b)
 }
 
 static int
+compare_dbus_messages (gconstpointer a, gconstpointer b)
+{
+  gint64 ta = ((const SysprofSummaryDbusMessage *) a)->time_ns;
+  gint64 tb = ((const SysprofSummaryDbusMessage *) b)->time_ns;
+
+  return ta < tb ? -1 : ta > tb;
+}
+
+static int
 compare_names (gconstpointer a, gconstpointer b)
 {
   return g_strcmp0 (*(const char *const *) a, *(const char *const *) b);
@@ -299,6 +308,9 @@ finish_scan (SysprofCaptureSummary *self)
   sort_if_needed (self->waits, compare_waits);
   sort_if_needed (self->marks, compare_marks);
   sort_if_needed (self->logs, compare_logs);
+  /* Stable (as g_ptr_array_sort is for SysprofDbusMessages): messages of
+   * the same time stay in capture order either way. */
+  sort_if_needed (self->dbus_messages, compare_dbus_messages);
   sort_if_needed (self->processes, compare_processes);
   sort_if_needed (self->files, compare_files);
 
@@ -392,6 +404,40 @@ merge_late_allocations (Scan *scan)
         g_array_index (buckets, SysprofSummaryAllocationBucket, out++) = *b;
     }
   g_array_set_size (buckets, out);
+}
+
+/* The type is the fixed header's second byte, after its endianness mark;
+ * the reader checked that message_len bytes are in the frame, and nothing
+ * else about them is trusted. */
+static void
+scan_dbus_message (Scan *scan, const SysprofCaptureDBusMessage *frame, gint64 time)
+{
+  SysprofCaptureSummary    *self = scan->self;
+  SysprofSummaryDbusMessage message = {
+    .time_ns = time,
+    .bus_type = frame->bus_type,
+    .too_large = (frame->flags & SYSPROF_CAPTURE_DBUS_FLAGS_MESSAGE_TOO_LARGE) != 0,
+    .type = G_DBUS_MESSAGE_TYPE_INVALID,
+  };
+
+  if (!message.too_large)
+    {
+      message.length = frame->message_len;
+      /* 16 bytes: endianness, type, flags, version, body length, serial,
+       * header fields' length. */
+      if (frame->message_len >= 16 && (frame->message[0] == 'l' || frame->message[0] == 'B') &&
+          frame->message[1] >= G_DBUS_MESSAGE_TYPE_METHOD_CALL && frame->message[1] <= G_DBUS_MESSAGE_TYPE_SIGNAL)
+        message.type = frame->message[1];
+      if (self->dbus_bytes->len + (guint64) frame->message_len <= SYSPROF_SUMMARY_DBUS_BYTES_LIMIT)
+        {
+          message.offset = self->dbus_bytes->len;
+          message.kept = TRUE;
+          g_byte_array_append (self->dbus_bytes, frame->message, frame->message_len);
+        }
+      else
+        self->n_dbus_dropped++;
+    }
+  g_array_append_val (self->dbus_messages, message);
 }
 
 /* A frame that cannot be read: what precedes it is kept, and the first
@@ -598,6 +644,16 @@ scan_frame (SysprofCaptureReader *reader, SysprofCaptureFrameType type, void *us
         break;
       }
 
+    case SYSPROF_CAPTURE_FRAME_DBUS_MESSAGE:
+      {
+        const SysprofCaptureDBusMessage *message = sysprof_capture_reader_read_dbus_message (reader);
+
+        if (message == NULL)
+          return note_damage (scan, reader);
+        scan_dbus_message (scan, message, time);
+        break;
+      }
+
     default:
       if (!sysprof_capture_reader_skip (reader))
         return note_damage (scan, reader);
@@ -737,6 +793,8 @@ sysprof_capture_summary_new (gint64 start_time, gint64 end_time)
   self->metadata = g_array_new (FALSE, FALSE, sizeof (SysprofSummaryMetadata));
   g_array_set_clear_func (self->metadata, clear_metadata);
   self->allocation_buckets = g_array_new (FALSE, FALSE, sizeof (SysprofSummaryAllocationBucket));
+  self->dbus_messages = g_array_new (FALSE, FALSE, sizeof (SysprofSummaryDbusMessage));
+  self->dbus_bytes = g_byte_array_new ();
   return self;
 }
 
@@ -756,6 +814,8 @@ sysprof_capture_summary_free (SysprofCaptureSummary *self)
   g_array_unref (self->metadata);
   g_free (self->host);
   g_array_unref (self->allocation_buckets);
+  g_array_unref (self->dbus_messages);
+  g_byte_array_unref (self->dbus_bytes);
   g_free (self);
 }
 

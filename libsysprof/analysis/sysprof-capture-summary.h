@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* SysprofCaptureSummary: what one pass over a capture tells (frame counts,
  * the samples' times, counters, marks, logs, processes, embedded files,
- * metadata), so that a viewer (the app) can decide which views have data and
+ * metadata, D-Bus messages), so that a viewer (the app) can decide which views have data and
  * draw their charts without reading the capture again, and a command-line
  * tool can list what a capture holds.  Filled by one thread, then only read.
  * Times are nanoseconds from the capture's start.
@@ -102,6 +102,27 @@ typedef struct
   char *text;
 } SysprofSummaryMetadata;
 
+/* A D-Bus message (a DBUS_MESSAGE frame): when, on which bus, what kind,
+ * and where its bytes are kept.  The type is the header's second byte, read
+ * without decoding the rest (SysprofDbusMessages decodes the bytes). */
+typedef struct
+{
+  gint64  time_ns;
+  guint32 offset;   /* of its bytes in dbus_bytes, when kept */
+  guint16 length;   /* of its bytes in the frame (0 when too large) */
+  guint8  bus_type; /* SYSPROF_CAPTURE_DBUS_TYPE_* */
+  /* GDBusMessageType: CALL, RETURN, ERROR or SIGNAL; INVALID when the bytes
+   * cannot be a message's (short, no endianness mark, another type) or
+   * the message was recorded without them (too_large). */
+  guint8 type;
+  guint8 too_large; /* MESSAGE_TOO_LARGE: no bytes recorded */
+  guint8 kept;      /* its bytes are in dbus_bytes */
+} SysprofSummaryDbusMessage;
+
+/* The bytes of the D-Bus messages a summary keeps, at most (and then the
+ * times, buses and types only: the D-Bus view reads the capture again). */
+#define SYSPROF_SUMMARY_DBUS_BYTES_LIMIT (256u << 20)
+
 /* The allocations of one millisecond of the capture. */
 typedef struct
 {
@@ -138,6 +159,12 @@ typedef struct
    * and nothing for the empty ones, so one frame far in the future costs
    * nothing. */
   GArray *allocation_buckets;
+  GArray *dbus_messages; /* SysprofSummaryDbusMessage, in time order */
+  /* The D-Bus messages' bytes, one after the other, up to
+   * SYSPROF_SUMMARY_DBUS_BYTES_LIMIT; n_dbus_dropped messages (with bytes)
+   * beyond it are not kept. */
+  GByteArray *dbus_bytes;
+  guint64     n_dbus_dropped;
 } SysprofCaptureSummary;
 
 /* @fraction of the file read. */

@@ -213,6 +213,39 @@ sysprof_dbus_messages_from_reader (SysprofCaptureReader *reader, SysprofDbusCoun
   return g_steal_pointer (&messages);
 }
 
+GPtrArray *
+sysprof_dbus_messages_from_summary (const SysprofCaptureSummary *summary)
+{
+  g_autoptr (GPtrArray) messages = NULL;
+
+  g_return_val_if_fail (summary != NULL, NULL);
+
+  if (summary->n_dbus_dropped > 0)
+    return NULL;
+  messages = g_ptr_array_new_full (summary->dbus_messages->len, (GDestroyNotify) sysprof_dbus_message_free);
+  for (guint i = 0; i < summary->dbus_messages->len; i++)
+    {
+      const SysprofSummaryDbusMessage *kept = &g_array_index (summary->dbus_messages, SysprofSummaryDbusMessage, i);
+      SysprofDbusMessage              *message;
+
+      if (kept->too_large)
+        {
+          message = g_new0 (SysprofDbusMessage, 1);
+          message->state = SYSPROF_DBUS_MESSAGE_TOO_LARGE;
+        }
+      else
+        {
+          /* The summary's own bookkeeping, but a bound is cheap. */
+          g_return_val_if_fail (kept->kept && (guint64) kept->offset + kept->length <= summary->dbus_bytes->len, NULL);
+          message = sysprof_dbus_message_decode (summary->dbus_bytes->data + kept->offset, kept->length);
+        }
+      message->bus_type = kept->bus_type;
+      message->time_ns = kept->time_ns;
+      g_ptr_array_add (messages, message);
+    }
+  return g_steal_pointer (&messages);
+}
+
 /* Statistics. */
 
 typedef struct

@@ -16,6 +16,8 @@
 #include <gio/gio.h>
 #include <sysprof-capture.h>
 
+#include "sysprof-capture-summary.h"
+
 G_BEGIN_DECLS
 
 typedef enum
@@ -79,6 +81,13 @@ typedef struct
  * @error when the capture is damaged. */
 SYSPROF_AVAILABLE_IN_ALL
 GPtrArray *sysprof_dbus_messages_from_reader (SysprofCaptureReader *reader, SysprofDbusCounts *counts, GError **error);
+
+/* The same from a summary's D-Bus messages and the bytes it kept, without
+ * reading the capture again; NULL when it did not keep every message's
+ * bytes (SYSPROF_SUMMARY_DBUS_BYTES_LIMIT): read the capture then.  The
+ * times are the summary's, bounded by SYSPROF_SUMMARY_TIME_LIMIT. */
+SYSPROF_AVAILABLE_IN_ALL
+GPtrArray *sysprof_dbus_messages_from_summary (const SysprofCaptureSummary *summary);
 
 typedef struct
 {

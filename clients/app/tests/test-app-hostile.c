@@ -112,6 +112,18 @@ write_extremes (void)
   g_assert_true (sysprof_capture_writer_add_mark (writer, T0 + 2 * MS, 0, 100, 5 * MS, "g", "small", "small"));
   g_assert_true (sysprof_capture_writer_add_log (writer, G_MININT64, 0, 100, 1 << 4, "d", "early log"));
   g_assert_true (sysprof_capture_writer_add_log (writer, G_MAXINT64, 0, 100, 1 << 4, "d", "late log"));
+  /* D-Bus messages at both ends of time, one too large to keep, and bytes
+   * that say they are a call but are no message. */
+  {
+    static const guint8 fake_call[] = "l\001\000\001";
+    g_autofree guint8  *big = g_malloc0 (SYSPROF_CAPTURE_DBUS_MESSAGE_MAX + 1);
+
+    g_assert_true (sysprof_capture_writer_add_dbus_message (writer, G_MININT64, -1, 100, 1, 0, fake_call, 2));
+    g_assert_true (sysprof_capture_writer_add_dbus_message (writer, G_MAXINT64, -1, 100, 3, 0, fake_call, 4));
+    g_assert_true (sysprof_capture_writer_add_dbus_message (writer, T0 + MS, -1, 100, 0, 0, big,
+                                                            SYSPROF_CAPTURE_DBUS_MESSAGE_MAX + 1));
+    g_assert_true (sysprof_capture_writer_add_dbus_message (writer, T0 + 2 * MS, -1, 100, 2, 0, fake_call, 0));
+  }
   add_counters (writer, 12, 2, TRUE);
   for (guint i = 0; i < 2000; i++)
     {
@@ -364,6 +376,10 @@ poke_everything (SysprofWindow *window)
           draw_now (view);
         }
 
+      /* The rows under the ruler (D-Bus). */
+      if (app_test_find_named (GTK_WIDGET (window), "timeline-rows") != NULL)
+        poke_charts (app_test_find_named (GTK_WIDGET (window), "timeline-rows"));
+
       /* The timeline: zoom out past the capture, in again, pan both
        * ways, select and clear. */
       sysprof_timeline_zoom (timeline, 4.0);
@@ -426,6 +442,15 @@ test_extremes (gconstpointer data)
   g_autoptr (GPtrArray) rows = g_ptr_array_new ();
 
   poke_everything (window);
+
+  /* The D-Bus messages: one tick each under the ruler. */
+  {
+    GtkWidget *timeline_rows = app_test_find_named (GTK_WIDGET (window), "timeline-rows");
+
+    g_assert_nonnull (timeline_rows);
+    g_assert_cmpstr (sysprof_chart_get_row_label (SYSPROF_CHART (timeline_rows), 0), ==, "D-Bus");
+    g_assert_cmpuint (sysprof_chart_get_row_n_points (SYSPROF_CHART (timeline_rows), 0), ==, 4);
+  }
 
   /* Two thousand metadata entries: a few rows, and a table of them all
    * that only makes the rows in view. */

@@ -50,8 +50,12 @@
  *   test-app dbus CAPTURE SHOTDIR MEMBER
  *       Shows the D-Bus view of CAPTURE, prints its count label ("count
  *       TEXT"), the rows whose member is MEMBER ("member MEMBER N"), selects
- *       the first of them and prints the body shown ("body TEXT"); saves
- *       SHOTDIR/dbus.png.
+ *       the first of them and prints the body shown ("body TEXT"); then the
+ *       timeline's "D-Bus" row: "timeline_ticks N" (its ticks),
+ *       "timeline_tooltip TEXT" (the tooltip over the first message's
+ *       tick, lines joined by " | ") and "timeline_width_matches 1|0" (the
+ *       rows span the ruler's width, so times line up); saves
+ *       SHOTDIR/dbus.png, the window with the view and the row.
  *   test-app compare BEFORE AFTER SHOTDIR [FOCUS [FROM TO]]
  *       Opens AFTER, focuses on the functions FOCUS names (comma-separated;
  *       "-": none) as the callgraph's menu does, compares it with BEFORE as
@@ -85,6 +89,7 @@
 #include "sysprof-dbus-row.h"
 #include "sysprof-group-dropdown.h"
 #include "sysprof-thread-item.h"
+#include "sysprof-time-axis.h"
 #include "sysprof-view.h"
 
 #ifndef SYSPROF_CHART_GUTTER
@@ -723,6 +728,51 @@ label_filled (gpointer data)
   return gtk_label_get_text (GTK_LABEL (data))[0] != 0;
 }
 
+/* The timeline's D-Bus row: its ticks, and the tooltip over the first
+ * message. */
+static gboolean
+print_timeline_dbus (SysprofWindow *window)
+{
+  GtkWidget *rows = app_test_find_named (GTK_WIDGET (window), "timeline-rows");
+  GtkWidget *ruler = GTK_WIDGET (sysprof_window_get_timeline (window));
+  GArray    *messages = sysprof_document_get_dbus_messages (sysprof_window_get_document (window));
+  int        row = -1;
+
+  if (rows == NULL || !SYSPROF_IS_CHART (rows))
+    {
+      fprintf (stderr, "no rows under the timeline\n");
+      return FALSE;
+    }
+  for (guint i = 0; i < sysprof_chart_get_n_rows (SYSPROF_CHART (rows)); i++)
+    if (g_strcmp0 (sysprof_chart_get_row_label (SYSPROF_CHART (rows), i), "D-Bus") == 0)
+      row = (int) i;
+  if (row < 0 || messages->len == 0)
+    {
+      fprintf (stderr, "no D-Bus row under the timeline\n");
+      return FALSE;
+    }
+  printf ("timeline_ticks %u\n", sysprof_chart_get_row_n_points (SYSPROF_CHART (rows), row));
+  printf ("timeline_width_matches %d\n", gtk_widget_get_width (rows) == gtk_widget_get_width (ruler));
+  for (int y = 0; y < gtk_widget_get_height (rows); y++)
+    if (sysprof_chart_get_row_at_y (SYSPROF_CHART (rows), y) == row)
+      {
+        SysprofTimeAxis  axis;
+        g_autofree char *tooltip = NULL;
+        g_auto (GStrv) lines = NULL;
+        g_autofree char *joined = NULL;
+
+        sysprof_time_axis_init_for_widget (&axis, sysprof_window_get_document (window), rows);
+        tooltip = sysprof_chart_describe_point (
+            SYSPROF_CHART (rows),
+            sysprof_time_axis_x_of_time (&axis, g_array_index (messages, SysprofSummaryDbusMessage, 0).time_ns), y);
+        lines = g_strsplit (tooltip != NULL ? tooltip : "", "\n", -1);
+        joined = g_strjoinv (" | ", lines);
+        printf ("timeline_tooltip %s\n", joined);
+        break;
+      }
+  return TRUE;
+}
+
 static int
 cmd_dbus (const char *capture, const char *shot_dir, const char *member)
 {
@@ -767,6 +817,8 @@ cmd_dbus (const char *capture, const char *shot_dir, const char *member)
         }
     }
   printf ("member %s %u\n", member, n);
+  if (!print_timeline_dbus (window))
+    return 1;
   if (first != GTK_INVALID_LIST_POSITION)
     {
       gtk_selection_model_select_item (model, first, TRUE);
