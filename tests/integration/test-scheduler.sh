@@ -8,7 +8,9 @@
 # capture carries Sysprof 48's Scheduler marks and our counts, and Debian's
 # Sysprof 3.46 reads it with the waits apart under "[off-CPU]".  A per-thread
 # recording (--pid) sees the waits of the process it follows.  A session of
-# one's own processes (the weaker polkit action) cannot have them.
+# one's own processes (the weaker polkit action) cannot have them.  Tens of
+# thousands of switches a second: the recording keeps up or counts what it
+# lost, and the capture stays whole.
 # Run under tools/with-sysprofd.sh:
 #   test-scheduler.sh SYSPROF_CLI SYSPROF_REPORT SYSPROF_DUMP BLOCKING_WORKLOAD [CALLGRAPH_346]
 set -euo pipefail
@@ -34,7 +36,7 @@ within () { # VALUE WANT FRACTION
   awk -v v="$1" -v w="$2" -v f="$3" 'BEGIN { d = v - w; if (d < 0) d = -d; exit !(v != "" && w > 0 && d <= f * w) }'
 }
 
-echo "1..5"
+echo "1..6"
 
 # 1. The waits of the workload, attributed to the functions that waited.
 (cd "$W/u" && as "$U" sysprof-cli -f --scheduler sched.syscap -- blocking-workload 8) > "$W/out" 2>&1 ||
@@ -121,3 +123,24 @@ rc=0
 (cd "$W/d" && as sysprof-test-denied sysprof-cli -f --scheduler --duration 1 all.syscap) > "$W/all.out" 2>&1 || rc=$?
 [ $rc -ne 0 ] && grep -qi 'not authorized' "$W/all.out" || fail "--scheduler of the whole system as the denied user: exit $rc"
 ok "refused to the denied user: $(grep -i 'not authorized' "$W/own.out" | head -n 1)"
+
+# 6. Switches as fast as two threads can pass a byte: every voluntary switch
+# the kernel counted for them is an off-CPU sample, or the recording says it
+# lost records; the capture reads to its end either way.
+(cd "$W/u" && as "$U" sysprof-cli -f --scheduler ping.syscap -- blocking-workload ping 20000) > "$W/ping.out" 2>&1 ||
+  fail "sysprof-cli --scheduler (ping): $(tr '\n' '|' < "$W/ping.out")"
+waits=$(awk '$1 == "waits" { print $2 }' "$W/ping.out")
+lost=$(sed -n 's/^Recorded .* \([0-9][0-9]*\) lost.*$/\1/p' "$W/ping.out")
+[ -n "$waits" ] && [ -n "$lost" ] || fail "ping: no waits or lost count: $(tr '\n' '|' < "$W/ping.out")"
+"$dump" --stats "$W/u/ping.syscap" > /dev/null || fail "ping: the capture does not read to its end"
+as "$U" sysprof-report threads --format tsv "$W/u/ping.syscap" > "$W/ping.tsv"
+recorded=$(awk -F'\t' '$3 == "blocking-worklo" { n += $5 } END { print n + 0 }' "$W/ping.tsv")
+counts=$("$dump" "$W/u/ping.syscap" | grep -A2 'id: sysprof.scheduler' | grep -o 'switches=[0-9]* .*' | tail -n 1)
+[ -n "$counts" ] || fail "ping: no sysprof.scheduler counts"
+if [ "$lost" -eq 0 ]; then
+  awk -v r="$recorded" -v w="$waits" 'BEGIN { exit !(r >= 0.95 * w) }' ||
+    fail "ping: nothing lost, but $recorded off-CPU samples of the workload for the $waits waits the kernel counted"
+  ok "switch-heavy: all $waits waits of the workload recorded ($recorded off-CPU samples), nothing lost; $counts"
+else
+  ok "switch-heavy: $recorded of the workload's $waits waits recorded, $lost records lost and counted; $counts"
+fi

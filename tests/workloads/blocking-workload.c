@@ -11,11 +11,24 @@
  * test compares what the recording attributes to each with what happened.
  *
  *   blocking-workload [ROUNDS]   (default 8)
+ *
+ * Or, to load a recorder of switches:
+ *
+ *   blocking-workload ping TRIPS
+ *
+ * two threads pass a byte back and forth over two pipes TRIPS times, waiting
+ * in wait_for_token for it when it is not there yet, and print "waits N":
+ * how many times the two threads left the CPU of their own accord, as the
+ * kernel counted them (getrusage's voluntary context switches of each
+ * thread).
  */
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -86,12 +99,70 @@ wait_in_mutex (void)
   pthread_mutex_unlock (&lock);
 }
 
+static int  ping_fds[2][2];
+static long pong_waits;
+
+static long
+thread_waits (void)
+{
+  struct rusage usage;
+
+  return getrusage (RUSAGE_THREAD, &usage) == 0 ? usage.ru_nvcsw : 0;
+}
+
+NOINLINE static void
+wait_for_token (int fd)
+{
+  char c;
+
+  if (read (fd, &c, 1) != 1)
+    abort ();
+}
+
+static void *
+pong (void *data)
+{
+  long trips = (long) (intptr_t) data;
+
+  for (long i = 0; i < trips; i++)
+    {
+      wait_for_token (ping_fds[0][0]);
+      if (write (ping_fds[1][1], "y", 1) != 1)
+        abort ();
+    }
+  pong_waits = thread_waits ();
+  return NULL;
+}
+
+static int
+ping (long trips)
+{
+  pthread_t thread;
+  long      waits;
+
+  if (trips < 1 || pipe (ping_fds[0]) != 0 || pipe (ping_fds[1]) != 0 ||
+      pthread_create (&thread, NULL, pong, (void *) (intptr_t) trips) != 0)
+    return 1;
+  for (long i = 0; i < trips; i++)
+    {
+      if (write (ping_fds[0][1], "x", 1) != 1)
+        abort ();
+      wait_for_token (ping_fds[1][0]);
+    }
+  waits = thread_waits ();
+  pthread_join (thread, NULL);
+  printf ("waits %ld\n", waits + pong_waits);
+  return 0;
+}
+
 int
 main (int argc, char **argv)
 {
   int    rounds = argc > 1 ? atoi (argv[1]) : 8;
   double in_sleep = 0, in_pipe = 0, in_mutex = 0;
 
+  if (argc > 2 && strcmp (argv[1], "ping") == 0)
+    return ping (atol (argv[2]));
   if (rounds < 1 || pipe (pipe_fds) != 0 || sem_init (&held, 0, 0) != 0)
     return 1;
 
