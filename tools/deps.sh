@@ -16,12 +16,34 @@ SYSPROF_BUILD_PACKAGES=(
 # binutils (nm, addr2line, objdump, objcopy): the symbol tests' oracle and
 # their stripped copies; xz-utils: Debian's xz, recorded by test-symbols and test-unwind;
 # debuginfod: the server test-debuginfod and test-symbols fetch debug files from.
-SYSPROF_TEST_PACKAGES=(libsysprof-4-dev sysprof dbus polkitd bubblewrap libxml2-utils systemd binutils xz-utils python3 debuginfod)
+# golang-go and golang-github-google-pprof-dev: Google's pprof, built from its
+# Debian source by sysprof_build_pprof, reads our pprof exports back.
+SYSPROF_TEST_PACKAGES=(libsysprof-4-dev sysprof dbus polkitd bubblewrap libxml2-utils systemd binutils xz-utils python3 debuginfod
+  golang-go golang-github-google-pprof-dev)
 # The app's tests run under Xvfb (x11-utils: xwininfo).
 SYSPROF_APP_TEST_PACKAGES=(xvfb xauth x11-utils libgl1-mesa-dri fonts-cantarell desktop-file-utils shared-mime-info libglib2.0-bin)
 # The peers of the benchmarks in bench/ (not part of CI; the scripts install
 # them): perf, heaptrack (zstd compresses its files), GNU time for the timings.
 SYSPROF_BENCH_PACKAGES=(linux-perf heaptrack zstd time sysprof dbus polkitd)
+
+# Google's pprof into /usr/local/bin (where meson finds it), built offline
+# from Debian's packaged source as its README says; once.
+sysprof_build_pprof () {
+  local dir
+  [ -x /usr/local/bin/pprof ] && return 0
+  [ "$(id -u)" -eq 0 ] || { echo "pprof is not built (run as root to build it)" >&2; return 1; }
+  echo "Building Google's pprof from Debian's source ..."
+  dir=$(mktemp -d)
+  if ! (cd "$dir" && GOPATH=/usr/share/gocode GO111MODULE=off GOCACHE="$dir/cache" GOFLAGS=-mod=mod \
+          go build -o "$dir/pprof" github.com/google/pprof) > "$dir/log" 2>&1; then
+    cat "$dir/log" >&2
+    rm -rf "$dir"
+    echo "go build of pprof failed" >&2
+    return 1
+  fi
+  install -m 755 "$dir/pprof" /usr/local/bin/pprof
+  rm -rf "$dir"
+}
 
 sysprof_install_packages () {
   local missing=() pkg log

@@ -14,7 +14,7 @@
 static const ReportVerb *const verbs[] = {
   &report_verb_top,        &report_verb_callers,   &report_verb_callees, &report_verb_tree,
   &report_verb_flamegraph, &report_verb_collapsed, &report_verb_memory,  &report_verb_marks,
-  &report_verb_diff,       &report_verb_threads,   &report_verb_dbus,
+  &report_verb_diff,       &report_verb_threads,   &report_verb_dbus,    &report_verb_export,
 };
 
 static const ReportVerb *

@@ -18,6 +18,7 @@ extern const ReportVerb report_verb_memory;
 extern const ReportVerb report_verb_marks;
 extern const ReportVerb report_verb_diff;
 extern const ReportVerb report_verb_threads;
+extern const ReportVerb report_verb_export;
 extern const ReportVerb report_verb_dbus;
 
 G_END_DECLS

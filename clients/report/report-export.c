@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/* sysprof-report export: the callgraph of a capture in another tool's
+ * format.  pprof's profile.proto (report-pprof.c) for now. */
+
+#include <errno.h>
+
+#include "report-pprof.h"
+#include "report-util.h"
+#include "report-verbs.h"
+
+/* Without a recorded frequency: sysprof-cli's default, 997 Hz. */
+#define DEFAULT_PERIOD_NS (G_GINT64_CONSTANT (1000000000) / 997)
+
+/* GOption stores into them; one verb runs per process. */
+static char *arg_output;
+static char *arg_format;
+
+static const GOptionEntry export_options[] = {
+  { "output", 'o', 0, G_OPTION_ARG_FILENAME, &arg_output, "Write to FILE (- for standard output); required", "FILE" },
+  { "to", 0, 0, G_OPTION_ARG_STRING, &arg_format, "The format: pprof (the default)", "FORMAT" },
+  { NULL },
+};
+
+static gboolean
+check (const Report *report, GError **error)
+{
+  (void) report;
+  if (arg_output == NULL)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--output FILE is required");
+      return FALSE;
+    }
+  if (arg_format != NULL && !g_str_equal (arg_format, "pprof"))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--to: “%s” is not a known format (pprof)",
+                   arg_format);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+typedef struct
+{
+  ReportPprof *pprof;
+  GArray      *locations; /* guint64 */
+  gint64       unit_ns;   /* CPU and time: the nanoseconds a count stands for */
+  gboolean     bytes;     /* allocations counted: their bytes as a second value */
+} Export;
+
+/* One sample per node of the tree with samples of its own: its path from
+ * the root is a distinct stack.  pprof wants the innermost frame first; the
+ * process node becomes the sample's label, as pprof's converters of other
+ * profilers put a process there. */
+static void
+add_node (Export *e, const SysprofCallgraphNode *node)
+{
+  const char *process = NULL;
+  gint64      values[2];
+
+  g_array_set_size (e->locations, 0);
+  for (const SysprofCallgraphNode *n = node; n != NULL; n = n->parent)
+    {
+      const SysprofCallgraphFunction *f = n->function;
+      guint64                         id;
+
+      if (f->kind == SYSPROF_CALLGRAPH_FUNCTION_PROCESS)
+        {
+          process = f->symbol->name;
+          continue;
+        }
+      if (f->kind == SYSPROF_CALLGRAPH_FUNCTION_ROOT)
+        continue;
+      id = report_pprof_location (e->pprof, f, f->symbol->name, f->symbol->library, f->file, f->line);
+      g_array_append_val (e->locations, id);
+    }
+  values[0] = (gint64) MIN (node->self, (guint64) G_MAXINT64);
+  values[1] = e->bytes ? (gint64) MIN (node->self_bytes, (guint64) G_MAXINT64) : values[0] * e->unit_ns;
+  report_pprof_add_sample (e->pprof, (const guint64 *) (gpointer) e->locations->data, e->locations->len, values,
+                           process ? "process" : NULL, process);
+}
+
+/* Depth first, without recursion: stacks may be thousands of frames deep. */
+static void
+add_tree (Export *e, const SysprofCallgraphNode *root)
+{
+  g_autoptr (GPtrArray) todo = g_ptr_array_new ();
+
+  g_ptr_array_add (todo, (gpointer) root);
+  while (todo->len > 0)
+    {
+      const SysprofCallgraphNode *node = g_ptr_array_steal_index_fast (todo, todo->len - 1);
+
+      if (node->self > 0)
+        add_node (e, node);
+      for (const SysprofCallgraphNode *child = node->first_child; child != NULL; child = child->next_sibling)
+        g_ptr_array_add (todo, (gpointer) child);
+    }
+}
+
+static int
+run (const Report *report)
+{
+  g_autoptr (ReportPprof) pprof = report_pprof_new ();
+  g_autoptr (GArray) locations = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_autoptr (GBytes) bytes = NULL;
+  g_autoptr (GError) error = NULL;
+  SysprofCallgraphSource source = sysprof_callgraph_get_source (report->callgraph);
+  Export                 e = { pprof, locations, 0, FALSE };
+  gboolean               leaked = source == SYSPROF_CALLGRAPH_SOURCE_LEAKED_ALLOCATIONS;
+
+  switch (source)
+    {
+    case SYSPROF_CALLGRAPH_SOURCE_OFF_CPU:
+    case SYSPROF_CALLGRAPH_SOURCE_WALL_CLOCK:
+      /* Counted in microseconds. */
+      report_pprof_add_sample_type (pprof, source == SYSPROF_CALLGRAPH_SOURCE_OFF_CPU ? "off_cpu" : "wall",
+                                    "microseconds");
+      report_pprof_add_sample_type (pprof, source == SYSPROF_CALLGRAPH_SOURCE_OFF_CPU ? "off_cpu" : "wall",
+                                    "nanoseconds");
+      e.unit_ns = 1000;
+      break;
+    case SYSPROF_CALLGRAPH_SOURCE_ALLOCATIONS:
+    case SYSPROF_CALLGRAPH_SOURCE_LEAKED_ALLOCATIONS:
+      /* pprof's names for heap profiles: alloc_* for every allocation,
+       * inuse_* for those still live. */
+      if (report->memory_bytes)
+        report_pprof_add_sample_type (pprof, leaked ? "inuse_space" : "alloc_space", "bytes");
+      else
+        {
+          report_pprof_add_sample_type (pprof, leaked ? "inuse_objects" : "alloc_objects", "count");
+          report_pprof_add_sample_type (pprof, leaked ? "inuse_space" : "alloc_space", "bytes");
+          e.bytes = TRUE;
+        }
+      break;
+    case SYSPROF_CALLGRAPH_SOURCE_SAMPLES:
+    default:
+      report_pprof_add_sample_type (pprof, "samples", "count");
+      report_pprof_add_sample_type (pprof, "cpu", "nanoseconds");
+      report_pprof_set_period (pprof, "cpu", "nanoseconds", DEFAULT_PERIOD_NS);
+      e.unit_ns = DEFAULT_PERIOD_NS;
+      break;
+    }
+  report_pprof_add_comment (pprof, "sysprof-report export");
+  add_tree (&e, sysprof_callgraph_get_root (report->callgraph));
+
+  if ((bytes = report_pprof_encode (pprof, &error)) == NULL)
+    {
+      g_printerr ("sysprof-report: %s\n", error->message);
+      return REPORT_EXIT_ERROR;
+    }
+  if (g_str_equal (arg_output, "-"))
+    {
+      gsize         len;
+      gconstpointer data = g_bytes_get_data (bytes, &len);
+
+      if (fwrite (data, 1, len, stdout) != len)
+        {
+          g_printerr ("sysprof-report: cannot write the profile: %s\n", g_strerror (errno));
+          return REPORT_EXIT_ERROR;
+        }
+      return REPORT_EXIT_OK;
+    }
+  if (!g_file_set_contents (arg_output, g_bytes_get_data (bytes, NULL), (gssize) g_bytes_get_size (bytes), &error))
+    {
+      g_printerr ("sysprof-report: %s\n", error->message);
+      return REPORT_EXIT_ERROR;
+    }
+  g_printerr ("%s\n", arg_output);
+  return REPORT_EXIT_OK;
+}
+
+const ReportVerb report_verb_export = {
+  .name = "export",
+  .summary = "Write the callgraph as a pprof profile (Google's pprof, Parca, Pyroscope read it).",
+  .parameters = "CAPTURE",
+  .description = "Writes the samples that pass the filters as a gzipped profile.proto of\n"
+                 "github.com/google/pprof (--to pprof, the default), -o FILE.  Each distinct\n"
+                 "stack is one sample, its values the samples and the CPU time they stand for\n"
+                 "(1/997 s each, sysprof-cli's default frequency); with --off-cpu or\n"
+                 "--wall-clock the microseconds and nanoseconds waited (or spent); with\n"
+                 "--memory alloc_objects and alloc_space (inuse_* with --memory=leaked; the\n"
+                 "bytes only with =bytes and =leaked-bytes).  Locations are the callgraph's\n"
+                 "functions (named already: pprof does not look for binaries), one mapping per\n"
+                 "library, the process a label of each sample (\"process\").  So `pprof -top`\n"
+                 "on the file lists the functions with the same self (flat) and total (cum)\n"
+                 "as `sysprof-report top`.  The path is printed on standard error.\n\n"
+                 "Example:\n"
+                 "  sysprof-report export -o cpu.pb.gz capture.syscap && pprof -top cpu.pb.gz",
+  .entries = export_options,
+  .check = check,
+  .run = run,
+};
