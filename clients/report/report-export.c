@@ -13,11 +13,9 @@
 
 /* GOption stores into them; one verb runs per process. */
 static char *arg_output;
-static char *arg_format;
 
 static const GOptionEntry export_options[] = {
   { "output", 'o', 0, G_OPTION_ARG_FILENAME, &arg_output, "Write to FILE (- for standard output); required", "FILE" },
-  { "to", 0, 0, G_OPTION_ARG_STRING, &arg_format, "The format: pprof (the default)", "FORMAT" },
   { NULL },
 };
 
@@ -28,12 +26,6 @@ check (const Report *report, GError **error)
   if (arg_output == NULL)
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--output FILE is required");
-      return FALSE;
-    }
-  if (arg_format != NULL && !g_str_equal (arg_format, "pprof"))
-    {
-      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--to: “%s” is not a known format (pprof)",
-                   arg_format);
       return FALSE;
     }
   return TRUE;
@@ -174,7 +166,7 @@ const ReportVerb report_verb_export = {
   .summary = "Write the callgraph as a pprof profile (Google's pprof, Parca, Pyroscope read it).",
   .parameters = "CAPTURE",
   .description = "Writes the samples that pass the filters as a gzipped profile.proto of\n"
-                 "github.com/google/pprof (--to pprof, the default), -o FILE.  Each distinct\n"
+                 "github.com/google/pprof (--format pprof, the default), -o FILE.  Each distinct\n"
                  "stack is one sample, its values the samples and the CPU time they stand for\n"
                  "(1/997 s each, sysprof-cli's default frequency); with --off-cpu or\n"
                  "--wall-clock the microseconds and nanoseconds waited (or spent); with\n"
@@ -185,8 +177,10 @@ const ReportVerb report_verb_export = {
                  "on the file lists the functions with the same self (flat) and total (cum)\n"
                  "as `sysprof-report top`.  The path is printed on standard error.\n\n"
                  "Example:\n"
-                 "  sysprof-report export -o cpu.pb.gz capture.syscap && pprof -top cpu.pb.gz",
+                 "  sysprof-report export --format pprof -o cpu.pb.gz capture.syscap\n"
+                 "  pprof -top cpu.pb.gz",
   .entries = export_options,
   .check = check,
   .run = run,
+  .export_formats = TRUE,
 };

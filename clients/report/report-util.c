@@ -230,7 +230,13 @@ report_callgraph_main (const ReportVerb *verb, int argc, char **argv, gboolean h
     USAGE_ERROR ("expected %s", verb->parameters);
 
   report.format = REPORT_FORMAT_TEXT;
-  if (o.format != NULL && g_str_equal (o.format, "tsv"))
+  if (verb->export_formats)
+    {
+      if (o.format != NULL && !g_str_equal (o.format, "pprof"))
+        USAGE_ERROR ("--format: “%s” is not a format %s writes (pprof)", o.format, verb->name);
+      report.format = REPORT_FORMAT_PPROF;
+    }
+  else if (o.format != NULL && g_str_equal (o.format, "tsv"))
     report.format = REPORT_FORMAT_TSV;
   else if (o.format != NULL && verb->svg_format && g_str_equal (o.format, "svg"))
     report.format = REPORT_FORMAT_SVG;

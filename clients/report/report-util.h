@@ -21,7 +21,8 @@ typedef enum
 {
   REPORT_FORMAT_TEXT,
   REPORT_FORMAT_TSV,
-  REPORT_FORMAT_SVG, /* verbs with svg_format only */
+  REPORT_FORMAT_SVG,   /* verbs with svg_format only */
+  REPORT_FORMAT_PPROF, /* verbs with export_formats only */
 } ReportFormat;
 
 /* What a callgraph verb prints from: the callgraph, built with the shared
@@ -93,6 +94,8 @@ typedef struct
   void (*adjust_filter) (gboolean before, SysprofCallgraphFilter *filter);
   /* --format svg is accepted too (the verb draws a picture). */
   gboolean svg_format;
+  /* --format names another tool's format instead (pprof, the default). */
+  gboolean export_formats;
 } ReportVerb;
 
 /* The options every callgraph verb takes, and the general --help shows. */

@@ -29,7 +29,7 @@ fi
 check () {
   local capture=$1 name=$2 index=$3 self_column=$4 total_column=$5
   shift 5
-  "$report" export "$@" -o "$work/$name.pb.gz" "$capture" 2> "$work/err" || fail "$name: export: $(cat "$work/err")"
+  "$report" export --format pprof "$@" -o "$work/$name.pb.gz" "$capture" 2> "$work/err" || fail "$name: export: $(cat "$work/err")"
   [ "$(head -c 2 "$work/$name.pb.gz" | od -An -tx1 | tr -d ' ')" = 1f8b ] || fail "$name: not gzipped"
   # -unit=B: bytes in bytes, not kB (counts have no unit).
   "$pprof" -top -unit=B -nodecount=1000000 -nodefraction=0 -edgefraction=0 -sample_index="$index" "$work/$name.pb.gz" \
@@ -61,10 +61,10 @@ got=$(check "$data/sysprof-3.46-memprof.syscap" leaked 1 5 6 --memory=leaked)
 grep -q '^Type: inuse_space' "$work/leaked.pprof" || fail "leaked: $(head -n 3 "$work/leaked.pprof" | tr '\n' '|')"
 ok "still live (--memory=leaked): inuse_space of $got agrees"
 
-for args in "export $data/sysprof-3.46-perf.syscap" "export --to svg -o x $data/sysprof-3.46-perf.syscap"; do
+for args in "export $data/sysprof-3.46-perf.syscap" "export --format svg -o x $data/sysprof-3.46-perf.syscap"; do
   rc=0
   # shellcheck disable=SC2086
   "$report" $args > /dev/null 2> "$work/err" || rc=$?
   [ $rc -eq 2 ] || fail "$args: exit $rc, want 2: $(cat "$work/err")"
 done
-ok "usage errors: no --output, an unknown --to"
+ok "usage errors: no --output, an unknown --format"
