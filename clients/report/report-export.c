@@ -71,6 +71,30 @@ add_node (Export *e, const SysprofCallgraphNode *node)
                            process ? "process" : NULL, process);
 }
 
+/* When the recording started (the header's wall-clock time) and how long it
+ * lasted; nothing when the header does not say. */
+static void
+set_time (ReportPprof *pprof, const char *path)
+{
+  SysprofCaptureError   error = { 0 };
+  SysprofCaptureReader *reader = sysprof_capture_reader_new_with_error (path, &error);
+  g_autoptr (GDateTime) when = NULL;
+  gint64 duration = 0;
+
+  if (reader == NULL)
+    return;
+  if (sysprof_capture_reader_get_time (reader) != NULL)
+    when = g_date_time_new_from_iso8601 (sysprof_capture_reader_get_time (reader), NULL);
+  if (sysprof_capture_reader_get_end_time (reader) > sysprof_capture_reader_get_start_time (reader))
+    duration = sysprof_capture_reader_get_end_time (reader) - sysprof_capture_reader_get_start_time (reader);
+  report_pprof_set_time (pprof,
+                         when ? g_date_time_to_unix (when) * G_GINT64_CONSTANT (1000000000) +
+                                    g_date_time_get_microsecond (when) * 1000
+                              : 0,
+                         duration);
+  sysprof_capture_reader_unref (reader);
+}
+
 /* Depth first, without recursion: stacks may be thousands of frames deep. */
 static void
 add_tree (Export *e, const SysprofCallgraphNode *root)
@@ -133,6 +157,7 @@ run (const Report *report)
       break;
     }
   report_pprof_add_comment (pprof, "sysprof-report export");
+  set_time (pprof, report->capture_path);
   add_tree (&e, sysprof_callgraph_get_root (report->callgraph));
 
   if ((bytes = report_pprof_encode (pprof, &error)) == NULL)
