@@ -35,7 +35,8 @@ typedef struct
 {
   ReportPprof *pprof;
   GArray      *locations; /* guint64 */
-  gint64       unit_ns;   /* CPU and time: the nanoseconds a count stands for */
+  gint64       scale;     /* the first value: a count times this */
+  gint64       unit_ns;   /* CPU: the second value, the nanoseconds a sample stands for */
   gboolean     bytes;     /* allocations counted: their bytes as a second value */
 } Export;
 
@@ -65,7 +66,7 @@ add_node (Export *e, const SysprofCallgraphNode *node)
       id = report_pprof_location (e->pprof, f, f->symbol->name, f->symbol->library, f->file, f->line);
       g_array_append_val (e->locations, id);
     }
-  values[0] = (gint64) MIN (node->self, (guint64) G_MAXINT64);
+  values[0] = (gint64) MIN (node->self, (guint64) (G_MAXINT64 / e->scale)) * e->scale;
   values[1] = e->bytes ? (gint64) MIN (node->self_bytes, (guint64) G_MAXINT64) : values[0] * e->unit_ns;
   report_pprof_add_sample (e->pprof, (const guint64 *) (gpointer) e->locations->data, e->locations->len, values,
                            process ? "process" : NULL, process);
@@ -121,19 +122,17 @@ run (const Report *report)
   g_autoptr (GBytes) bytes = NULL;
   g_autoptr (GError) error = NULL;
   SysprofCallgraphSource source = sysprof_callgraph_get_source (report->callgraph);
-  Export                 e = { pprof, locations, 0, FALSE };
+  Export                 e = { pprof, locations, 1, 0, FALSE };
   gboolean               leaked = source == SYSPROF_CALLGRAPH_SOURCE_LEAKED_ALLOCATIONS;
 
   switch (source)
     {
     case SYSPROF_CALLGRAPH_SOURCE_OFF_CPU:
     case SYSPROF_CALLGRAPH_SOURCE_WALL_CLOCK:
-      /* Counted in microseconds. */
-      report_pprof_add_sample_type (pprof, source == SYSPROF_CALLGRAPH_SOURCE_OFF_CPU ? "off_cpu" : "wall",
-                                    "microseconds");
+      /* Counted in microseconds: pprof's unit of time is the nanosecond. */
       report_pprof_add_sample_type (pprof, source == SYSPROF_CALLGRAPH_SOURCE_OFF_CPU ? "off_cpu" : "wall",
                                     "nanoseconds");
-      e.unit_ns = 1000;
+      e.scale = 1000;
       break;
     case SYSPROF_CALLGRAPH_SOURCE_ALLOCATIONS:
     case SYSPROF_CALLGRAPH_SOURCE_LEAKED_ALLOCATIONS:
@@ -194,7 +193,7 @@ const ReportVerb report_verb_export = {
                  "github.com/google/pprof (--format pprof, the default), -o FILE.  Each distinct\n"
                  "stack is one sample, its values the samples and the CPU time they stand for\n"
                  "(1/997 s each, sysprof-cli's default frequency); with --off-cpu or\n"
-                 "--wall-clock the microseconds and nanoseconds waited (or spent); with\n"
+                 "--wall-clock the nanoseconds waited (or spent); with\n"
                  "--memory alloc_objects and alloc_space (inuse_* with --memory=leaked; the\n"
                  "bytes only with =bytes and =leaked-bytes).  Locations are the callgraph's\n"
                  "functions (named already: pprof does not look for binaries), one mapping per\n"

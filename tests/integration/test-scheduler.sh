@@ -62,6 +62,20 @@ want=$(awk '/^wait_in_/ { s += $2 } END { print s }' "$W/out")
 within "$main_off" "$want" 0.10 || fail "threads: the main thread waited $main_off s, the three waits took $want s"
 [ "$(as "$U" sysprof-report threads --pid "$wpid" --format tsv "$W/u/sched.syscap" | awk -F'\t' 'NR > 1' | wc -l)" -ge 3 ] ||
   fail "threads: the workload's helper threads are not listed"
+# The same waits in the pprof export, read by Google's pprof (when built:
+# tools/test.sh builds it).
+if command -v pprof > /dev/null; then
+  as "$U" sysprof-report export --format pprof --off-cpu --comm blocking-workload -o "$W/u/off.pb.gz" \
+    "$W/u/sched.syscap" 2> /dev/null || fail "sysprof-report export --off-cpu failed"
+  pprof -top -unit=us -nodecount=1000000 -nodefraction=0 "$W/u/off.pb.gz" > "$W/off.pprof" 2> /dev/null ||
+    fail "pprof cannot read the off-CPU export"
+  for f in wait_in_sleep wait_in_pipe_read wait_in_mutex; do
+    cum=$(awk -v f="$f" '$6 == f { sub(/us$/, "", $4); print $4 }' "$W/off.pprof")
+    [ "$cum" = "$(field "$f" 4 < "$W/off.tsv")" ] ||
+      fail "pprof's cum of $f is $cum us, sysprof-report's total $(field "$f" 4 < "$W/off.tsv") us"
+  done
+  got="$got; pprof agrees"
+fi
 ok "off-CPU time per function (capture/measured):$got; per thread: the main thread ${main_off}s (${want}s measured)"
 
 # 2. Sysprof 48's marks, one per slice, and our counts.
