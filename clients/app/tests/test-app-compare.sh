@@ -108,7 +108,9 @@ ok "a selection of AFTER ($begin s to $end s): the $(wc -l < "$W/sel.tsv") rows 
 
 # 4. Bad captures to compare with: a message naming them, the window keeps
 # its own; the command line without AFTER: exit 2.
-head -c "$(($(stat -c %s "$W/u/before.syscap") / 2))" "$W/u/before.syscap" > "$W/cut.syscap"
+# Cut in the middle of a frame (3 bytes past a multiple of 8: frames are
+# aligned), never between two, which would read as a shorter sound capture.
+head -c "$(($(stat -c %s "$W/u/before.syscap") / 16 * 8 + 3))" "$W/u/before.syscap" > "$W/cut.syscap"
 for bad in "$W/cut.syscap" "$W/missing.syscap"; do
     rc=0
     "$TEST_APP" compare "$bad" "$W/u/after.syscap" "$SHOT_DIR/bad" > "$W/bad.out" 2> "$W/bad.err" || rc=$?
