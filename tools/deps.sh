@@ -17,9 +17,10 @@ SYSPROF_BUILD_PACKAGES=(
 # their stripped copies; xz-utils: Debian's xz, recorded by test-symbols and test-unwind;
 # debuginfod: the server test-debuginfod and test-symbols fetch debug files from.
 # golang-go and golang-github-google-pprof-dev: Google's pprof, built from its
-# Debian source by sysprof_build_pprof, reads our pprof exports back.
+# Debian source by sysprof_build_pprof, reads our pprof exports back; zsh and
+# bash-completion: the completions' test and their install directory.
 SYSPROF_TEST_PACKAGES=(libsysprof-4-dev sysprof dbus polkitd bubblewrap libxml2-utils systemd binutils xz-utils python3 debuginfod
-  golang-go golang-github-google-pprof-dev)
+  golang-go golang-github-google-pprof-dev zsh bash-completion)
 # The app's tests run under Xvfb (x11-utils: xwininfo).
 SYSPROF_APP_TEST_PACKAGES=(xvfb xauth x11-utils libgl1-mesa-dri fonts-cantarell desktop-file-utils shared-mime-info libglib2.0-bin)
 # The peers of the benchmarks in bench/ (not part of CI; the scripts install
