@@ -21,8 +21,10 @@ SYSPROF_BUILD_PACKAGES=(
 # bash-completion: the completions' test and their install directory.
 SYSPROF_TEST_PACKAGES=(libsysprof-4-dev sysprof dbus polkitd bubblewrap libxml2-utils systemd binutils xz-utils python3 debuginfod
   golang-go golang-github-google-pprof-dev zsh bash-completion)
-# The app's tests run under Xvfb (x11-utils: xwininfo).
-SYSPROF_APP_TEST_PACKAGES=(xvfb xauth x11-utils libgl1-mesa-dri fonts-cantarell desktop-file-utils shared-mime-info libglib2.0-bin)
+# The app's tests run under Xvfb (x11-utils: xwininfo); appstream: appstreamcli
+# validates its metadata.
+SYSPROF_APP_TEST_PACKAGES=(xvfb xauth x11-utils libgl1-mesa-dri fonts-cantarell desktop-file-utils shared-mime-info libglib2.0-bin
+  appstream)
 # The peers of the benchmarks in bench/ (not part of CI; the scripts install
 # them): perf, heaptrack (zstd compresses its files), GNU time for the timings.
 SYSPROF_BENCH_PACKAGES=(linux-perf heaptrack zstd time sysprof dbus polkitd)

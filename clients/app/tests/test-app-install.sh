@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # The app installs as `sysprof` with a valid .desktop file and the capture
 # MIME type, and that type is recognized: by the .syscap name, and by the
-# capture header's magic for a file without the extension.
+# capture header's magic for a file without the extension.  Its AppStream
+# metadata passes appstreamcli's validation and names the .desktop file;
+# the icon the .desktop file names is installed, a valid SVG; the man pages
+# and the shell completions are where man and the shells look.
 #
 # Usage: test-app-install.sh BUILD_DIR DATA_DIR
 
@@ -16,7 +19,7 @@ n=0 failed=0
 ok () { n=$((n + 1)); echo "ok $n - $*"; }
 not_ok () { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
 
-echo "1..4"
+echo "1..7"
 
 prefix=$(meson introspect "$BUILD_DIR" --buildoptions | python3 -c \
     'import json, sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "prefix"))')
@@ -56,6 +59,34 @@ if [ "$sniffed" = application/x-sysprof-capture ]; then
     ok "a capture without the extension is recognized by its magic"
 else
     not_ok "a capture without the extension is '$sniffed'"
+fi
+
+metainfo=$root/share/metainfo/org.sysprof.Sysprof.metainfo.xml
+if [ -f "$metainfo" ] && out=$(appstreamcli validate --no-net --explain "$metainfo" 2>&1) &&
+    grep -q '<launchable type="desktop-id">org.sysprof.Sysprof.desktop</launchable>' "$metainfo"; then
+    ok "AppStream: $(tail -n 1 <<<"$out")"
+else
+    not_ok "AppStream metadata: $out"
+fi
+
+icon_name=$(sed -n 's/^Icon=//p' "$desktop")
+icon=$root/share/icons/hicolor/scalable/apps/$icon_name.svg
+if [ "$icon_name" = org.sysprof.Sysprof ] && [ -f "$icon" ] && xmllint --noout "$icon" 2>/dev/null &&
+    grep -q '<svg' "$icon"; then
+    ok "the icon the .desktop file names ($icon_name) is installed, a well-formed SVG"
+else
+    not_ok "icon '$icon_name': $icon"
+fi
+
+missing=
+for f in share/man/man1/sysprof-cli.1 share/man/man1/sysprof-report.1 share/man/man8/sysprofd.8 \
+    share/bash-completion/completions/sysprof-report share/zsh/site-functions/_sysprof-cli; do
+    [ -f "$root/$f" ] || missing="$missing $f"
+done
+if [ -z "$missing" ] && MANPATH="$root/share/man" man -w sysprof-report > /dev/null 2>&1; then
+    ok "man pages and completions installed; man finds sysprof-report(1) in the prefix"
+else
+    not_ok "missing under the prefix:$missing"
 fi
 
 [ "$failed" -eq 0 ]
