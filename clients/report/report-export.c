@@ -15,7 +15,7 @@
 
 /* GOption stores into them; one verb runs per process. */
 static char *arg_output;
-static gint  arg_max_threads = -1;
+static gint  arg_max_threads = G_MININT; /* not given */
 
 static const GOptionEntry export_options[] = {
   { "output", 'o', 0, G_OPTION_ARG_FILENAME, &arg_output, "Write to FILE (- for standard output); required", "FILE" },
@@ -32,13 +32,13 @@ check (const Report *report, GError **error)
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--output FILE is required");
       return FALSE;
     }
-  if (arg_max_threads != -1 && report->format != REPORT_FORMAT_SPEEDSCOPE)
+  if (arg_max_threads != G_MININT && report->format != REPORT_FORMAT_SPEEDSCOPE)
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                    "--max-threads is an option of --format speedscope");
       return FALSE;
     }
-  if (arg_max_threads < -1)
+  if (arg_max_threads != G_MININT && arg_max_threads < 0)
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--max-threads: %d is negative", arg_max_threads);
       return FALSE;
@@ -77,7 +77,7 @@ run_speedscope (const Report *report)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (GBytes) bytes = NULL;
-  guint max_threads = arg_max_threads == -1 ? REPORT_SPEEDSCOPE_MAX_THREADS : (guint) arg_max_threads;
+  guint max_threads = arg_max_threads == G_MININT ? REPORT_SPEEDSCOPE_MAX_THREADS : (guint) arg_max_threads;
 
   if ((bytes = report_speedscope_build (report, max_threads, &error)) == NULL)
     {
@@ -235,7 +235,8 @@ const ReportVerb report_verb_export = {
                  "and a thread's weights add up to `sysprof-report top --tid TID`'s total.  Each\n"
                  "thread's profile is a callgraph of its own, one more reading of CAPTURE:\n"
                  "beyond the --max-threads busiest (32), the other threads share one profile\n"
-                 "(\"N other threads\").\n\n"
+                 "(\"N other threads\").  The samples are distinct stacks in the call tree's\n"
+                 "order, not in time order: read speedscope's Left Heavy and Sandwich views.\n\n"
                  "The path is printed on standard error.\n\n"
                  "Examples:\n"
                  "  sysprof-report export --format pprof -o cpu.pb.gz capture.syscap\n"
