@@ -77,7 +77,7 @@ ok "CPU samples of Sysprof 3.46's capture validate against speedscope $(basename
 # --- 2. weights: per function, in all, per thread ----------------------------
 got=$(weights_agree cpu "$perf" 3)
 $check threads "$work/cpu.json" > "$work/threads"
-while IFS=$'\t' read -r name weight span unit; do
+while IFS=$'\t' read -r name weight span _; do
   tid=${name##*/}
   [ "$weight" = "$span" ] || fail "$name: weights $weight, endValue - startValue $span"
   want=$(total_of "$perf" --tid "$tid")
@@ -189,6 +189,7 @@ for _ in $(seq 50); do
 done
 url="http://127.0.0.1:$port/index.html#profileURL=http://127.0.0.1:$port/profile.json"
 # Root needs --no-sandbox; no GPU on a CI machine.  A profile of its own.
+# shellcheck disable=SC2054 # the comma is in --window-size
 browser=("$chromium" --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$work/chromium"
   --window-size=1200,800 --virtual-time-budget=10000)
 "${browser[@]}" --screenshot="$logs/speedscope-export.png" "$url" > "$work/chromium.log" 2>&1 ||
