@@ -19,8 +19,11 @@ SYSPROF_BUILD_PACKAGES=(
 # golang-go and golang-github-google-pprof-dev: Google's pprof, built from its
 # Debian source by sysprof_build_pprof, reads our pprof exports back; zsh and
 # bash-completion: the completions' test and their install directory.
+# npm fetches speedscope (sysprof_fetch_speedscope): python3-jsonschema
+# checks our speedscope exports against its schema, chromium loads them into
+# its web app.
 SYSPROF_TEST_PACKAGES=(libsysprof-4-dev sysprof dbus polkitd bubblewrap libxml2-utils systemd binutils xz-utils python3 debuginfod
-  golang-go golang-github-google-pprof-dev zsh bash-completion)
+  golang-go golang-github-google-pprof-dev zsh bash-completion npm python3-jsonschema chromium)
 # The app's tests run under Xvfb (x11-utils: xwininfo); appstream: appstreamcli
 # validates its metadata.
 SYSPROF_APP_TEST_PACKAGES=(xvfb xauth x11-utils libgl1-mesa-dri fonts-cantarell desktop-file-utils shared-mime-info libglib2.0-bin
@@ -45,6 +48,30 @@ sysprof_build_pprof () {
     return 1
   fi
   install -m 755 "$dir/pprof" /usr/local/bin/pprof
+  rm -rf "$dir"
+}
+
+# speedscope's npm package (its file-format-schema.json and its web app, in
+# dist/release/), pinned, for test-sysprof-report-speedscope; once.  The
+# directory is also named in clients/report/tests/meson.build.
+SYSPROF_SPEEDSCOPE_VERSION=1.25.0
+SYSPROF_SPEEDSCOPE_SHA256=2831f1e0d26df914b477e522d78b8485511495a6af81a0b88158f8b48f9e0d03
+SYSPROF_SPEEDSCOPE_DIR=/var/cache/sysprof-tests/speedscope-$SYSPROF_SPEEDSCOPE_VERSION
+sysprof_fetch_speedscope () {
+  local dir tarball=speedscope-$SYSPROF_SPEEDSCOPE_VERSION.tgz
+  [ -f "$SYSPROF_SPEEDSCOPE_DIR/package/dist/release/file-format-schema.json" ] && return 0
+  [ "$(id -u)" -eq 0 ] || { echo "speedscope is not fetched (run as root to fetch it)" >&2; return 1; }
+  echo "Fetching speedscope $SYSPROF_SPEEDSCOPE_VERSION from the npm registry ..."
+  dir=$(mktemp -d)
+  if ! (cd "$dir" && npm pack --silent "speedscope@$SYSPROF_SPEEDSCOPE_VERSION") > "$dir/log" 2>&1 ||
+     ! echo "$SYSPROF_SPEEDSCOPE_SHA256  $dir/$tarball" | sha256sum --check --quiet; then
+    cat "$dir/log" >&2
+    rm -rf "$dir"
+    echo "npm pack speedscope@$SYSPROF_SPEEDSCOPE_VERSION failed or gave another tarball" >&2
+    return 1
+  fi
+  mkdir -p "$SYSPROF_SPEEDSCOPE_DIR"
+  tar -xzf "$dir/$tarball" -C "$SYSPROF_SPEEDSCOPE_DIR"
   rm -rf "$dir"
 }
 

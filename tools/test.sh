@@ -13,6 +13,7 @@ source tools/deps.sh
 
 sysprof_install_packages "${SYSPROF_BUILD_PACKAGES[@]}" "${SYSPROF_TEST_PACKAGES[@]}" "${SYSPROF_APP_TEST_PACKAGES[@]}"
 sysprof_build_pprof
+sysprof_fetch_speedscope
 
 # Scheduler details read the sched_switch tracepoint's format from tracefs,
 # which a machine without systemd may not have mounted.

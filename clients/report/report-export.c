@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* sysprof-report export: the callgraph of a capture in another tool's
- * format.  pprof's profile.proto (report-pprof.c) for now. */
+ * format: pprof's profile.proto (report-pprof.c) or speedscope's JSON
+ * (report-speedscope.c). */
 
 #include <errno.h>
 
 #include "report-pprof.h"
+#include "report-speedscope.h"
 #include "report-util.h"
 #include "report-verbs.h"
 
@@ -13,22 +15,76 @@
 
 /* GOption stores into them; one verb runs per process. */
 static char *arg_output;
+static gint  arg_max_threads = G_MININT; /* not given */
 
 static const GOptionEntry export_options[] = {
   { "output", 'o', 0, G_OPTION_ARG_FILENAME, &arg_output, "Write to FILE (- for standard output); required", "FILE" },
+  { "max-threads", 0, 0, G_OPTION_ARG_INT, &arg_max_threads,
+    "speedscope: a profile of its own for the N busiest threads (default 32; 0: all), one for the others", "N" },
   { NULL },
 };
 
 static gboolean
 check (const Report *report, GError **error)
 {
-  (void) report;
   if (arg_output == NULL)
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--output FILE is required");
       return FALSE;
     }
+  if (arg_max_threads != G_MININT && report->format != REPORT_FORMAT_SPEEDSCOPE)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "--max-threads is an option of --format speedscope");
+      return FALSE;
+    }
+  if (arg_max_threads != G_MININT && arg_max_threads < 0)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--max-threads: %d is negative", arg_max_threads);
+      return FALSE;
+    }
   return TRUE;
+}
+
+/* @bytes to --output, the path on stderr when it is a file. */
+static int
+write_output (GBytes *bytes)
+{
+  g_autoptr (GError) error = NULL;
+  gsize         len;
+  gconstpointer data = g_bytes_get_data (bytes, &len);
+
+  if (g_str_equal (arg_output, "-"))
+    {
+      if (fwrite (data, 1, len, stdout) != len)
+        {
+          g_printerr ("sysprof-report: cannot write the profile: %s\n", g_strerror (errno));
+          return REPORT_EXIT_ERROR;
+        }
+      return REPORT_EXIT_OK;
+    }
+  if (!g_file_set_contents (arg_output, data, (gssize) len, &error))
+    {
+      g_printerr ("sysprof-report: %s\n", error->message);
+      return REPORT_EXIT_ERROR;
+    }
+  g_printerr ("%s\n", arg_output);
+  return REPORT_EXIT_OK;
+}
+
+static int
+run_speedscope (const Report *report)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GBytes) bytes = NULL;
+  guint max_threads = arg_max_threads == G_MININT ? REPORT_SPEEDSCOPE_MAX_THREADS : (guint) arg_max_threads;
+
+  if ((bytes = report_speedscope_build (report, max_threads, &error)) == NULL)
+    {
+      g_printerr ("sysprof-report: %s\n", error->message);
+      return REPORT_EXIT_ERROR;
+    }
+  return write_output (bytes);
 }
 
 typedef struct
@@ -115,7 +171,7 @@ add_tree (Export *e, const SysprofCallgraphNode *root)
 }
 
 static int
-run (const Report *report)
+run_pprof (const Report *report)
 {
   g_autoptr (ReportPprof) pprof = report_pprof_new ();
   g_autoptr (GArray) locations = g_array_new (FALSE, FALSE, sizeof (guint64));
@@ -164,45 +220,53 @@ run (const Report *report)
       g_printerr ("sysprof-report: %s\n", error->message);
       return REPORT_EXIT_ERROR;
     }
-  if (g_str_equal (arg_output, "-"))
-    {
-      gsize         len;
-      gconstpointer data = g_bytes_get_data (bytes, &len);
+  return write_output (bytes);
+}
 
-      if (fwrite (data, 1, len, stdout) != len)
-        {
-          g_printerr ("sysprof-report: cannot write the profile: %s\n", g_strerror (errno));
-          return REPORT_EXIT_ERROR;
-        }
-      return REPORT_EXIT_OK;
-    }
-  if (!g_file_set_contents (arg_output, g_bytes_get_data (bytes, NULL), (gssize) g_bytes_get_size (bytes), &error))
-    {
-      g_printerr ("sysprof-report: %s\n", error->message);
-      return REPORT_EXIT_ERROR;
-    }
-  g_printerr ("%s\n", arg_output);
-  return REPORT_EXIT_OK;
+static int
+run (const Report *report)
+{
+  if (report->format == REPORT_FORMAT_SPEEDSCOPE)
+    return run_speedscope (report);
+  return run_pprof (report);
 }
 
 const ReportVerb report_verb_export = {
   .name = "export",
-  .summary = "Write the callgraph as a pprof profile (Google's pprof, Parca, Pyroscope read it).",
+  .summary = "Write the callgraph for another tool: a pprof profile (pprof, Parca, Pyroscope)\n"
+             "or a speedscope file (speedscope.app).",
   .parameters = "CAPTURE",
-  .description = "Writes the samples that pass the filters as a gzipped profile.proto of\n"
-                 "github.com/google/pprof (--format pprof, the default), -o FILE.  Each distinct\n"
-                 "stack is one sample, its values the samples and the CPU time they stand for\n"
-                 "(1/997 s each, sysprof-cli's default frequency); with --off-cpu or\n"
-                 "--wall-clock the nanoseconds waited (or spent); with\n"
-                 "--memory alloc_objects and alloc_space (inuse_* with --memory=leaked; the\n"
-                 "bytes only with =bytes and =leaked-bytes).  Locations are the callgraph's\n"
-                 "functions (named already: pprof does not look for binaries), one mapping per\n"
-                 "library, the process a label of each sample (\"process\").  So `pprof -top`\n"
-                 "on the file lists the functions with the same self (flat) and total (cum)\n"
-                 "as `sysprof-report top`.  The path is printed on standard error.\n\n"
-                 "Example:\n"
+  .description = "Writes the samples that pass the filters to -o FILE, in one of two formats.\n\n"
+                 "--format pprof (the default): a gzipped profile.proto of\n"
+                 "github.com/google/pprof.  Each distinct stack is one sample, its values the\n"
+                 "samples and the CPU time they stand for (1/997 s each, sysprof-cli's default\n"
+                 "frequency); with --off-cpu or --wall-clock the nanoseconds waited (or\n"
+                 "spent); with --memory alloc_objects and alloc_space (inuse_* with\n"
+                 "--memory=leaked; the bytes only with =bytes and =leaked-bytes).  Locations are\n"
+                 "the callgraph's functions (named already: pprof does not look for binaries),\n"
+                 "one mapping per library, the process a label of each sample (\"process\").  So\n"
+                 "`pprof -top` on the file lists the functions with the same self (flat) and\n"
+                 "total (cum) as `sysprof-report top`.\n\n"
+                 "--format speedscope: speedscope's JSON file format\n"
+                 "(https://www.speedscope.app/file-format-schema.json): the functions in a\n"
+                 "shared frames table (name; file: the source file with --lines, else the\n"
+                 "library; line), and one \"sampled\" profile per thread, named\n"
+                 "\"PROCESS (PID)/TID\", busiest first: each distinct stack of the thread is a\n"
+                 "sample (frame indexes, outermost first), weighing its samples (unit \"none\"),\n"
+                 "its microseconds with --off-cpu or --wall-clock, its allocations (\"none\") or\n"
+                 "bytes (\"bytes\") with --memory.  A sample's last frame has that weight as its\n"
+                 "self: summed per function they are the self column of `sysprof-report top`,\n"
+                 "and a thread's weights add up to `sysprof-report top --tid TID`'s total.  Each\n"
+                 "thread's profile is a callgraph of its own, one more reading of CAPTURE:\n"
+                 "beyond the --max-threads busiest (32), the other threads share one profile\n"
+                 "(\"N other threads\").  The samples are distinct stacks in the call tree's\n"
+                 "order, not in time order: read speedscope's Left Heavy and Sandwich views.\n\n"
+                 "The path is printed on standard error.\n\n"
+                 "Examples:\n"
                  "  sysprof-report export --format pprof -o cpu.pb.gz capture.syscap\n"
-                 "  pprof -top cpu.pb.gz",
+                 "  pprof -top cpu.pb.gz\n"
+                 "  sysprof-report export --format speedscope -o cpu.speedscope.json capture.syscap\n"
+                 "  speedscope cpu.speedscope.json",
   .entries = export_options,
   .check = check,
   .run = run,

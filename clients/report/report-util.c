@@ -232,9 +232,12 @@ report_callgraph_main (const ReportVerb *verb, int argc, char **argv, gboolean h
   report.format = REPORT_FORMAT_TEXT;
   if (verb->export_formats)
     {
-      if (o.format != NULL && !g_str_equal (o.format, "pprof"))
-        USAGE_ERROR ("--format: “%s” is not a format %s writes (pprof)", o.format, verb->name);
-      report.format = REPORT_FORMAT_PPROF;
+      if (o.format == NULL || g_str_equal (o.format, "pprof"))
+        report.format = REPORT_FORMAT_PPROF;
+      else if (g_str_equal (o.format, "speedscope"))
+        report.format = REPORT_FORMAT_SPEEDSCOPE;
+      else
+        USAGE_ERROR ("--format: “%s” is not a format %s writes (pprof, speedscope)", o.format, verb->name);
     }
   else if (o.format != NULL && g_str_equal (o.format, "tsv"))
     report.format = REPORT_FORMAT_TSV;
@@ -305,6 +308,9 @@ report_callgraph_main (const ReportVerb *verb, int argc, char **argv, gboolean h
 
   report.args = argv + 1;
   report.capture_path = argv[argc - 1];
+  report.filter = &filter;
+  report.debug_dirs = o.debug_dirs;
+  report.no_local_files = o.no_local_files;
 
   if (verb->two_captures)
     {

@@ -21,8 +21,9 @@ typedef enum
 {
   REPORT_FORMAT_TEXT,
   REPORT_FORMAT_TSV,
-  REPORT_FORMAT_SVG,   /* verbs with svg_format only */
-  REPORT_FORMAT_PPROF, /* verbs with export_formats only */
+  REPORT_FORMAT_SVG,        /* verbs with svg_format only */
+  REPORT_FORMAT_PPROF,      /* verbs with export_formats only */
+  REPORT_FORMAT_SPEEDSCOPE, /* likewise */
 } ReportFormat;
 
 /* What a callgraph verb prints from: the callgraph, built with the shared
@@ -50,6 +51,12 @@ typedef struct _Report
   gboolean lines;
   /* --off-cpu or --wall-clock: every count is microseconds. */
   gboolean time_weighted;
+
+  /* What the callgraph was built with, for a verb that builds more
+   * (export --format speedscope: one per thread); valid during run(). */
+  const SysprofCallgraphFilter *filter;
+  char                        **debug_dirs;
+  gboolean                      no_local_files;
 
   /* A verb of two captures (diff): the first one's callgraph, built with
    * the same options, and its path; capture_path is the second. */
@@ -94,7 +101,8 @@ typedef struct
   void (*adjust_filter) (gboolean before, SysprofCallgraphFilter *filter);
   /* --format svg is accepted too (the verb draws a picture). */
   gboolean svg_format;
-  /* --format names another tool's format instead (pprof, the default). */
+  /* --format names another tool's format instead (pprof, the default, or
+   * speedscope). */
   gboolean export_formats;
 } ReportVerb;
 
