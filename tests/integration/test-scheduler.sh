@@ -76,6 +76,27 @@ if command -v pprof > /dev/null; then
   done
   got="$got; pprof agrees"
 fi
+# And in speedscope's format: each function's weight over the samples
+# whose stack holds it is its total.
+as "$U" sysprof-report export --format speedscope --off-cpu --comm blocking-workload -o "$W/u/off.speedscope.json" \
+  "$W/u/sched.syscap" 2> /dev/null || fail "sysprof-report export --format speedscope --off-cpu failed"
+for f in wait_in_sleep wait_in_pipe_read wait_in_mutex; do
+  weight=$(python3 - "$W/u/off.speedscope.json" "$f" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+names = [frame['name'] for frame in doc['shared']['frames']]
+total = 0
+for profile in doc['profiles']:
+    for sample, weight in zip(profile['samples'], profile['weights']):
+        if any(names[i] == sys.argv[2] for i in sample):
+            total += weight
+print(int(total))
+PY
+)
+  [ "$weight" = "$(field "$f" 4 < "$W/off.tsv")" ] ||
+    fail "speedscope's weight of $f is $weight us, sysprof-report's total $(field "$f" 4 < "$W/off.tsv") us"
+done
+got="$got; speedscope agrees"
 ok "off-CPU time per function (capture/measured):$got; per thread: the main thread ${main_off}s (${want}s measured)"
 
 # 2. Sysprof 48's marks, one per slice, and our counts.
