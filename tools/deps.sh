@@ -19,11 +19,12 @@ SYSPROF_BUILD_PACKAGES=(
 # golang-go and golang-github-google-pprof-dev: Google's pprof, built from its
 # Debian source by sysprof_build_pprof, reads our pprof exports back; zsh and
 # bash-completion: the completions' test and their install directory.
-# npm fetches speedscope (sysprof_fetch_speedscope): python3-jsonschema
+# The machine's own npm (Node.js comes with the machine; Debian's npm package
+# conflicts with it) fetches speedscope (sysprof_fetch_speedscope): python3-jsonschema
 # checks our speedscope exports against its schema, chromium loads them into
 # its web app.
 SYSPROF_TEST_PACKAGES=(libsysprof-4-dev sysprof dbus polkitd bubblewrap libxml2-utils systemd binutils xz-utils python3 debuginfod
-  golang-go golang-github-google-pprof-dev zsh bash-completion npm python3-jsonschema chromium)
+  golang-go golang-github-google-pprof-dev zsh bash-completion python3-jsonschema chromium)
 # The app's tests run under Xvfb (x11-utils: xwininfo); appstream: appstreamcli
 # validates its metadata.
 SYSPROF_APP_TEST_PACKAGES=(xvfb xauth x11-utils libgl1-mesa-dri fonts-cantarell desktop-file-utils shared-mime-info libglib2.0-bin
@@ -61,6 +62,7 @@ sysprof_fetch_speedscope () {
   local dir tarball=speedscope-$SYSPROF_SPEEDSCOPE_VERSION.tgz
   [ -f "$SYSPROF_SPEEDSCOPE_DIR/package/dist/release/file-format-schema.json" ] && return 0
   [ "$(id -u)" -eq 0 ] || { echo "speedscope is not fetched (run as root to fetch it)" >&2; return 1; }
+  command -v npm > /dev/null || { echo "npm is not installed: cannot fetch speedscope" >&2; return 1; }
   echo "Fetching speedscope $SYSPROF_SPEEDSCOPE_VERSION from the npm registry ..."
   dir=$(mktemp -d)
   if ! (cd "$dir" && npm pack --silent "speedscope@$SYSPROF_SPEEDSCOPE_VERSION") > "$dir/log" 2>&1 ||
