@@ -237,7 +237,10 @@ sysprof_dbus_messages_from_summary (const SysprofCaptureSummary *summary)
         {
           /* The summary's own bookkeeping, but a bound is cheap. */
           g_return_val_if_fail (kept->kept && (guint64) kept->offset + kept->length <= summary->dbus_bytes->len, NULL);
-          message = sysprof_dbus_message_decode (summary->dbus_bytes->data + kept->offset, kept->length);
+          /* No bytes kept (an empty frame): no pointer arithmetic on the
+           * array's NULL data. */
+          message = sysprof_dbus_message_decode (kept->length > 0 ? summary->dbus_bytes->data + kept->offset : NULL,
+                                                 kept->length);
         }
       message->bus_type = kept->bus_type;
       message->time_ns = kept->time_ns;
