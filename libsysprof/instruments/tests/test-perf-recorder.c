@@ -402,10 +402,27 @@ in_child_maps (DwarfScan *scan, guint64 addr)
   return FALSE;
 }
 
+static void read_child_maps_once (DwarfScan *scan);
+
 /* The child's executable mappings, while it runs: where its copy of this
- * binary lies. */
+ * binary lies.  On a loaded machine (the suites run in parallel) it may not
+ * have finished its exec yet: read again until it has, for up to 10 s. */
 static void
 read_child_maps (DwarfScan *scan)
+{
+  for (guint i = 0; i < 200; i++)
+    {
+      g_clear_pointer (&scan->child_maps, g_array_unref);
+      scan->exe_base = 0;
+      read_child_maps_once (scan);
+      if (scan->exe_base != 0)
+        return;
+      g_usleep (50 * 1000);
+    }
+}
+
+static void
+read_child_maps_once (DwarfScan *scan)
 {
   g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
   g_autofree char *path = g_strdup_printf ("/proc/%d/maps", scan->child);
