@@ -98,9 +98,12 @@ if [ -n "$cli" ] && [ "$(id -u)" = 0 ]; then
   grep -q "^ok threads=$threads n=$per" "$tmp/cli.log" || fail "the workload did not finish: $(cat "$tmp/cli.log")"
   round_trip rec "$tmp/rec.syscap"
   size=$(stat -c %s "$tmp/rec.syscap") csize=$(stat -c %s "$tmp/rec-c.syscap")
-  [ $((csize * 5)) -lt "$size" ] || fail "compacted $size bytes into $csize only"
   stored=$("$dump" "$tmp/rec-c.syscap" | awk '/^  id: sysprof.memory-stream$/ { m = 1; next } m && /^blocks=/ { for (i = 1; i <= NF; i++) if ($i ~ /^stored-bytes=/) print substr($i, 14); exit }')
   frames=$("$dump" "$tmp/rec.syscap" | awk '/^ALLOCATION @/ { sub(/.*len=/, ""); s += $1 } END { print s }')
+  # The file shrinks by nearly all of its allocation records (what else it
+  # holds, the kernel's symbols for one, depends on the machine and stays).
+  [ -n "$frames" ] && [ $(((size - csize) * 10)) -gt $((frames * 9)) ] ||
+    fail "compacted $size bytes into $csize only, for ${frames:-?} bytes of ALLOCATION frames"
   [ -n "$stored" ] && [ $((stored * 20)) -lt "$frames" ] || fail "streams of ${stored:-?} bytes for $frames bytes of ALLOCATION frames"
   ok "recording of $threads x $per allocations: $size bytes compacted to $csize ($frames bytes of ALLOCATION frames to $stored of streams), expanded back to the same $(stat_of "$tmp/rec.stats" ALLOCATION) events"
 
