@@ -285,6 +285,7 @@ dbus_main (int argc, char **argv, gboolean help_only)
   g_autoptr (GPtrArray) all = NULL;
   g_autoptr (GPtrArray) messages = g_ptr_array_new ();
   const char           *prgname = "sysprof-report dbus";
+  int                   status;
   DbusOptions           o = { .limit = G_MININT };
   SysprofDbusCounts     counts[4];
   SysprofCaptureReader *reader;
@@ -294,25 +295,10 @@ dbus_main (int argc, char **argv, gboolean help_only)
 
   g_set_prgname (prgname);
   context = new_context (&o);
-  if (help_only)
+  if ((status = report_start_own_command_line (context, prgname, &argc, &argv, help_only, &o.version)) >= 0)
     {
-      g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);
-
-      g_print ("%s", help);
       dbus_options_clear (&o);
-      return REPORT_EXIT_OK;
-    }
-  if (!g_option_context_parse (context, &argc, &argv, &error))
-    {
-      report_print_usage_error (prgname, error->message);
-      dbus_options_clear (&o);
-      return REPORT_EXIT_USAGE;
-    }
-  if (o.version)
-    {
-      g_print ("sysprof-report %s\n", SYSPROF_PROJECT_VERSION);
-      dbus_options_clear (&o);
-      return REPORT_EXIT_OK;
+      return status;
     }
 
 #define USAGE_ERROR(...)                                       \
@@ -327,10 +313,8 @@ dbus_main (int argc, char **argv, gboolean help_only)
 
   if (argc != 2)
     USAGE_ERROR ("expected CAPTURE");
-  if (o.format != NULL && g_str_equal (o.format, "tsv"))
-    format = REPORT_FORMAT_TSV;
-  else if (o.format != NULL && !g_str_equal (o.format, "text"))
-    USAGE_ERROR ("--format: “%s” is neither text nor tsv", o.format);
+  if (!report_parse_text_format (o.format, &format, &error))
+    USAGE_ERROR ("%s", error->message);
   if (o.limit != G_MININT && o.limit < 0)
     USAGE_ERROR ("--limit: %d is negative", o.limit);
   if (o.bus != NULL && g_str_equal (o.bus, "session"))
@@ -342,17 +326,11 @@ dbus_main (int argc, char **argv, gboolean help_only)
   limit = o.limit != G_MININT ? (guint) o.limit : format == REPORT_FORMAT_TEXT ? TEXT_ROWS : 0;
 #undef USAGE_ERROR
 
-  {
-    SysprofCaptureError capture_error = { 0 };
-
-    if (!(reader = sysprof_capture_reader_new_with_error (argv[1], &capture_error)))
-      {
-        g_printerr ("sysprof-report: %s: %s\n", argv[1],
-                    capture_error.message[0] ? capture_error.message : g_strerror (capture_error.code));
-        dbus_options_clear (&o);
-        return REPORT_EXIT_ERROR;
-      }
-  }
+  if ((reader = report_open_reader (argv[1])) == NULL)
+    {
+      dbus_options_clear (&o);
+      return REPORT_EXIT_ERROR;
+    }
   all = sysprof_dbus_messages_from_reader (reader, counts, &error);
   sysprof_capture_reader_unref (reader);
   if (all == NULL)

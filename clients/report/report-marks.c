@@ -165,6 +165,7 @@ marks_main (int argc, char **argv, gboolean help_only)
   g_autoptr (GArray) pids = g_array_new (FALSE, FALSE, sizeof (gint32));
   g_autoptr (GArray) rows = NULL;
   const char             *prgname = "sysprof-report marks";
+  int                     status;
   MarksOptions            o = { .begin = NAN, .end = NAN, .limit = G_MININT };
   SysprofMarkStatsOptions options = SYSPROF_MARK_STATS_OPTIONS_INIT;
   SysprofCaptureReader   *reader;
@@ -173,25 +174,10 @@ marks_main (int argc, char **argv, gboolean help_only)
 
   g_set_prgname (prgname);
   context = new_context (&o);
-  if (help_only)
+  if ((status = report_start_own_command_line (context, prgname, &argc, &argv, help_only, &o.version)) >= 0)
     {
-      g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);
-
-      g_print ("%s", help);
       marks_options_clear (&o);
-      return REPORT_EXIT_OK;
-    }
-  if (!g_option_context_parse (context, &argc, &argv, &error))
-    {
-      report_print_usage_error (prgname, error->message);
-      marks_options_clear (&o);
-      return REPORT_EXIT_USAGE;
-    }
-  if (o.version)
-    {
-      g_print ("sysprof-report %s\n", SYSPROF_PROJECT_VERSION);
-      marks_options_clear (&o);
-      return REPORT_EXIT_OK;
+      return status;
     }
 
 #define USAGE_ERROR(...)                                       \
@@ -206,10 +192,8 @@ marks_main (int argc, char **argv, gboolean help_only)
 
   if (argc != 2)
     USAGE_ERROR ("expected CAPTURE");
-  if (o.format != NULL && g_str_equal (o.format, "tsv"))
-    format = REPORT_FORMAT_TSV;
-  else if (o.format != NULL && !g_str_equal (o.format, "text"))
-    USAGE_ERROR ("--format: “%s” is neither text nor tsv", o.format);
+  if (!report_parse_text_format (o.format, &format, &error))
+    USAGE_ERROR ("%s", error->message);
   if (o.limit != G_MININT && o.limit < 0)
     USAGE_ERROR ("--limit: %d is negative", o.limit);
   limit = o.limit != G_MININT ? (guint) o.limit : format == REPORT_FORMAT_TEXT ? TEXT_ROWS : 0;
@@ -225,17 +209,11 @@ marks_main (int argc, char **argv, gboolean help_only)
   options.n_pids = pids->len;
   options.group = o.group;
 
-  {
-    SysprofCaptureError capture_error = { 0 };
-
-    if (!(reader = sysprof_capture_reader_new_with_error (argv[1], &capture_error)))
-      {
-        g_printerr ("sysprof-report: %s: %s\n", argv[1],
-                    capture_error.message[0] ? capture_error.message : g_strerror (capture_error.code));
-        marks_options_clear (&o);
-        return REPORT_EXIT_ERROR;
-      }
-  }
+  if ((reader = report_open_reader (argv[1])) == NULL)
+    {
+      marks_options_clear (&o);
+      return REPORT_EXIT_ERROR;
+    }
   rows = sysprof_mark_stats_from_reader (reader, &options, &error);
   sysprof_capture_reader_unref (reader);
   if (rows == NULL)

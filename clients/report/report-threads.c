@@ -148,6 +148,7 @@ threads_main (int argc, char **argv, gboolean help_only)
   g_autoptr (GArray) pids = g_array_new (FALSE, FALSE, sizeof (gint32));
   g_autoptr (GArray) rows = NULL;
   const char               *prgname = "sysprof-report threads";
+  int                       status;
   ThreadsOptions            o = { .begin = NAN, .end = NAN, .limit = G_MININT };
   SysprofThreadTimesOptions options = SYSPROF_THREAD_TIMES_OPTIONS_INIT;
   SysprofCaptureReader     *reader;
@@ -156,25 +157,10 @@ threads_main (int argc, char **argv, gboolean help_only)
 
   g_set_prgname (prgname);
   context = new_context (&o);
-  if (help_only)
+  if ((status = report_start_own_command_line (context, prgname, &argc, &argv, help_only, &o.version)) >= 0)
     {
-      g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);
-
-      g_print ("%s", help);
       threads_options_clear (&o);
-      return REPORT_EXIT_OK;
-    }
-  if (!g_option_context_parse (context, &argc, &argv, &error))
-    {
-      report_print_usage_error (prgname, error->message);
-      threads_options_clear (&o);
-      return REPORT_EXIT_USAGE;
-    }
-  if (o.version)
-    {
-      g_print ("sysprof-report %s\n", SYSPROF_PROJECT_VERSION);
-      threads_options_clear (&o);
-      return REPORT_EXIT_OK;
+      return status;
     }
 
 #define USAGE_ERROR(...)                                       \
@@ -189,10 +175,8 @@ threads_main (int argc, char **argv, gboolean help_only)
 
   if (argc != 2)
     USAGE_ERROR ("expected CAPTURE");
-  if (o.format != NULL && g_str_equal (o.format, "tsv"))
-    format = REPORT_FORMAT_TSV;
-  else if (o.format != NULL && !g_str_equal (o.format, "text"))
-    USAGE_ERROR ("--format: “%s” is neither text nor tsv", o.format);
+  if (!report_parse_text_format (o.format, &format, &error))
+    USAGE_ERROR ("%s", error->message);
   if (o.limit != G_MININT && o.limit < 0)
     USAGE_ERROR ("--limit: %d is negative", o.limit);
   limit = o.limit != G_MININT ? (guint) o.limit : format == REPORT_FORMAT_TEXT ? TEXT_ROWS : 0;
@@ -207,17 +191,11 @@ threads_main (int argc, char **argv, gboolean help_only)
   options.pids = (const gint32 *) (gpointer) pids->data;
   options.n_pids = pids->len;
 
-  {
-    SysprofCaptureError capture_error = { 0 };
-
-    if (!(reader = sysprof_capture_reader_new_with_error (argv[1], &capture_error)))
-      {
-        g_printerr ("sysprof-report: %s: %s\n", argv[1],
-                    capture_error.message[0] ? capture_error.message : g_strerror (capture_error.code));
-        threads_options_clear (&o);
-        return REPORT_EXIT_ERROR;
-      }
-  }
+  if ((reader = report_open_reader (argv[1])) == NULL)
+    {
+      threads_options_clear (&o);
+      return REPORT_EXIT_ERROR;
+    }
   rows = sysprof_thread_times_from_reader (reader, &options, &error);
   sysprof_capture_reader_unref (reader);
   if (rows == NULL)

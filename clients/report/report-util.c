@@ -599,6 +599,59 @@ report_seconds_to_ns (double seconds, const char *what, gint64 *ns, GError **err
   return TRUE;
 }
 
+int
+report_start_own_command_line (
+    GOptionContext *context, const char *prgname, int *argc, char ***argv, gboolean help_only, const gboolean *version)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (help_only)
+    {
+      g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);
+
+      g_print ("%s", help);
+      return REPORT_EXIT_OK;
+    }
+  if (!g_option_context_parse (context, argc, argv, &error))
+    {
+      report_print_usage_error (prgname, error->message);
+      return REPORT_EXIT_USAGE;
+    }
+  if (*version)
+    {
+      g_print ("sysprof-report %s\n", SYSPROF_PROJECT_VERSION);
+      return REPORT_EXIT_OK;
+    }
+  return -1;
+}
+
+gboolean
+report_parse_text_format (const char *format, ReportFormat *out, GError **error)
+{
+  if (format == NULL || g_str_equal (format, "text"))
+    *out = REPORT_FORMAT_TEXT;
+  else if (g_str_equal (format, "tsv"))
+    *out = REPORT_FORMAT_TSV;
+  else
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--format: “%s” is neither text nor tsv", format);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+SysprofCaptureReader *
+report_open_reader (const char *path)
+{
+  SysprofCaptureError   capture_error = { 0 };
+  SysprofCaptureReader *reader = sysprof_capture_reader_new_with_error (path, &capture_error);
+
+  if (reader == NULL)
+    g_printerr ("sysprof-report: %s: %s\n", path,
+                capture_error.message[0] ? capture_error.message : g_strerror (capture_error.code));
+  return reader;
+}
+
 void
 report_print_usage_error (const char *prgname, const char *message)
 {

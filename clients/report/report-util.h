@@ -179,6 +179,17 @@ gboolean report_function_is_listed (const SysprofCallgraphFunction *function);
 gint report_compare_by_total (gconstpointer a, gconstpointer b);
 
 void report_print_usage_error (const char *prgname, const char *message);
+/* The start of a verb with a command line of its own: with @help_only prints
+ * @context's help; else parses the command line (a usage error printed) and
+ * answers --version (@version, set by the parse).  -1 when the verb goes on,
+ * else the exit status to return. */
+int report_start_own_command_line (
+    GOptionContext *context, const char *prgname, int *argc, char ***argv, gboolean help_only, const gboolean *version);
+/* text or tsv (NULL: text); FALSE with a usage message. */
+gboolean report_parse_text_format (const char *format, ReportFormat *out, GError **error);
+/* @path opened for reading, or NULL after printing why (the verbs that read
+ * frames themselves; report_open_capture() also makes the symbolizer). */
+SysprofCaptureReader *report_open_reader (const char *path);
 /* "1,2" and repeated options into one array of gint32 ids. */
 gboolean report_parse_ids (char **values, const char *what, GArray *ids, GError **error);
 gboolean report_seconds_to_ns (double seconds, const char *what, gint64 *ns, GError **error);
