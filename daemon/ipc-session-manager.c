@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ipc-session-manager.h"
 #include "sysprof-dbus-contract.h"
+#include "sysprofd-budget.h"
 #include "sysprofd-dispatcher.h"
 #include "sysprofd-proc.h"
 #include "sysprofd-session.h"
@@ -17,9 +18,10 @@ session_closed (SysprofdSession *session, gpointer data)
   g_hash_table_remove (sessions, sysprofd_session_get_path (session));
 }
 
-/* Main thread, authorized. */
+/* Main thread, authorized; @continuous_many: polkit granted
+ * SYSPROF_DBUS_ACTION_CONTINUOUS_MANY. */
 static void
-do_create_session (SysprofdCall *call)
+create_session (SysprofdCall *call, gboolean continuous_many)
 {
   GDBusMethodInvocation *invocation = sysprofd_call_get_invocation (call);
   g_autoptr (GVariant) options = NULL;
@@ -32,9 +34,14 @@ do_create_session (SysprofdCall *call)
   path = g_strdup_printf (SYSPROF_DBUS_SESSION_PATH_PREFIX "%u", next_session_id++);
   session = sysprofd_session_new (g_dbus_method_invocation_get_connection (invocation), path, uid,
                                   g_dbus_method_invocation_get_sender (invocation), sysprofd_call_get_action (call),
-                                  options, &error);
+                                  options, continuous_many, &error);
   if (session == NULL)
     {
+      if (g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_LIMITS_EXCEEDED) &&
+          g_variant_lookup (options, SYSPROF_DBUS_OPTION_PERIOD, "u", NULL) && !continuous_many &&
+          !sysprofd_budget_fits_uid (uid, SYSPROFD_RESOURCE_CONTINUOUS, 1))
+        g_prefix_error (&error, "%s (polkit's action %s allows more): ", "one continuous session per user",
+                        SYSPROF_DBUS_ACTION_CONTINUOUS_MANY);
       g_dbus_method_invocation_return_gerror (invocation, error);
       return;
     }
@@ -50,6 +57,30 @@ do_create_session (SysprofdCall *call)
                detached ? ", detached" : "");
   }
   g_dbus_method_invocation_return_value (invocation, g_variant_new ("(o)", path));
+}
+
+static void
+asked_continuous_many (SysprofdCall *call, gboolean granted, gpointer data)
+{
+  (void) data;
+  create_session (call, granted);
+}
+
+/* Main thread, authorized. */
+static void
+do_create_session (SysprofdCall *call)
+{
+  GDBusMethodInvocation *invocation = sysprofd_call_get_invocation (call);
+  g_autoptr (GVariant) options = NULL;
+  g_autoptr (GVariant) period = NULL;
+
+  g_variant_get (g_dbus_method_invocation_get_parameters (invocation), "(@a{sv})", &options);
+  period = g_variant_lookup_value (options, SYSPROF_DBUS_OPTION_PERIOD, NULL);
+  /* A second continuous session: only when polkit says so. */
+  if (period != NULL && !sysprofd_budget_fits_uid (sysprofd_call_get_uid (call), SYSPROFD_RESOURCE_CONTINUOUS, 1))
+    sysprofd_call_ask (call, SYSPROF_DBUS_ACTION_CONTINUOUS_MANY, asked_continuous_many, NULL);
+  else
+    create_session (call, FALSE);
 }
 
 /* Recording only processes of one's own needs less trust than recording the

@@ -24,6 +24,7 @@ static const char *const names[] = {
   [SYSPROFD_RESOURCE_RING] = "ring buffers",
   [SYSPROFD_RESOURCE_RING_BYTES] = "bytes of ring buffers",
   [SYSPROFD_RESOURCE_FD] = "file descriptors",
+  [SYSPROFD_RESOURCE_CONTINUOUS] = "continuous sessions",
 };
 
 static guint64
@@ -36,6 +37,9 @@ limit_per_uid (SysprofdResource what)
     case SYSPROFD_RESOURCE_RING_BYTES: return SYSPROF_DBUS_MAX_RING_BYTES_PER_UID;
     /* A quarter of them: four users at their limits leave the daemon working. */
     case SYSPROFD_RESOURCE_FD: return fd_limit / 4;
+    /* More only with polkit's SYSPROF_DBUS_ACTION_CONTINUOUS_MANY, which
+     * the session charges as sessions only. */
+    case SYSPROFD_RESOURCE_CONTINUOUS: return SYSPROF_DBUS_MAX_CONTINUOUS_PER_UID;
     case SYSPROFD_N_RESOURCES:
     default: g_assert_not_reached ();
     }
@@ -50,6 +54,7 @@ limit_total (SysprofdResource what)
     case SYSPROFD_RESOURCE_RING: return SYSPROF_DBUS_MAX_RINGS;
     case SYSPROFD_RESOURCE_RING_BYTES: return SYSPROF_DBUS_MAX_RING_BYTES;
     case SYSPROFD_RESOURCE_FD: return fd_limit;
+    case SYSPROFD_RESOURCE_CONTINUOUS: return SYSPROF_DBUS_MAX_CONTINUOUS;
     case SYSPROFD_N_RESOURCES:
     default: g_assert_not_reached ();
     }
@@ -156,4 +161,19 @@ sysprofd_budget_release (guint32 uid, SysprofdResource what, guint64 amount)
       g_hash_table_remove (per_uid, GUINT_TO_POINTER (uid));
   }
   g_mutex_unlock (&lock);
+}
+
+gboolean
+sysprofd_budget_fits_uid (guint32 uid, SysprofdResource what, guint64 amount)
+{
+  Usage   *usage;
+  gboolean fits;
+
+  g_return_val_if_fail (what < SYSPROFD_N_RESOURCES, FALSE);
+
+  g_mutex_lock (&lock);
+  usage = per_uid ? g_hash_table_lookup (per_uid, GUINT_TO_POINTER (uid)) : NULL;
+  fits = amount <= limit_per_uid (what) && (usage == NULL || usage->used[what] <= limit_per_uid (what) - amount);
+  g_mutex_unlock (&lock);
+  return fits;
 }

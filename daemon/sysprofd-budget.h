@@ -17,6 +17,8 @@ typedef enum
   SYSPROFD_RESOURCE_RING,
   SYSPROFD_RESOURCE_RING_BYTES,
   SYSPROFD_RESOURCE_FD,
+  /* Continuous sessions (CreateSession's "period"). */
+  SYSPROFD_RESOURCE_CONTINUOUS,
   SYSPROFD_N_RESOURCES
 } SysprofdResource;
 
@@ -26,5 +28,8 @@ void sysprofd_budget_init (void);
  * G_DBUS_ERROR_LIMITS_EXCEEDED saying which limit was reached. */
 gboolean sysprofd_budget_charge (guint32 uid, SysprofdResource what, guint64 amount, GError **error);
 void     sysprofd_budget_release (guint32 uid, SysprofdResource what, guint64 amount);
+/* What @uid holds of @what, and whether @amount more stays within its own
+ * limit (not the total's). */
+gboolean sysprofd_budget_fits_uid (guint32 uid, SysprofdResource what, guint64 amount);
 
 G_END_DECLS

@@ -525,6 +525,68 @@ check_action (SysprofdCall *call, const char *action, gboolean may_interact)
                                         call);
 }
 
+/* A second question to polkit about a call already authorized. */
+typedef struct
+{
+  SysprofdCall   *call;
+  SysprofdAskFunc func;
+  gpointer        data;
+  GCancellable   *cancellable;
+  guint           timeout;
+} Ask;
+
+static gboolean
+ask_timed_out (gpointer data)
+{
+  Ask *ask = data;
+
+  ask->timeout = 0;
+  g_cancellable_cancel (ask->cancellable);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+ask_done (GObject *source, GAsyncResult *res, gpointer data)
+{
+  Ask *ask = data;
+  g_autoptr (PolkitAuthorizationResult) result = NULL;
+  g_autoptr (GError) error = NULL;
+
+  result = polkit_authority_check_authorization_finish (POLKIT_AUTHORITY (source), res, &error);
+  g_clear_handle_id (&ask->timeout, g_source_remove);
+  if (error != NULL)
+    g_message ("polkit did not answer about %s: %s", g_dbus_method_invocation_get_method_name (ask->call->invocation),
+               error->message);
+  ask->func (ask->call, result != NULL && polkit_authorization_result_get_is_authorized (result), ask->data);
+  g_clear_object (&ask->cancellable);
+  sysprofd_call_unref (ask->call);
+  g_free (ask);
+}
+
+void
+sysprofd_call_ask (SysprofdCall *call, const char *action, SysprofdAskFunc func, gpointer data)
+{
+  g_autoptr (PolkitSubject) subject = NULL;
+  Ask *ask;
+
+  g_return_if_fail (call != NULL && action != NULL && func != NULL);
+
+  if (authority == NULL)
+    {
+      func (call, FALSE, data);
+      return;
+    }
+  subject = polkit_system_bus_name_new (call->caller->sender);
+  ask = g_new0 (Ask, 1);
+  ask->call = sysprofd_call_ref (call);
+  ask->func = func;
+  ask->data = data;
+  ask->cancellable = g_cancellable_new ();
+  ask->timeout = g_timeout_add_seconds (SYSPROF_DBUS_AUTH_TIMEOUT, ask_timed_out, ask);
+  polkit_authority_check_authorization (authority, subject, action, NULL, POLKIT_CHECK_AUTHORIZATION_FLAGS_NONE,
+                                        ask->cancellable, ask_done, ask);
+}
+
 static void
 start_authorization (SysprofdCall *call)
 {

@@ -66,6 +66,13 @@ SysprofdCall *sysprofd_call_ref (SysprofdCall *call);
 void          sysprofd_call_unref (SysprofdCall *call);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SysprofdCall, sysprofd_call_unref)
 
+/* Asks polkit, without interaction, whether the caller of @call (already
+ * authorized and running, in the main thread) also holds @action; @func gets
+ * the answer in the main thread (FALSE when polkit fails or takes more than
+ * SYSPROF_DBUS_AUTH_TIMEOUT seconds).  @call is kept until then. */
+typedef void (*SysprofdAskFunc) (SysprofdCall *call, gboolean granted, gpointer data);
+void sysprofd_call_ask (SysprofdCall *call, const char *action, SysprofdAskFunc func, gpointer data);
+
 /* Queues @func to run in the main thread, never inline: g_main_context_invoke()
  * runs it at once in the calling thread when nobody owns the main context
  * (at shutdown), which code meant for the main thread must never see. */

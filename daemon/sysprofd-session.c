@@ -13,6 +13,7 @@
 #include "ipc-session-generated.h"
 #include "sysprof-dbus-contract.h"
 #include "sysprofd-budget.h"
+#include "sysprofd-period-queue.h"
 #include "sysprofd-dispatcher.h"
 #include "sysprofd-proc.h"
 #include "sysprofd-session-state.h"
@@ -67,6 +68,8 @@ struct _SysprofdSession
   gboolean scheduler;
   gboolean system_bus;
   gboolean own_processes_only; /* authorized with SYSPROF_DBUS_ACTION_PROFILE_OWN */
+  guint    period;             /* seconds; 0: not continuous */
+  gboolean charged_continuous; /* against SYSPROFD_RESOURCE_CONTINUOUS */
 
   /* Handing work to the session's thread. */
   GMainContext *context;
@@ -94,6 +97,13 @@ struct _SysprofdSession
   guint64                 charged_rings;
   guint64                 charged_ring_bytes;
   guint64                 charged_perf_fds;
+  /* Continuous sessions: the periods finished and held, and the one being
+   * recorded (into capture_fd). */
+  SysprofdPeriodQueue *periods;
+  GSource             *period_source;
+  guint                period_index; /* of the period being recorded, from 1 */
+  gint64               period_begin; /* its start, g_get_real_time() */
+  guint                periods_dropped;
 };
 
 static guint start_timeout = SYSPROF_DBUS_START_TIMEOUT;
@@ -217,6 +227,7 @@ sysprofd_session_finalize (GObject *object)
   g_clear_pointer (&self->close_calls, g_ptr_array_unref);
   g_clear_pointer (&self->pids, g_array_unref);
   g_clear_pointer (&self->counters, g_strfreev);
+  g_clear_pointer (&self->periods, sysprofd_period_queue_free);
   g_clear_pointer (&self->loop, g_main_loop_unref);
   g_clear_pointer (&self->context, g_main_context_unref);
   g_mutex_clear (&self->lock);
@@ -296,6 +307,17 @@ clear_source (GSource **source)
     }
 }
 
+/* Main thread. */
+static void
+release_continuous (SysprofdSession *self)
+{
+  if (self->charged_continuous)
+    {
+      sysprofd_budget_release (self->owner_uid, SYSPROFD_RESOURCE_CONTINUOUS, 1);
+      self->charged_continuous = FALSE;
+    }
+}
+
 static void
 set_state (SysprofdSession *self, SysprofdSessionState state)
 {
@@ -349,6 +371,80 @@ update_progress (SysprofdSession *self)
     ipc_session_set_duration (self->skeleton, (guint64) (end - self->start_time) * 1000);
 }
 
+static int  open_private_capture (GError **error);
+static void recorder_warning (SysprofSessionRecorder *recorder, const char *message, gpointer data);
+
+/* Continuous sessions: the capture being written becomes a finished period,
+ * held for the owner, who is told. */
+static void
+hold_period (SysprofdSession *self, int fd, gint64 end)
+{
+  guint dropped;
+
+  dropped = sysprofd_period_queue_push (self->periods, self->period_index, self->period_begin, end, fd);
+  ipc_session_set_periods (self->skeleton, self->period_index);
+  if (dropped > 0)
+    {
+      g_autofree char *message = NULL;
+
+      self->periods_dropped += dropped;
+      ipc_session_set_periods_dropped (self->skeleton, self->periods_dropped);
+      message = g_strdup_printf ("%u finished period(s) were dropped: nobody took them (at most %u, %s, are held)",
+                                 self->periods_dropped, SYSPROF_DBUS_MAX_HELD_PERIODS, "1 GiB");
+      recorder_warning (self->recorder, message, self);
+    }
+  if (!self->detached)
+    g_dbus_connection_emit_signal (self->connection, self->owner_name, self->object_path,
+                                   SYSPROF_DBUS_SESSION_INTERFACE, "PeriodFinished",
+                                   g_variant_new ("(u)", self->period_index), NULL);
+}
+
+/* Ends the period being recorded and goes on in a new capture.  When that
+ * cannot be done (no file for it, a full disk) recording goes on in the same
+ * capture, and the next cut tries again. */
+static void
+cut_period (SysprofdSession *self, const char *why)
+{
+  g_autoptr (GError) error = NULL;
+  gint64 now = g_get_real_time ();
+  int    fd, writer_fd;
+
+  if ((fd = open_private_capture (&error)) < 0 || (writer_fd = fcntl (fd, F_DUPFD_CLOEXEC, 3)) < 0)
+    {
+      g_autofree char *message =
+          g_strdup_printf ("period %u goes on: no file for the next one: %s", self->period_index,
+                           error ? error->message : g_strerror (errno));
+
+      if (fd >= 0)
+        close (fd);
+      recorder_warning (self->recorder, message, self);
+      return;
+    }
+  if (!sysprof_session_recorder_cut (self->recorder, writer_fd, &error))
+    {
+      g_autofree char *message = g_strdup_printf ("period %u goes on: %s", self->period_index, error->message);
+
+      close (writer_fd);
+      close (fd);
+      recorder_warning (self->recorder, message, self);
+      return;
+    }
+  g_debug ("Session %s: period %u ended (%s)", self->object_path, self->period_index, why);
+  hold_period (self, self->capture_fd, now);
+  self->capture_fd = fd;
+  self->period_index++;
+  self->period_begin = now;
+}
+
+static gboolean
+period_cb (gpointer data)
+{
+  SysprofdSession *self = data;
+
+  cut_period (self, "its time was up");
+  return G_SOURCE_CONTINUE;
+}
+
 static void
 finish (SysprofdSession *self, gboolean success, const char *message)
 {
@@ -378,6 +474,14 @@ finish (SysprofdSession *self, gboolean success, const char *message)
     {
       sysprofd_budget_release (self->owner_uid, SYSPROFD_RESOURCE_FD, self->charged_perf_fds);
       self->charged_perf_fds = 0;
+    }
+  clear_source (&self->period_source);
+  /* The last period, partial, is finished like the others.  The writer
+   * keeps its own descriptor of it, for the counts. */
+  if (self->period > 0 && self->capture_fd >= 0 && self->recorder != NULL)
+    {
+      hold_period (self, self->capture_fd, g_get_real_time ());
+      self->capture_fd = -1;
     }
   self->stop_time = g_get_monotonic_time ();
   update_progress (self);
@@ -424,6 +528,13 @@ progress_cb (gpointer data)
   update_progress (self);
   /* The writer refuses frames beyond max-bytes as they come; once it is
    * (nearly) full, the session ends. */
+  if (self->period > 0 && self->writer != NULL &&
+      sysprof_capture_writer_get_size (self->writer) + MAX_BYTES_SLACK >= self->max_bytes)
+    {
+      /* A period's size is bounded: the next one starts early. */
+      cut_period (self, "it reached max-bytes");
+      return G_SOURCE_CONTINUE;
+    }
   if (self->writer != NULL && (sysprof_ring_drainer_get_limit_reached (self->rings) ||
                                sysprof_capture_writer_get_size (self->writer) + MAX_BYTES_SLACK >= self->max_bytes))
     {
@@ -503,6 +614,13 @@ do_set_capture_fd (SysprofdSession *self, GDBusMethodInvocation *invocation)
   struct stat   st;
   struct statfs sfs;
 
+  if (self->period > 0)
+    {
+      g_dbus_method_invocation_return_error_literal (
+          invocation, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS,
+          "A continuous session writes each period into a file of its own: take them with TakePeriods");
+      return;
+    }
   if (!sysprofd_session_state_allows (self->state, SYSPROFD_SESSION_SET_CAPTURE_FD, &error) || self->writer != NULL)
     {
       g_dbus_method_invocation_return_error_literal (invocation, G_DBUS_ERROR, G_DBUS_ERROR_FAILED,
@@ -744,6 +862,12 @@ do_start (SysprofdSession *self, GDBusMethodInvocation *invocation)
   if (self->max_duration > 0)
     self->duration_source =
         add_timeout (self, self->max_duration * 1000, duration_cb, "[sysprofd] session max-duration");
+  if (self->period > 0)
+    {
+      self->period_index = 1;
+      self->period_begin = g_get_real_time ();
+      self->period_source = add_timeout (self, self->period * 1000, period_cb, "[sysprofd] session period");
+    }
   g_message ("Session %s of uid %u recording (%s at %u Hz, %s)", self->object_path, self->owner_uid,
              self->cpu_sampling ? sysprof_session_recorder_get_event_name (self->recorder) : "no sampling",
              self->frequency, self->pids->len ? "selected processes" : "whole system");
@@ -809,6 +933,27 @@ do_read_capture (SysprofdSession *self, GDBusMethodInvocation *invocation)
       invocation, g_variant_new ("(@ay)", g_variant_new_fixed_array (G_VARIANT_TYPE_BYTE, buf, (gsize) n, 1)));
 }
 
+static void
+do_take_periods (SysprofdSession *self, GDBusMethodInvocation *invocation)
+{
+  g_autoptr (GUnixFDList) fds = NULL;
+  g_autoptr (GError) error = NULL;
+  GVariant *answer;
+
+  if (self->period == 0)
+    {
+      g_dbus_method_invocation_return_error_literal (invocation, G_DBUS_ERROR, G_DBUS_ERROR_NOT_SUPPORTED,
+                                                     "Only a continuous session (option \"period\") has periods");
+      return;
+    }
+  if ((answer = sysprofd_period_queue_take_all (self->periods, &fds, &error)) == NULL)
+    {
+      g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_FAILED, "%s", error->message);
+      return;
+    }
+  g_dbus_method_invocation_return_value_with_unix_fd_list (invocation, answer, fds);
+}
+
 /* A ring costs its owner one ring, its memory and the daemon's fd of it:
  * all three, or none. */
 static gboolean
@@ -848,6 +993,16 @@ do_create_ring_buffer (SysprofdSession *self, GDBusMethodInvocation *invocation)
   int     fd;
 
   g_variant_get (g_dbus_method_invocation_get_parameters (invocation), "(u)", &n_pages);
+  /* A program's frames may refer to what it sent before (JIT names, counter
+   * definitions, memory streams' stacks), which a new period would lack. */
+  if (self->period > 0)
+    {
+      g_dbus_method_invocation_return_error_literal (
+          invocation, G_DBUS_ERROR, G_DBUS_ERROR_NOT_SUPPORTED,
+          "Continuous sessions take no ring buffers: a program's frames may refer to what it sent in an earlier "
+          "period");
+      return;
+    }
   if (!sysprofd_session_state_allows (self->state, SYSPROFD_SESSION_CREATE_RING_BUFFER, &error))
     {
       g_dbus_method_invocation_return_gerror (invocation, error);
@@ -897,6 +1052,7 @@ shut_down (SysprofdSession *self, GDBusMethodInvocation *invocation)
   clear_source (&self->duration_source);
   clear_source (&self->linger_source);
   clear_source (&self->start_timeout_source);
+  clear_source (&self->period_source);
   sysprof_ring_drainer_close (self->rings);
   release_ended_rings (self, TRUE);
   if (self->charged_perf_fds)
@@ -1024,6 +1180,7 @@ sysprofd_session_close (SysprofdSession *self)
    * once may start another.  Its descriptors stay charged until the capture
    * is finalized, which bounds how many closing ones a user can pile up. */
   sysprofd_budget_release (self->owner_uid, SYSPROFD_RESOURCE_SESSION, 1);
+  release_continuous (self);
   if (self->owner_watch)
     {
       g_bus_unwatch_name (self->owner_watch);
@@ -1138,6 +1295,14 @@ handle_read_capture (IpcSession *skeleton, GDBusMethodInvocation *invocation, gu
 {
   (void) offset, (void) max_len;
   dispatch (skeleton, invocation, do_read_capture);
+  return TRUE;
+}
+
+static gboolean
+handle_take_periods (IpcSession *skeleton, GDBusMethodInvocation *invocation, GUnixFDList *fds)
+{
+  (void) fds;
+  dispatch (skeleton, invocation, do_take_periods);
   return TRUE;
 }
 
@@ -1306,6 +1471,19 @@ parse_options (SysprofdSession *self, GVariant *options, GError **error)
               return FALSE;
             }
         }
+      else if (g_str_equal (key, SYSPROF_DBUS_OPTION_PERIOD))
+        {
+          EXPECT ("u");
+          self->period = g_variant_get_uint32 (value);
+          if (self->period < SYSPROF_DBUS_MIN_PERIOD || self->period > SYSPROF_DBUS_MAX_PERIOD)
+            {
+              g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS,
+                           "period %u is outside %u..%u seconds", self->period, SYSPROF_DBUS_MIN_PERIOD,
+                           SYSPROF_DBUS_MAX_PERIOD);
+              g_variant_unref (value);
+              return FALSE;
+            }
+        }
       else if (g_str_equal (key, "detached"))
         {
           EXPECT ("b");
@@ -1354,6 +1532,7 @@ sysprofd_session_new (GDBusConnection *connection,
                       const char      *owner_name,
                       const char      *action,
                       GVariant        *options,
+                      gboolean         continuous_many,
                       GError         **error)
 {
   g_autoptr (SysprofdSession) self = g_object_new (SYSPROFD_TYPE_SESSION, NULL);
@@ -1385,11 +1564,33 @@ sysprofd_session_new (GDBusConnection *connection,
       return NULL;
     }
 
+  /* Continuous: low rate and bounded periods unless asked otherwise. */
+  if (self->period > 0)
+    {
+      g_autoptr (GVariant) frequency = g_variant_lookup_value (options, "frequency", NULL);
+      g_autoptr (GVariant) max_bytes = g_variant_lookup_value (options, "max-bytes", NULL);
+
+      if (frequency == NULL)
+        self->frequency = SYSPROF_DBUS_DEFAULT_CONTINUOUS_FREQUENCY;
+      if (max_bytes == NULL)
+        self->max_bytes = SYSPROF_DBUS_DEFAULT_PERIOD_MAX_BYTES;
+      self->periods = sysprofd_period_queue_new ();
+      /* One per uid, so that an agent started twice does not sample the
+       * machine twice; more when polkit said so (the manager asked). */
+      if (!continuous_many && !sysprofd_budget_charge (owner_uid, SYSPROFD_RESOURCE_CONTINUOUS, 1, error))
+        return NULL;
+      self->charged_continuous = !continuous_many;
+    }
+
   if (!sysprofd_budget_charge (owner_uid, SYSPROFD_RESOURCE_SESSION, 1, error))
-    return NULL;
+    {
+      release_continuous (self);
+      return NULL;
+    }
   if (!sysprofd_budget_charge (owner_uid, SYSPROFD_RESOURCE_FD, SESSION_FDS, error))
     {
       sysprofd_budget_release (owner_uid, SYSPROFD_RESOURCE_SESSION, 1);
+      release_continuous (self);
       return NULL;
     }
 
@@ -1404,12 +1605,14 @@ sysprofd_session_new (GDBusConnection *connection,
   g_signal_connect (self->skeleton, "handle-close", G_CALLBACK (handle_close), NULL);
   g_signal_connect (self->skeleton, "handle-read-capture", G_CALLBACK (handle_read_capture), NULL);
   g_signal_connect (self->skeleton, "handle-create-ring-buffer", G_CALLBACK (handle_create_ring_buffer), NULL);
+  g_signal_connect (self->skeleton, "handle-take-periods", G_CALLBACK (handle_take_periods), NULL);
 
   if (!g_dbus_interface_skeleton_export (G_DBUS_INTERFACE_SKELETON (self->skeleton), connection, object_path,
                                          &local_error))
     {
       sysprofd_budget_release (owner_uid, SYSPROFD_RESOURCE_SESSION, 1);
       sysprofd_budget_release (owner_uid, SYSPROFD_RESOURCE_FD, SESSION_FDS);
+      release_continuous (self);
       g_propagate_error (error, g_steal_pointer (&local_error));
       return NULL;
     }

@@ -16,7 +16,9 @@ G_DECLARE_FINAL_TYPE (SysprofdSession, sysprofd_session, SYSPROFD, SESSION, GObj
  * are authorized with polkit's @action (NULL: SYSPROF_DBUS_ACTION_PROFILE).
  * The session, its rings and perf events are charged to @owner_uid's budget
  * (sysprofd-budget.h); LimitsExceeded when it is spent.  A session not
- * started within the start timeout closes itself.
+ * started within the start timeout closes itself.  A continuous session
+ * (option "period") counts against the uid's one continuous session unless
+ * @continuous_many (polkit granted SYSPROF_DBUS_ACTION_CONTINUOUS_MANY).
  * Main thread only.  Emits "closed" once, in the main thread, after its
  * thread ended and everything it held was given back. */
 SysprofdSession *sysprofd_session_new (GDBusConnection *connection,
@@ -25,6 +27,7 @@ SysprofdSession *sysprofd_session_new (GDBusConnection *connection,
                                        const char      *owner_name,
                                        const char      *action,
                                        GVariant        *options,
+                                       gboolean         continuous_many,
                                        GError         **error);
 /* Sessions created from now on close if not started within @seconds
  * (default SYSPROF_DBUS_START_TIMEOUT). */

@@ -114,15 +114,62 @@ sysprof_capture_writer_flush_data (SysprofCaptureWriter *self)
   return true;
 }
 
+/* Starts a capture in @fd: the header, with the current time as its start.
+ * Takes @fd on success only; false with errno otherwise. */
+static bool
+sysprof_capture_writer_begin (SysprofCaptureWriter *self, int fd)
+{
+  struct timespec ts;
+  struct tm       tm;
+  struct stat     st;
+
+  /* Regular files are rewound and truncated so the header sits at offset 0,
+   * where flush() rewrites end_time.  Pipes and sockets are written in order
+   * only. */
+  self->seekable = false;
+  if (fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && lseek (fd, 0, SEEK_SET) == 0)
+    {
+      /* Only truncate what has content: ext4 treats a truncate-to-zero as a
+       * "replace" and forces the whole new file to disk at close. */
+      if (st.st_size != 0 && ftruncate (fd, 0) != 0)
+        return false;
+      self->seekable = true;
+    }
+
+  memset (&self->header, 0, sizeof self->header);
+  self->header.magic = SYSPROF_CAPTURE_MAGIC;
+  self->header.version = SYSPROF_CAPTURE_FORMAT_VERSION;
+  self->header.little_endian = _SYSPROF_IS_LITTLE_ENDIAN;
+  clock_gettime (CLOCK_REALTIME, &ts);
+  gmtime_r (&ts.tv_sec, &tm);
+  strftime (self->header.capture_time, sizeof self->header.capture_time, "%FT%TZ", &tm);
+  self->header.time = SYSPROF_CAPTURE_CURRENT_TIME;
+  self->header.end_time = 0;
+  self->max_time = self->header.time;
+  self->time_range_set = false;
+  self->written = 0;
+  self->front_partial = false;
+  memset (&self->stat, 0, sizeof self->stat);
+
+  memcpy (self->buf, &self->header, sizeof self->header);
+  self->len = sizeof self->header;
+  self->fd = fd;
+
+  if (!sysprof_capture_writer_flush_data (self))
+    {
+      self->fd = -1;
+      self->len = 0;
+      return false;
+    }
+  return true;
+}
+
 static SysprofCaptureWriter *
 sysprof_capture_writer_new_internal (int fd, size_t buffer_size)
 {
   _sysprof_autoclose int                  owned_fd = fd;
   _sysprof_autofree SysprofCaptureWriter *self = NULL;
   long                                    page_size = sysconf (_SC_PAGESIZE);
-  struct timespec                         ts;
-  struct tm                               tm;
-  struct stat                             st;
 
   if (page_size <= 0)
     page_size = 4096;
@@ -155,47 +202,15 @@ sysprof_capture_writer_new_internal (int fd, size_t buffer_size)
   self->next_counter_id = 1;
   self->jit_next = 1;
 
-  /* Regular files are rewound and truncated so the header sits at offset 0,
-   * where flush() rewrites end_time.  Pipes and sockets are written in order
-   * only. */
-  if (fstat (owned_fd, &st) == 0 && S_ISREG (st.st_mode) && lseek (owned_fd, 0, SEEK_SET) == 0)
-    {
-      /* Only truncate what has content: ext4 treats a truncate-to-zero as a
-       * "replace" and forces the whole new file to disk at close. */
-      if (st.st_size != 0 && ftruncate (owned_fd, 0) != 0)
-        {
-          int saved = errno;
-          free (self->buf);
-          free (self->jit_frame);
-          errno = saved;
-          return NULL;
-        }
-      self->seekable = true;
-    }
-
-  self->header.magic = SYSPROF_CAPTURE_MAGIC;
-  self->header.version = SYSPROF_CAPTURE_FORMAT_VERSION;
-  self->header.little_endian = _SYSPROF_IS_LITTLE_ENDIAN;
-  clock_gettime (CLOCK_REALTIME, &ts);
-  gmtime_r (&ts.tv_sec, &tm);
-  strftime (self->header.capture_time, sizeof self->header.capture_time, "%FT%TZ", &tm);
-  self->header.time = SYSPROF_CAPTURE_CURRENT_TIME;
-  self->header.end_time = 0;
-  self->max_time = self->header.time;
-
-  memcpy (self->buf, &self->header, sizeof self->header);
-  self->len = sizeof self->header;
-  self->fd = _sysprof_steal_fd (&owned_fd);
-
-  if (!sysprof_capture_writer_flush_data (self))
+  if (!sysprof_capture_writer_begin (self, owned_fd))
     {
       int saved = errno;
-      close (self->fd);
       free (self->buf);
       free (self->jit_frame);
       errno = saved;
       return NULL;
     }
+  owned_fd = -1;
 
   return _sysprof_steal_pointer (&self);
 }
@@ -1284,6 +1299,50 @@ sysprof_capture_writer_flush (SysprofCaptureWriter *self)
         return false;
     }
 
+  return true;
+}
+
+bool
+sysprof_capture_writer_switch_fd (SysprofCaptureWriter *self, int fd)
+{
+  SysprofCaptureFileHeader old_header;
+  SysprofCaptureStat       old_stat;
+  uint64_t                 old_written;
+  int64_t                  old_max_time;
+  bool                     old_seekable, old_time_range_set;
+  int                      old_fd;
+
+  sysprof_return_val_if_fail (self != NULL, false);
+  sysprof_return_val_if_fail (fd >= 0, false);
+
+  /* Everything owed to the old capture (the pending JIT map above all: its
+   * samples are there) goes there, and its header gets its end time. */
+  if (!sysprof_capture_writer_flush (self))
+    return false;
+  old_fd = self->fd;
+  old_header = self->header;
+  old_stat = self->stat;
+  old_written = self->written;
+  old_max_time = self->max_time;
+  old_seekable = self->seekable;
+  old_time_range_set = self->time_range_set;
+  if (!sysprof_capture_writer_begin (self, fd))
+    {
+      int saved = errno;
+
+      /* Still the old capture, whole: flush() left nothing buffered. */
+      self->fd = old_fd;
+      self->header = old_header;
+      self->stat = old_stat;
+      self->written = old_written;
+      self->max_time = old_max_time;
+      self->seekable = old_seekable;
+      self->time_range_set = old_time_range_set;
+      self->len = 0;
+      errno = saved;
+      return false;
+    }
+  close (old_fd);
   return true;
 }
 

@@ -223,6 +223,19 @@ size_t sysprof_capture_writer_add_untrusted (SysprofCaptureWriter *self, const v
 /* Writes the pending JIT map and the buffer, then (seekable fds) end_time. */
 SYSPROF_AVAILABLE_IN_ALL
 bool sysprof_capture_writer_flush (SysprofCaptureWriter *self);
+/* Ends the capture being written and goes on in a new one (continuous
+ * recording cuts its captures so): flushes (the pending JIT map, the buffer,
+ * end_time), closes the old fd, and starts a capture in @fd, which the
+ * writer then owns: a new header whose start is now, the frame counts of
+ * sysprof_capture_writer_stat() and get_size() from zero, the max-size cap
+ * kept.  JIT addresses and counter ids keep counting, so that they never
+ * mean two things to a program that reads both captures; a new capture
+ * knows none of the old one's JIT names or counter definitions: whoever
+ * needs them there adds them again.  False with errno when the old capture
+ * could not be finished or the new one begun: the writer then still writes
+ * the old capture, and @fd is not taken. */
+SYSPROF_AVAILABLE_IN_ALL
+bool sysprof_capture_writer_switch_fd (SysprofCaptureWriter *self, int fd);
 SYSPROF_AVAILABLE_IN_ALL
 bool sysprof_capture_writer_save_as (SysprofCaptureWriter *self, const char *filename);
 /* Flushes and opens a reader on a duplicate of the fd (seekable fds only). */

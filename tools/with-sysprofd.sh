@@ -12,7 +12,8 @@
 # empty /run/DIR for each RuntimeDirectory=DIR of the unit (the daemon sees a
 # private directory mounted there):
 #   sysprof-test-allowed  member of sysprof-users: polkit says yes
-#   sysprof-test-other    member of sysprof-users: polkit says yes (a second user)
+#   sysprof-test-other    member of sysprof-users: polkit says yes (a second user),
+#                         also to org.gnome.sysprof3.continuous-many
 #   sysprof-test-denied   not a member:            polkit says no
 # The test rule answers YES/NO directly because without logind every subject is
 # inactive and non-local, and there is no agent to authenticate with; it says
@@ -94,6 +95,7 @@ readonly TEST_GROUP=sysprof-users
 readonly SERVICE_NAME=org.gnome.Sysprof3
 readonly ACTION_ID=org.gnome.sysprof3.profile
 readonly OWN_ACTION_ID=org.gnome.sysprof3.profile-own-processes
+readonly CONTINUOUS_MANY_ACTION_ID=org.gnome.sysprof3.continuous-many
 
 PROG=$(basename "$0")
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -774,6 +776,13 @@ polkit.addRule(function(action, subject) {
     if (action.id == "$OWN_ACTION_ID") {
         polkit.log("$OWN_ACTION_ID: user=" + subject.user + " => YES");
         return polkit.Result.YES;
+    }
+    // Several continuous sessions: sysprof-test-other only, so that tests
+    // see both the limit and the grant.
+    if (action.id == "$CONTINUOUS_MANY_ACTION_ID") {
+        var many = subject.user == "sysprof-test-other";
+        polkit.log("$CONTINUOUS_MANY_ACTION_ID: user=" + subject.user + " => " + (many ? "YES" : "NO"));
+        return many ? polkit.Result.YES : polkit.Result.NO;
     }
 });
 EOF

@@ -551,6 +551,81 @@ test_file_fd (void)
   sysprof_capture_reader_unref (r);
 }
 
+/* Continuous recording's cut: each capture whole, with its own header and
+ * JIT map, and ids that never mean two things across them. */
+static void
+test_switch_fd (void)
+{
+  g_autofree char      *first = tmp_path ("first.syscap");
+  g_autofree char      *second = tmp_path ("second.syscap");
+  SysprofCaptureWriter *w = sysprof_capture_writer_new (first, 0);
+  SysprofCaptureReader *r;
+  SysprofCaptureAddress jit1, jit2, addrs[2];
+  SysprofCaptureStat    stat;
+  unsigned int          counter1, counter2;
+  int                   fd;
+
+  g_assert_nonnull (w);
+  jit1 = sysprof_capture_writer_add_jitmap (w, "before-the-cut");
+  addrs[0] = jit1;
+  addrs[1] = 0x1234;
+  g_assert_true (sysprof_capture_writer_add_sample (w, SYSPROF_CAPTURE_CURRENT_TIME, 0, 1, 1, addrs, 2));
+  counter1 = sysprof_capture_writer_request_counter (w, 1);
+
+  /* A directory cannot hold a capture: nothing changes. */
+  fd = open (g_get_tmp_dir (), O_RDONLY | O_DIRECTORY);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_false (sysprof_capture_writer_switch_fd (w, fd));
+  close (fd);
+  g_assert_true (sysprof_capture_writer_add_sample (w, SYSPROF_CAPTURE_CURRENT_TIME, 0, 1, 1, addrs, 2));
+
+  fd = open (second, O_CREAT | O_TRUNC | O_RDWR | O_CLOEXEC, 0600);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_true (sysprof_capture_writer_switch_fd (w, fd));
+  sysprof_capture_writer_stat (w, &stat);
+  g_assert_cmpuint (stat.frame_count[SYSPROF_CAPTURE_FRAME_SAMPLE], ==, 0);
+  g_assert_cmpuint (sysprof_capture_writer_get_size (w), ==, sizeof (SysprofCaptureFileHeader));
+  jit2 = sysprof_capture_writer_add_jitmap (w, "after-the-cut");
+  g_assert_cmpuint (jit2, !=, jit1);
+  counter2 = sysprof_capture_writer_request_counter (w, 1);
+  g_assert_cmpuint (counter2, !=, counter1);
+  addrs[0] = jit2;
+  g_assert_true (sysprof_capture_writer_add_sample (w, SYSPROF_CAPTURE_CURRENT_TIME, 0, 1, 1, addrs, 2));
+  sysprof_capture_writer_unref (w);
+
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr (GHashTable) names = NULL;
+      const SysprofCaptureJitmap *jitmap;
+      guint                       n_samples = 0;
+      SysprofCaptureFrameType     type;
+
+      r = reopen (i == 0 ? first : second);
+      g_assert_cmpint (sysprof_capture_reader_get_start_time (r), <=, sysprof_capture_reader_get_end_time (r));
+      while (sysprof_capture_reader_peek_type (r, &type))
+        {
+          if (type == SYSPROF_CAPTURE_FRAME_JITMAP)
+            {
+              g_assert_nonnull ((jitmap = sysprof_capture_reader_read_jitmap (r)));
+              g_assert_cmpuint (jitmap->n_jitmaps, ==, 1);
+              g_assert_cmpstr ((const char *) jitmap->data + 8, ==, i == 0 ? "before-the-cut" : "after-the-cut");
+            }
+          else if (type == SYSPROF_CAPTURE_FRAME_SAMPLE)
+            {
+              const SysprofCaptureSample *sample = sysprof_capture_reader_read_sample (r);
+
+              g_assert_nonnull (sample);
+              g_assert_cmpuint (sample->addrs[0], ==, i == 0 ? jit1 : jit2);
+              n_samples++;
+            }
+          else
+            g_assert_true (sysprof_capture_reader_skip (r));
+        }
+      g_assert_cmpuint (n_samples, ==, i == 0 ? 2 : 1);
+      sysprof_capture_reader_unref (r);
+    }
+}
+
 typedef struct
 {
   int   fd;
@@ -1086,6 +1161,7 @@ main (int argc, char **argv)
   g_test_add_func ("/Capture/Writer/argument-checks", test_argument_checks);
   g_test_add_func ("/Capture/Writer/jitmap-dedup", test_jitmap_dedup);
   g_test_add_func ("/Capture/Writer/file-fd", test_file_fd);
+  g_test_add_func ("/Capture/Writer/switch-fd", test_switch_fd);
   g_test_add_func ("/Capture/Writer/pipe", test_pipe);
   g_test_add_func ("/Capture/Writer/socket", test_socket);
   g_test_add_func ("/Capture/Writer/splice", test_splice_and_create_reader);

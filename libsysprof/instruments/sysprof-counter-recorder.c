@@ -58,6 +58,8 @@ struct _SysprofCounterRecorder
   /* guint / SysprofCaptureCounterValue: every counter, in definition order. */
   GArray *ids;
   GArray *values;
+  /* SysprofCaptureCounter: the definitions, for a capture cut anew. */
+  GArray *defs;
 
   /* cpu: "Combined" at cpu_index, then one per entry of cpu_numbers. */
   guint   cpu_index;
@@ -93,6 +95,7 @@ sysprof_counter_recorder_finalize (GObject *object)
   g_clear_pointer (&self->writer, sysprof_capture_writer_unref);
   g_clear_pointer (&self->ids, g_array_unref);
   g_clear_pointer (&self->values, g_array_unref);
+  g_clear_pointer (&self->defs, g_array_unref);
   g_clear_pointer (&self->cpu_numbers, g_array_unref);
   g_clear_pointer (&self->cpu_prev, g_array_unref);
   g_clear_pointer (&self->disk_names, g_ptr_array_unref);
@@ -710,6 +713,7 @@ reset (SysprofCounterRecorder *self)
   g_array_set_size (self->cpu_numbers, 0);
   g_array_set_size (self->cpu_prev, 0);
   g_ptr_array_set_size (self->disk_names, 0);
+  g_clear_pointer (&self->defs, g_array_unref);
 }
 
 gboolean
@@ -790,6 +794,7 @@ sysprof_counter_recorder_start (SysprofCounterRecorder *self,
           return FALSE;
         }
 
+      self->defs = g_steal_pointer (&defs);
       self->context = g_main_context_ref_thread_default ();
       self->timer =
           g_timeout_source_new (interval_ms != 0 ? interval_ms : SYSPROF_COUNTER_RECORDER_DEFAULT_INTERVAL_MS);
@@ -800,6 +805,21 @@ sysprof_counter_recorder_start (SysprofCounterRecorder *self,
 
   self->state = STATE_RUNNING;
   return TRUE;
+}
+
+gboolean
+sysprof_counter_recorder_define_again (SysprofCounterRecorder *self)
+{
+  g_return_val_if_fail (SYSPROF_IS_COUNTER_RECORDER (self), FALSE);
+
+  if (self->state != STATE_RUNNING || self->defs == NULL)
+    return TRUE;
+  for (guint i = 0; i < self->defs->len; i++)
+    g_array_index (self->defs, SysprofCaptureCounter, i).value =
+        g_array_index (self->values, SysprofCaptureCounterValue, i);
+  return sysprof_capture_writer_define_counters (self->writer, sysprof_clock_get_current_time (), -1, -1,
+                                                 (const SysprofCaptureCounter *) (gpointer) self->defs->data,
+                                                 self->defs->len);
 }
 
 void

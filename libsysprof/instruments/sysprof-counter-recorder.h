@@ -51,6 +51,12 @@ gboolean sysprof_counter_recorder_start (SysprofCounterRecorder *self,
                                          GError                **error);
 /* Writes a last sample and removes the timer.  Does nothing when not
  * recording; disposing a recorder stops it. */
+/* Writes the counters' definitions again, with their last values, ids
+ * unchanged: for a writer that went on in a new capture
+ * (sysprof_capture_writer_switch_fd).  FALSE with errno when they could not
+ * be written; TRUE when there is nothing to define. */
+SYSPROF_AVAILABLE_IN_ALL
+gboolean sysprof_counter_recorder_define_again (SysprofCounterRecorder *self);
 SYSPROF_AVAILABLE_IN_ALL
 void sysprof_counter_recorder_stop (SysprofCounterRecorder *self);
 SYSPROF_AVAILABLE_IN_ALL

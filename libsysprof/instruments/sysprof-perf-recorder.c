@@ -1900,6 +1900,29 @@ sysprof_perf_recorder_stop (SysprofPerfRecorder *self)
   self->state = STATE_STOPPED;
 }
 
+void
+sysprof_perf_recorder_end_period (SysprofPerfRecorder *self)
+{
+  g_return_if_fail (SYSPROF_IS_PERF_RECORDER (self));
+
+  if (self->state != STATE_RUNNING)
+    return;
+  /* What the kernel holds up to now belongs to the period that ends; the
+   * helper's answers to come go into the next (unwinding does not wait). */
+  drain_all (self);
+  if (self->embed_perf_maps)
+    embed_perf_maps (self);
+}
+
+void
+sysprof_perf_recorder_begin_period (SysprofPerfRecorder *self)
+{
+  g_return_if_fail (SYSPROF_IS_PERF_RECORDER (self));
+
+  g_clear_pointer (&self->kernel_addresses, g_hash_table_unref);
+  self->kernel_addresses = g_hash_table_new (NULL, NULL);
+}
+
 gboolean
 sysprof_perf_recorder_is_running (SysprofPerfRecorder *self)
 {

@@ -133,6 +133,16 @@ sysprof_perf_recorder_start (SysprofPerfRecorder *self, const SysprofPerfRecorde
  * Does nothing when not recording; disposing a recorder stops it. */
 SYSPROF_AVAILABLE_IN_ALL
 void sysprof_perf_recorder_stop (SysprofPerfRecorder *self);
+/* Continuous recording cuts its capture in periods
+ * (sysprof_capture_writer_switch_fd): end_period writes what the kernel
+ * buffered so far and, with embed_perf_maps, the perf maps, into the capture
+ * that ends; begin_period, once the writer writes the next one, forgets the
+ * kernel addresses of the last (see get_kernel_addresses).  Samples the
+ * unwinding helper still holds go into the next capture. */
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_perf_recorder_end_period (SysprofPerfRecorder *self);
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_perf_recorder_begin_period (SysprofPerfRecorder *self);
 SYSPROF_AVAILABLE_IN_ALL
 gboolean sysprof_perf_recorder_is_running (SysprofPerfRecorder *self);
 /* "cycles" or "cpu-clock" once started, else NULL. */

@@ -25,6 +25,7 @@ struct _SysprofSessionRecorder
   SysprofDbusMonitor     *system_bus; /* NULL without system-bus */
   State                   state;
   gboolean                own_processes_only;
+  GArray                 *pids; /* int: the /proc snapshot of own_processes_only */
 };
 
 enum
@@ -56,6 +57,7 @@ sysprof_session_recorder_finalize (GObject *object)
   SysprofSessionRecorder *self = SYSPROF_SESSION_RECORDER (object);
 
   g_clear_pointer (&self->writer, sysprof_capture_writer_unref);
+  g_clear_pointer (&self->pids, g_array_unref);
   G_OBJECT_CLASS (sysprof_session_recorder_parent_class)->finalize (object);
 }
 
@@ -103,6 +105,36 @@ warn (SysprofSessionRecorder *self, const char *format, ...)
   g_signal_emit (self, signals[WARNING], 0, message);
 }
 
+/* Kernel addresses resolve anywhere only with the symbols of this kernel.
+ * Only what the samples need: less of the kernel's layout, and not 5 MB
+ * for every capture; everything when there is no sampling to tell. */
+static void
+embed_kernel_symbols (SysprofSessionRecorder *self)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (!self->own_processes_only &&
+      !(self->perf != NULL && sysprof_perf_recorder_get_kernel_addresses (self->perf) != NULL
+            ? sysprof_kallsyms_write_for (self->writer, sysprof_perf_recorder_get_kernel_addresses (self->perf),
+                                          &error)
+            : sysprof_kallsyms_write (self->writer, &error)))
+    warn (self, "cannot embed kernel symbols: %s", error->message);
+}
+
+/* What runs already: processes, their maps and mount namespaces.  A partial
+ * snapshot still symbolizes most of a recording. */
+static void
+write_proc_snapshot (SysprofSessionRecorder *self)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (!(self->own_processes_only
+            ? sysprof_proc_snapshot_write_pids (self->writer, (const int *) (gpointer) self->pids->data,
+                                                self->pids->len, &error)
+            : sysprof_proc_snapshot_write (self->writer, &error)))
+    warn (self, "the /proc snapshot is incomplete: %s", error->message);
+}
+
 gboolean
 sysprof_session_recorder_start (SysprofSessionRecorder              *self,
                                 const SysprofSessionRecorderOptions *options,
@@ -127,16 +159,12 @@ sysprof_session_recorder_start (SysprofSessionRecorder              *self,
       return FALSE;
     }
 
-  /* What runs already: processes, their maps and mount namespaces.  A partial
-   * snapshot still symbolizes most of a recording. */
   self->own_processes_only = options->own_processes_only;
-  if (!(options->own_processes_only
-            ? sysprof_proc_snapshot_write_pids (self->writer, options->pids, options->n_pids, &local_error)
-            : sysprof_proc_snapshot_write (self->writer, &local_error)))
-    {
-      warn (self, "the /proc snapshot is incomplete: %s", local_error->message);
-      g_clear_error (&local_error);
-    }
+  g_clear_pointer (&self->pids, g_array_unref);
+  self->pids = g_array_sized_new (FALSE, FALSE, sizeof (int), (guint) options->n_pids);
+  if (options->n_pids > 0)
+    g_array_append_vals (self->pids, options->pids, (guint) options->n_pids);
+  write_proc_snapshot (self);
 
   if (options->cpu_sampling)
     {
@@ -244,15 +272,7 @@ sysprof_session_recorder_stop (SysprofSessionRecorder *self, GError **error)
         warn (self, "%s", sysprof_perf_recorder_get_unwind_warning (self->perf));
     }
 
-  /* Kernel addresses resolve anywhere only with the symbols of this kernel. */
-  /* Only what the samples need: less of the kernel's layout, and not 5 MB
-   * for every capture; everything when there is no sampling to tell. */
-  if (!self->own_processes_only &&
-      !(self->perf != NULL && sysprof_perf_recorder_get_kernel_addresses (self->perf) != NULL
-            ? sysprof_kallsyms_write_for (self->writer, sysprof_perf_recorder_get_kernel_addresses (self->perf),
-                                          &local_error)
-            : sysprof_kallsyms_write (self->writer, &local_error)))
-    warn (self, "cannot embed kernel symbols: %s", local_error->message);
+  embed_kernel_symbols (self);
 
   if (!sysprof_capture_writer_flush (self->writer))
     {
@@ -262,6 +282,36 @@ sysprof_session_recorder_stop (SysprofSessionRecorder *self, GError **error)
                    g_strerror (saved));
       return FALSE;
     }
+  return TRUE;
+}
+
+gboolean
+sysprof_session_recorder_cut (SysprofSessionRecorder *self, int fd, GError **error)
+{
+  g_return_val_if_fail (SYSPROF_IS_SESSION_RECORDER (self), FALSE);
+  g_return_val_if_fail (fd >= 0, FALSE);
+
+  if (self->state != STATE_RUNNING)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_INITIALIZED, "Not recording: nothing to cut");
+      return FALSE;
+    }
+  if (self->perf != NULL)
+    sysprof_perf_recorder_end_period (self->perf);
+  embed_kernel_symbols (self);
+  if (!sysprof_capture_writer_switch_fd (self->writer, fd))
+    {
+      int saved = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot go on in a new capture: %s",
+                   g_strerror (saved));
+      return FALSE;
+    }
+  if (self->perf != NULL)
+    sysprof_perf_recorder_begin_period (self->perf);
+  write_proc_snapshot (self);
+  if (self->counters != NULL && !sysprof_counter_recorder_define_again (self->counters))
+    warn (self, "the counters are not defined in the new capture: %s", g_strerror (errno));
   return TRUE;
 }
 

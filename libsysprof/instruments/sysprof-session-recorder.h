@@ -92,6 +92,16 @@ gboolean sysprof_session_recorder_start (SysprofSessionRecorder              *se
  * written completely.  Does nothing (and succeeds) when not recording. */
 SYSPROF_AVAILABLE_IN_ALL
 gboolean sysprof_session_recorder_stop (SysprofSessionRecorder *self, GError **error);
+/* Continuous recording: ends the capture being written as stop would (what
+ * the instruments buffer, the perf maps, the kernel symbols its samples
+ * need, the header's end time) without stopping anything, and goes on in a
+ * new capture written to @fd (the recorder's writer owns it then; see
+ * sysprof_capture_writer_switch_fd), which starts with a /proc snapshot
+ * and the counters' definitions, so that each capture reads alone.  On
+ * failure (G_IO_ERROR, from the errno) recording goes on in the old capture
+ * and @fd is not taken. */
+SYSPROF_AVAILABLE_IN_ALL
+gboolean sysprof_session_recorder_cut (SysprofSessionRecorder *self, int fd, GError **error);
 SYSPROF_AVAILABLE_IN_ALL
 gboolean sysprof_session_recorder_is_running (SysprofSessionRecorder *self);
 /* The perf event sampled ("cycles", "cpu-clock") once started, NULL without
