@@ -27,6 +27,7 @@
 #include "sysprof-instruments.h"
 #include "sysprof-symbols.h"
 #include "sysprof-analysis.h"
+#include "sysprof-continuous-recording.h"
 #include "sysprof-recording.h"
 
 #ifdef SYSPROF_INSIDE_ALL

@@ -4,7 +4,7 @@
 
 SYSPROF_BUILD_PACKAGES=(
   meson ninja-build pkg-config gcc g++ clang clang-format libclang-rt-14-dev
-  libglib2.0-dev libpolkit-gobject-1-dev libsystemd-dev libelf-dev libdw-dev libdebuginfod-dev zlib1g-dev libiberty-dev libunwind-dev
+  libglib2.0-dev libsoup-3.0-dev libpolkit-gobject-1-dev libsystemd-dev libelf-dev libdw-dev libdebuginfod-dev zlib1g-dev libiberty-dev libunwind-dev
   libzstd-dev
   libgtk-4-dev libadwaita-1-dev
   libseccomp-dev

@@ -14,6 +14,8 @@
 #include <glib-unix.h>
 #include <sysprof.h>
 
+#include "cli-continuous.h"
+
 #define DEFAULT_CAPTURE "capture.syscap"
 
 static const char description[] =
@@ -141,6 +143,36 @@ static const char description[] =
     "  capture and the frames lost; otherwise one line is printed when recording\n"
     "  starts and one when it ends.  Messages go to standard error.\n"
     "\n"
+    "Continuous profiling (--continuous):\n"
+    "  sysprofd samples the whole system at a low rate (19 Hz unless --frequency\n"
+    "  says otherwise) and every PERIOD finishes a whole capture and goes on in a\n"
+    "  new one without a gap; sysprof-cli stores each in --output-dir, named\n"
+    "  after its start (sysprof-YYYYmmddTHHMMSS.uuuuuuZ.syscap, UTC), written\n"
+    "  under a temporary name and renamed once complete.  --pprof adds each\n"
+    "  period's pprof export beside it (.pb.gz, by sysprof-report export, one at\n"
+    "  a time).  --keep-age and --keep-size bound the directory: periods older\n"
+    "  than AGE, then the oldest while it holds more than SIZE, are removed (the\n"
+    "  newest always stays).  Recording stops on Ctrl-C, SIGTERM or --duration;\n"
+    "  the period under way is then finished and stored too.  A killed\n"
+    "  sysprof-cli loses the period under way only: start it again over the same\n"
+    "  directory and it adds to what is there, making the pprof exports the\n"
+    "  killed run did not.  sysprofd holds at most 8 finished periods nobody took\n"
+    "  and allows one continuous session per user unless polkit grants\n"
+    "  org.gnome.sysprof3.continuous-many.  PERIOD and AGE are seconds, or a\n"
+    "  number with s, m, h or d.\n"
+    "\n"
+    "  --push URL sends each pprof export (--pprof is implied) to a Pyroscope\n"
+    "  server (or anything that takes Pyroscope's HTTP API: Grafana Alloy's\n"
+    "  pyroscope.receive_http...): POST URL/ingest?name=NAME&from=&until=\n"
+    "  &format=pprof&sampleRate=HZ&spyName=sysprof, the profile as the\n"
+    "  multipart/form-data part \"profile\".  NAME is --push-name (default\n"
+    "  sysprof.cpu{hostname=HOST}).  Profiles wait in OUTPUT_DIR/push-queue (at\n"
+    "  most 256 and 64 MiB, the oldest dropped beyond) and are sent one at a\n"
+    "  time; a failure (no answer within 30 s, 408, 429, 5xx) is retried after\n"
+    "  1 s, then twice as long each time up to 5 minutes; a profile refused with\n"
+    "  another 4xx is dropped.  Recording never waits for the server, and what\n"
+    "  is still queued at the end is sent by the next run.\n"
+    "\n"
     "Examples:\n"
     "  Record the whole system until Ctrl-C, into capture.syscap:\n"
     "    sysprof-cli\n"
@@ -155,6 +187,9 @@ static const char description[] =
     "  Every allocation of a program, without CPU sampling:\n"
     "    sysprof-cli --memprof --no-perf mem.syscap -- ./app\n"
     "    sysprof-report memory --leaks mem.syscap\n"
+    "  Continuously, a capture a minute, a day of them at most, pushed to Pyroscope:\n"
+    "    sysprof-cli --continuous 1m --output-dir /var/lib/sysprof --keep-age 1d \\\n"
+    "                --push http://pyroscope.example:4040\n"
     "  Two captures into one:\n"
     "    sysprof-cli --merge a.syscap b.syscap > ab.syscap\n"
     "\n"
@@ -176,6 +211,9 @@ static const char description[] =
     "  SYSPROF_MEMORY_DEPTH      frames kept per allocation, 0-128 (default 64)\n"
     "  SYSPROF_MEMORY_FORMAT     stream (default) or frames: how --memprof stores events\n"
     "                           (--memprof-format overrides it)\n"
+    "  SYSPROF_PUSH_TIMEOUT     seconds --push waits for the server's answer (default 30)\n"
+    "  SYSPROF_REPORT           the sysprof-report that makes --continuous's pprof exports\n"
+    "                           (default: the one beside sysprof-cli, else in $PATH)\n"
     "  DEBUGINFOD_URLS          debuginfod servers asked for missing debug files\n"
     "  DEBUGINFOD_TIMEOUT       seconds without data before a fetch, and the rest,\n"
     "                           are given up (default 10; 6 times that in all)\n"
@@ -205,6 +243,33 @@ parse_size (const char *text, guint64 *bytes)
   if (*end != 0 || v > SYSPROF_RECORDING_MAX_BYTES / unit || v * unit < 1024 * 1024)
     return FALSE;
   *bytes = v * unit;
+  return TRUE;
+}
+
+/* --continuous, --keep-age: seconds, or a number with s, m, h or d. */
+static gboolean
+parse_seconds (const char *text, guint64 *seconds)
+{
+  char   *end = NULL;
+  guint64 v, unit = 1;
+
+  if (!g_ascii_isdigit (text[0]))
+    return FALSE;
+  errno = 0;
+  v = g_ascii_strtoull (text, &end, 10);
+  if (errno != 0)
+    return FALSE;
+  switch (*end)
+    {
+    case 's': end++; break;
+    case 'm': unit = 60, end++; break;
+    case 'h': unit = 3600, end++; break;
+    case 'd': unit = 86400, end++; break;
+    default: break;
+    }
+  if (*end != 0 || v > G_MAXUINT32 / unit)
+    return FALSE;
+  *seconds = v * unit;
   return TRUE;
 }
 
@@ -551,6 +616,13 @@ main (int argc, char **argv)
   int                duration = G_MININT;
   g_autofree char   *max_size = NULL;
   guint64            max_bytes = 0;
+  g_autofree char   *continuous = NULL;
+  g_autofree char   *output_dir = NULL;
+  g_autofree char   *keep_age = NULL;
+  g_autofree char   *keep_size = NULL;
+  g_autofree char   *push_url = NULL;
+  g_autofree char   *push_name = NULL;
+  gboolean           pprof = FALSE;
   int                split = argc;
   Cli                cli = { 0 };
   guint              sigint, sigterm;
@@ -608,6 +680,18 @@ main (int argc, char **argv)
       NULL },
     { "no-decode", 0, 0, G_OPTION_ARG_NONE, &no_decode, "Do not append the symbol table (function names)", NULL },
     { "merge", 0, 0, G_OPTION_ARG_NONE, &do_merge, "Merge the CAPTURE files into one, to standard output", NULL },
+    { "continuous", 0, 0, G_OPTION_ARG_STRING, &continuous,
+      "Record continuously, a capture every PERIOD, into --output-dir (see Continuous profiling)", "PERIOD" },
+    { "output-dir", 0, 0, G_OPTION_ARG_FILENAME, &output_dir, "With --continuous, where the captures go", "DIR" },
+    { "pprof", 0, 0, G_OPTION_ARG_NONE, &pprof, "With --continuous, also write each period's pprof export", NULL },
+    { "keep-age", 0, 0, G_OPTION_ARG_STRING, &keep_age,
+      "With --continuous, remove periods older than AGE (default 7d; 0: keep them)", "AGE" },
+    { "keep-size", 0, 0, G_OPTION_ARG_STRING, &keep_size,
+      "With --continuous, remove the oldest periods beyond SIZE in all (default 1G; 0: no limit)", "SIZE" },
+    { "push", 0, 0, G_OPTION_ARG_STRING, &push_url,
+      "With --continuous, send each period's pprof to the Pyroscope-compatible server at URL", "URL" },
+    { "push-name", 0, 0, G_OPTION_ARG_STRING, &push_name,
+      "With --push, the application name and labels (default sysprof.cpu{hostname=HOST})", "NAME" },
     { "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &positional, NULL, NULL },
     { NULL },
@@ -650,6 +734,48 @@ main (int argc, char **argv)
       if (command != NULL || command_argv != NULL)
         return usage_error ("--merge does not run a command");
       return merge (positional);
+    }
+
+  if (continuous == NULL && (output_dir || pprof || keep_age || keep_size || push_url || push_name))
+    return usage_error ("--output-dir, --pprof, --keep-age, --keep-size, --push and --push-name go with --continuous");
+  if (continuous != NULL)
+    {
+      CliContinuousOptions opts = { 0 };
+      guint64              seconds = 0, bytes = 0;
+
+      if (positional != NULL || command != NULL || command_argv != NULL || pid_args != NULL || memprof ||
+          scheduler || session_bus || system_bus || use_trace_fd || gjs || gnome_shell || peers != NULL || no_perf ||
+          stack_size != G_MININT)
+        return usage_error ("--continuous records the whole system into --output-dir: it takes no CAPTURE, command, "
+                            "--pid, --memprof, --scheduler, bus, peer, --no-perf or --stack-size");
+      if (!parse_seconds (continuous, &seconds) || seconds < 1 || seconds > 86400)
+        return usage_error ("--continuous %s: say a period from 1 s to 1 d (seconds, or a number with s, m, h or d)",
+                            continuous);
+      opts.period = (guint) seconds;
+      if (output_dir == NULL)
+        return usage_error ("--continuous needs --output-dir DIR");
+      opts.output_dir = output_dir;
+      opts.keep_seconds = 7 * 86400;
+      if (keep_age != NULL && !parse_seconds (keep_age, &opts.keep_seconds))
+        return usage_error ("--keep-age %s: say seconds, or a number with s, m, h or d (0: keep everything)",
+                            keep_age);
+      opts.keep_bytes = G_GUINT64_CONSTANT (1) << 30;
+      if (keep_size != NULL && !g_str_equal (keep_size, "0") && !parse_size (keep_size, &bytes))
+        return usage_error ("--keep-size %s: say a size from 1M (bytes, or a number with K, M or G; 0: no limit)",
+                            keep_size);
+      if (keep_size != NULL)
+        opts.keep_bytes = bytes;
+      opts.pprof = pprof || push_url != NULL;
+      opts.push_url = push_url;
+      if (push_name == NULL)
+        push_name = g_strdup_printf ("sysprof.cpu{hostname=%s}", g_get_host_name ());
+      opts.push_name = push_name;
+      opts.frequency = frequency == G_MININT ? 0 : (guint) frequency;
+      if (unwind != NULL)
+        opts.unwind = strcmp (unwind, "fp") == 0 ? SYSPROF_PERF_UNWIND_FRAME_POINTERS : SYSPROF_PERF_UNWIND_DWARF;
+      opts.max_bytes = max_bytes;
+      opts.duration = duration == G_MININT ? 0 : (guint) duration;
+      return cli_continuous_run (&opts);
     }
 
   if (positional != NULL && g_strv_length (positional) > 1)
