@@ -64,8 +64,8 @@ sysprofd_period_queue_push (SysprofdPeriodQueue *self, guint index, gint64 begin
 
   /* The newest stays even alone above the byte bound: it is at most a
    * period's max-bytes, and it is what the owner will want. */
-  while (self->periods.length > 1 && (self->periods.length > SYSPROF_DBUS_MAX_HELD_PERIODS ||
-                                      self->bytes > SYSPROF_DBUS_MAX_HELD_PERIOD_BYTES))
+  while (self->periods.length > 1 &&
+         (self->periods.length > SYSPROF_DBUS_MAX_HELD_PERIODS || self->bytes > SYSPROF_DBUS_MAX_HELD_PERIOD_BYTES))
     {
       Period *oldest = g_queue_pop_head (&self->periods);
 
@@ -95,8 +95,8 @@ sysprofd_period_queue_take_all (SysprofdPeriodQueue *self, GUnixFDList **fds, GE
           int saved = errno;
 
           g_variant_builder_clear (&builder);
-          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot reopen period %u: %s",
-                       period->index, g_strerror (saved));
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot reopen period %u: %s", period->index,
+                       g_strerror (saved));
           return NULL;
         }
       handle = g_unix_fd_list_append (list, ro, error);

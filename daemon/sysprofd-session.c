@@ -411,9 +411,8 @@ cut_period (SysprofdSession *self, const char *why)
 
   if ((fd = open_private_capture (&error)) < 0 || (writer_fd = fcntl (fd, F_DUPFD_CLOEXEC, 3)) < 0)
     {
-      g_autofree char *message =
-          g_strdup_printf ("period %u goes on: no file for the next one: %s", self->period_index,
-                           error ? error->message : g_strerror (errno));
+      g_autofree char *message = g_strdup_printf ("period %u goes on: no file for the next one: %s", self->period_index,
+                                                  error ? error->message : g_strerror (errno));
 
       if (fd >= 0)
         close (fd);
@@ -1477,9 +1476,8 @@ parse_options (SysprofdSession *self, GVariant *options, GError **error)
           self->period = g_variant_get_uint32 (value);
           if (self->period < SYSPROF_DBUS_MIN_PERIOD || self->period > SYSPROF_DBUS_MAX_PERIOD)
             {
-              g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS,
-                           "period %u is outside %u..%u seconds", self->period, SYSPROF_DBUS_MIN_PERIOD,
-                           SYSPROF_DBUS_MAX_PERIOD);
+              g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS, "period %u is outside %u..%u seconds",
+                           self->period, SYSPROF_DBUS_MIN_PERIOD, SYSPROF_DBUS_MAX_PERIOD);
               g_variant_unref (value);
               return FALSE;
             }

@@ -78,11 +78,18 @@ conversion_done_cb (GObject *source, GAsyncResult *result, gpointer data)
   g_autofree char *pprof = cli_period_dir_pprof_path (c->capture);
   g_autofree char *temp = cli_period_dir_temporary_path (cont->dir, pprof);
 
+  g_autofree char *said = NULL;
+
   cont->converting = FALSE;
-  if (!g_subprocess_wait_check_finish (G_SUBPROCESS (source), result, &error) || g_rename (temp, pprof) != 0)
+  /* sysprof-report names the file it wrote: only its complaints are shown. */
+  if (!g_subprocess_communicate_utf8_finish (G_SUBPROCESS (source), result, NULL, &said, &error) ||
+      !g_subprocess_get_successful (G_SUBPROCESS (source)) || g_rename (temp, pprof) != 0)
     {
       fprintf (stderr, "sysprof-cli: no pprof export of %s: %s\n", c->capture,
-               error != NULL ? error->message : g_strerror (errno));
+               error != NULL ? error->message
+               : !g_subprocess_get_successful (G_SUBPROCESS (source))
+                   ? (said != NULL && *said ? g_strstrip (said) : "sysprof-report failed")
+                   : g_strerror (errno));
       g_unlink (temp);
       cont->n_failed_exports++;
     }
@@ -108,12 +115,12 @@ next_conversion (Continuous *cont)
     {
       pprof = cli_period_dir_pprof_path (c->capture);
       temp = cli_period_dir_temporary_path (cont->dir, pprof);
-      process = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE, &error, cont->report, "export", "--format", "pprof", "-o",
-                                  temp, c->capture, NULL);
+      process = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_PIPE, &error,
+                                  cont->report, "export", "--format", "pprof", "-o", temp, c->capture, NULL);
       if (process != NULL)
         {
           cont->converting = TRUE;
-          g_subprocess_wait_check_async (process, NULL, conversion_done_cb, cont);
+          g_subprocess_communicate_utf8_async (process, NULL, NULL, conversion_done_cb, cont);
           return;
         }
       fprintf (stderr, "sysprof-cli: cannot run %s for the pprof export: %s\n", cont->report, error->message);
@@ -138,8 +145,8 @@ queue_conversion (Continuous *cont, const char *capture, gint64 begin_usec, gint
 }
 
 static void
-period_cb (SysprofContinuousRecording *recording, guint index, gint64 begin_usec, gint64 end_usec, int fd,
-           gpointer data)
+period_cb (
+    SysprofContinuousRecording *recording, guint index, gint64 begin_usec, gint64 end_usec, int fd, gpointer data)
 {
   Continuous *cont = data;
   g_autoptr (GError) error = NULL;
@@ -267,9 +274,10 @@ cli_continuous_run (const CliContinuousOptions *options)
     {
       g_autofree char *queue = g_build_filename (options->output_dir, "push-queue", NULL);
 
-      if ((pusher = cli_pusher_new (options->push_url, options->push_name,
-                                    options->frequency ? options->frequency : SYSPROF_CONTINUOUS_RECORDING_DEFAULT_FREQUENCY,
-                                    queue, &error)) == NULL)
+      if ((pusher =
+               cli_pusher_new (options->push_url, options->push_name,
+                               options->frequency ? options->frequency : SYSPROF_CONTINUOUS_RECORDING_DEFAULT_FREQUENCY,
+                               queue, &error)) == NULL)
         {
           fprintf (stderr, "sysprof-cli: --push: %s\n", error->message);
           return 2;
@@ -317,7 +325,8 @@ cli_continuous_run (const CliContinuousOptions *options)
              cli_pusher_get_n_queued (pusher), options->output_dir);
   fprintf (stderr, "sysprof-cli: %u period(s) stored", cont.n_periods);
   if (sysprof_continuous_recording_get_n_dropped (recording) > 0)
-    fprintf (stderr, ", %u dropped by sysprofd (not taken in time)", sysprof_continuous_recording_get_n_dropped (recording));
+    fprintf (stderr, ", %u dropped by sysprofd (not taken in time)",
+             sysprof_continuous_recording_get_n_dropped (recording));
   if (cont.n_failed_exports > 0)
     fprintf (stderr, ", %u without a pprof export", cont.n_failed_exports);
   if (pusher != NULL)

@@ -8,7 +8,7 @@ G_BEGIN_DECLS
 /* sysprof-cli --continuous: what the command line asked for. */
 typedef struct
 {
-  guint             period;       /* seconds */
+  guint             period; /* seconds */
   const char       *output_dir;
   gboolean          pprof;        /* also a pprof export of each period */
   guint64           keep_seconds; /* retention; 0: no limit */

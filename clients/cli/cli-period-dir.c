@@ -38,8 +38,7 @@ cli_period_dir_open (const char *path, guint64 keep_seconds, guint64 keep_bytes,
     {
       int saved = errno;
 
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot create %s: %s", path,
-                   g_strerror (saved));
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot create %s: %s", path, g_strerror (saved));
       return NULL;
     }
   if ((dir = g_dir_open (path, 0, error)) == NULL)
@@ -237,9 +236,9 @@ cli_period_dir_prune (CliPeriodDir *self, GError **error)
   while ((name = g_dir_read_name (dir)) != NULL)
     if (is_capture_name (name))
       {
-        Entry      *e = g_new0 (Entry, 1);
+        Entry           *e = g_new0 (Entry, 1);
         g_autofree char *pprof = NULL;
-        struct stat st;
+        struct stat      st;
 
         e->capture = g_build_filename (self->path, name, NULL);
         pprof = cli_period_dir_pprof_path (e->capture);

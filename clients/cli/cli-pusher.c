@@ -287,7 +287,8 @@ kick (CliPusher *self)
           continue;
         }
       base = g_path_get_basename (path);
-      if (sscanf (base, "%" G_GINT64_FORMAT "-%" G_GINT64_FORMAT, &from, &until) != 2)
+      /* %d: the numbers have leading zeros, which %i would take for octal. */
+      if (sscanf (base, "%" G_GINT64_MODIFIER "d-%" G_GINT64_MODIFIER "d", &from, &until) != 2)
         from = until = g_get_real_time () / G_USEC_PER_SEC;
       g_clear_pointer (&base, g_free);
       escaped = g_uri_escape_string (self->name, NULL, FALSE);

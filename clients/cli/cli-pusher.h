@@ -14,11 +14,10 @@ G_BEGIN_DECLS
  * Nothing waits for the server: profiles go into a queue directory (a hard
  * link, or a copy), sent one at a time from the main loop, removed once the
  * server answered 2xx.  A failure (no connection, a server that hangs: no
- * answer within 30 s, or $SYSPROF_PUSH_TIMEOUT seconds; 408, 429 or 5xx) is retried after 1 s, then twice as long each time
- * up to 5 minutes; another 4xx drops that profile (the server will never take
- * it) with a warning.  The queue is bounded (at most 256 profiles and
- * 64 MiB): beyond, the oldest is dropped, counted and said.  What is queued
- * when the program ends is sent by the next run over the same queue. */
+ * answer within 30 s, or $SYSPROF_PUSH_TIMEOUT seconds; 408, 429 or 5xx) is retried after 1 s, then twice as long each
+ * time up to 5 minutes; another 4xx drops that profile (the server will never take it) with a warning.  The queue is
+ * bounded (at most 256 profiles and 64 MiB): beyond, the oldest is dropped, counted and said.  What is queued when the
+ * program ends is sent by the next run over the same queue. */
 typedef struct _CliPusher CliPusher;
 
 /* @url: http:// or https://, to the server (…/ingest is added unless the

@@ -743,8 +743,8 @@ main (int argc, char **argv)
       CliContinuousOptions opts = { 0 };
       guint64              seconds = 0, bytes = 0;
 
-      if (positional != NULL || command != NULL || command_argv != NULL || pid_args != NULL || memprof ||
-          scheduler || session_bus || system_bus || use_trace_fd || gjs || gnome_shell || peers != NULL || no_perf ||
+      if (positional != NULL || command != NULL || command_argv != NULL || pid_args != NULL || memprof || scheduler ||
+          session_bus || system_bus || use_trace_fd || gjs || gnome_shell || peers != NULL || no_perf ||
           stack_size != G_MININT)
         return usage_error ("--continuous records the whole system into --output-dir: it takes no CAPTURE, command, "
                             "--pid, --memprof, --scheduler, bus, peer, --no-perf or --stack-size");
@@ -757,8 +757,7 @@ main (int argc, char **argv)
       opts.output_dir = output_dir;
       opts.keep_seconds = 7 * 86400;
       if (keep_age != NULL && !parse_seconds (keep_age, &opts.keep_seconds))
-        return usage_error ("--keep-age %s: say seconds, or a number with s, m, h or d (0: keep everything)",
-                            keep_age);
+        return usage_error ("--keep-age %s: say seconds, or a number with s, m, h or d (0: keep everything)", keep_age);
       opts.keep_bytes = G_GUINT64_CONSTANT (1) << 30;
       if (keep_size != NULL && !g_str_equal (keep_size, "0") && !parse_size (keep_size, &bytes))
         return usage_error ("--keep-size %s: say a size from 1M (bytes, or a number with K, M or G; 0: no limit)",

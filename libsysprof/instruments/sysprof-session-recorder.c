@@ -115,8 +115,7 @@ embed_kernel_symbols (SysprofSessionRecorder *self)
 
   if (!self->own_processes_only &&
       !(self->perf != NULL && sysprof_perf_recorder_get_kernel_addresses (self->perf) != NULL
-            ? sysprof_kallsyms_write_for (self->writer, sysprof_perf_recorder_get_kernel_addresses (self->perf),
-                                          &error)
+            ? sysprof_kallsyms_write_for (self->writer, sysprof_perf_recorder_get_kernel_addresses (self->perf), &error)
             : sysprof_kallsyms_write (self->writer, &error)))
     warn (self, "cannot embed kernel symbols: %s", error->message);
 }
@@ -128,10 +127,9 @@ write_proc_snapshot (SysprofSessionRecorder *self)
 {
   g_autoptr (GError) error = NULL;
 
-  if (!(self->own_processes_only
-            ? sysprof_proc_snapshot_write_pids (self->writer, (const int *) (gpointer) self->pids->data,
-                                                self->pids->len, &error)
-            : sysprof_proc_snapshot_write (self->writer, &error)))
+  if (!(self->own_processes_only ? sysprof_proc_snapshot_write_pids (
+                                       self->writer, (const int *) (gpointer) self->pids->data, self->pids->len, &error)
+                                 : sysprof_proc_snapshot_write (self->writer, &error)))
     warn (self, "the /proc snapshot is incomplete: %s", error->message);
 }
 

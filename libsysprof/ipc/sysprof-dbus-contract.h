@@ -61,16 +61,16 @@
  * holds at most MAX_HELD_PERIODS finished periods and MAX_HELD_PERIOD_BYTES
  * of them; beyond, the oldest is dropped.  A uid may have one continuous
  * session at a time, more only when polkit grants it the action below. */
-#define SYSPROF_DBUS_OPTION_PERIOD                    "period"
-#define SYSPROF_DBUS_MIN_PERIOD                       1
-#define SYSPROF_DBUS_MAX_PERIOD                       86400
-#define SYSPROF_DBUS_DEFAULT_CONTINUOUS_FREQUENCY     19
-#define SYSPROF_DBUS_DEFAULT_PERIOD_MAX_BYTES         (G_GUINT64_CONSTANT (256) << 20)
-#define SYSPROF_DBUS_MAX_HELD_PERIODS                 8
-#define SYSPROF_DBUS_MAX_HELD_PERIOD_BYTES            (G_GUINT64_CONSTANT (1) << 30)
-#define SYSPROF_DBUS_MAX_CONTINUOUS_PER_UID           1
-#define SYSPROF_DBUS_MAX_CONTINUOUS                   16
-#define SYSPROF_DBUS_ACTION_CONTINUOUS_MANY           "org.gnome.sysprof3.continuous-many"
+#define SYSPROF_DBUS_OPTION_PERIOD                "period"
+#define SYSPROF_DBUS_MIN_PERIOD                   1
+#define SYSPROF_DBUS_MAX_PERIOD                   86400
+#define SYSPROF_DBUS_DEFAULT_CONTINUOUS_FREQUENCY 19
+#define SYSPROF_DBUS_DEFAULT_PERIOD_MAX_BYTES     (G_GUINT64_CONSTANT (256) << 20)
+#define SYSPROF_DBUS_MAX_HELD_PERIODS             8
+#define SYSPROF_DBUS_MAX_HELD_PERIOD_BYTES        (G_GUINT64_CONSTANT (1) << 30)
+#define SYSPROF_DBUS_MAX_CONTINUOUS_PER_UID       1
+#define SYSPROF_DBUS_MAX_CONTINUOUS               16
+#define SYSPROF_DBUS_ACTION_CONTINUOUS_MANY       "org.gnome.sysprof3.continuous-many"
 
 /* Sessions. */
 #define SYSPROF_DBUS_MAX_SESSIONS_PER_UID 4

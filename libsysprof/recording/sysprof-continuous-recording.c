@@ -25,7 +25,7 @@ struct _SysprofContinuousRecording
   GTask           *stop_task;
   gboolean         taking; /* a TakePeriods call is under way */
   gboolean         take_again;
-  gboolean         ended; /* failed, or stopped */
+  gboolean         ended;      /* failed, or stopped */
   guint            last_index; /* of the last period handed out */
   guint            n_dropped;  /* periods the daemon dropped: gaps in the indices */
 };
@@ -304,8 +304,8 @@ create_session_cb (GObject *source, GAsyncResult *result, gpointer data)
       return;
     }
   /* The daemon's unique name: the session's signals come from it. */
-  ipc_session_proxy_new (self->bus, G_DBUS_PROXY_FLAGS_NONE, g_dbus_proxy_get_name_owner (G_DBUS_PROXY (source)),
-                         path, NULL, session_ready_cb, g_object_ref (self));
+  ipc_session_proxy_new (self->bus, G_DBUS_PROXY_FLAGS_NONE, g_dbus_proxy_get_name_owner (G_DBUS_PROXY (source)), path,
+                         NULL, session_ready_cb, g_object_ref (self));
 }
 
 static GVariant *
@@ -355,8 +355,8 @@ bus_ready_cb (GObject *source, GAsyncResult *result, gpointer data)
   (void) source;
   if ((self->bus = g_dbus_connection_new_for_address_finish (result, &error)) == NULL)
     {
-      fail (self, g_error_new (G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "Cannot connect to the system bus: %s",
-                               error->message));
+      fail (self,
+            g_error_new (G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "Cannot connect to the system bus: %s", error->message));
       return;
     }
   g_signal_connect (self->bus, "closed", G_CALLBACK (bus_closed_cb), self);

@@ -30,8 +30,7 @@ G_BEGIN_DECLS
  * lost, never one that was handed out.  Driven by the thread-default main
  * context of the caller of start_async. */
 SYSPROF_AVAILABLE_IN_ALL
-G_DECLARE_FINAL_TYPE (SysprofContinuousRecording, sysprof_continuous_recording, SYSPROF, CONTINUOUS_RECORDING,
-                      GObject)
+G_DECLARE_FINAL_TYPE (SysprofContinuousRecording, sysprof_continuous_recording, SYSPROF, CONTINUOUS_RECORDING, GObject)
 
 /* @period_seconds: 1..86400. */
 SYSPROF_AVAILABLE_IN_ALL
@@ -56,9 +55,8 @@ void sysprof_continuous_recording_start_async (SysprofContinuousRecording *self,
                                                GAsyncReadyCallback         callback,
                                                gpointer                    user_data);
 SYSPROF_AVAILABLE_IN_ALL
-gboolean sysprof_continuous_recording_start_finish (SysprofContinuousRecording *self,
-                                                    GAsyncResult               *result,
-                                                    GError                    **error);
+gboolean
+sysprof_continuous_recording_start_finish (SysprofContinuousRecording *self, GAsyncResult *result, GError **error);
 /* Stops the session, takes its last (partial) period (emitting "period"),
  * and closes it.  Completes with an error when the session had failed
  * before (the "failed" signal said why). */
