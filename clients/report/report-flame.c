@@ -35,7 +35,8 @@ typedef struct
 } Flame;
 
 /* Appends @text escaped for XML character data and attributes, as valid
- * UTF-8 without the control characters XML 1.0 forbids. */
+ * UTF-8 without the characters XML 1.0 forbids: control characters become
+ * spaces, U+FFFE and U+FFFF (valid UTF-8, but no XML Char) U+FFFD. */
 static void
 append_escaped (GString *out, const char *text, gssize max_chars)
 {
@@ -54,6 +55,8 @@ append_escaped (GString *out, const char *text, gssize max_chars)
         default:
           if ((guchar) *p < 0x20)
             g_string_append_c (out, ' ');
+          else if (g_utf8_get_char (p) >= 0xfffe && g_utf8_get_char (p) <= 0xffff)
+            g_string_append (out, "\xef\xbf\xbd");
           else
             g_string_append_len (out, p, g_utf8_next_char (p) - p);
           break;
