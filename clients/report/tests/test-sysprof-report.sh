@@ -245,7 +245,9 @@ grep -q '>10 samples<' "$svg" || fail "flamegraph: total"
 [ "$(grep -c '<rect x=.*rx="2" fill=' "$svg")" -ge 11 ] || fail "flamegraph: one box per node"
 # Standalone: nothing fetched, the script inline (report-flame-script.c).
 ! grep -Eq 'href|src=|@import|url\(' "$svg" || fail "flamegraph: not standalone"
-[ "$(grep -c '<script' "$svg")" -eq 1 ] && grep -q '^<script><!\[CDATA\[$' "$svg" || fail "flamegraph: not one inline script"
+if [ "$(grep -c '<script' "$svg")" -ne 1 ] || ! grep -q '^<script><!\[CDATA\[$' "$svg"; then
+  fail "flamegraph: not one inline script"
+fi
 R flamegraph -o - > "$tmp/out"
 cmp -s "$tmp/out" "$svg" || fail "flamegraph -o - differs from the file"
 ok "flamegraph: default path printed, well-formed, tooltips, total, standalone"
