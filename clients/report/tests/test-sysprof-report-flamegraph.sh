@@ -8,8 +8,10 @@
 # highlights exactly the frames whose name matches and shows the share of
 # samples that top (or the collapsed stacks) give, #zoom= draws a frame
 # full width with its callees in proportion, its callers greyed and the rest
-# hidden.  The script marks the root when it has run: a script that throws
-# fails.  Screenshots in LOG_DIR.
+# hidden; and driven as a user would (flame-events.html clicks a box and
+# the controls, answers the prompt, hovers, presses Escape).  The script
+# marks the root when it has run: a script that throws fails.  Screenshots
+# in LOG_DIR.
 #
 # Usage: test-sysprof-report-flamegraph.sh SYSPROF_REPORT MAKE_FLAME_CAPTURE DATA_DIR LOG_DIR
 set -euo pipefail
@@ -34,7 +36,7 @@ svg () {
   fi
 }
 
-echo "1..8"
+echo "1..9"
 
 # --- 1. hostile names ---------------------------------------------------------
 "$make_capture" "$work/hostile.syscap" "$work/hostile.names" || fail "make-flame-capture"
@@ -57,7 +59,7 @@ ok "Sysprof 3.46's captures: boxes where their columns say, inside their callers
 # --- Chromium --------------------------------------------------------------------
 chromium=$(command -v chromium || true)
 if [ -z "$chromium" ]; then
-  for _ in $(seq 6); do skip "chromium is not installed (tools/deps.sh lists it)"; done
+  for _ in $(seq 7); do skip "chromium is not installed (tools/deps.sh lists it)"; done
   exit 0
 fi
 mkdir -p "$logs"
@@ -164,3 +166,19 @@ pixels=$(python3 "$here/check-screenshot.py" "$logs/flamegraph-search.png" 214,3
 colours=$(python3 "$here/check-screenshot.py" "$logs/flamegraph-zoom.png")
 [ "$colours" -ge 8 ] || fail "the zoomed screenshot is blank ($colours colours)"
 ok "screenshots: $logs/flamegraph-search.png ($pixels highlighted pixels looked at), $logs/flamegraph-zoom.png"
+
+# --- 9. clicks, hovering, the prompt, keys -------------------------------------------------
+cp "$here/flame-events.html" "$work/"
+for name in hostile perf; do
+  id=$($check pick "$work/$name.svg")
+  regex=$($check regex "$(sed -n 2p "$work/top" | cut -f 1)")
+  [ $name = perf ] || regex=$($check regex recurse)
+  "${browser[@]}" --allow-file-access-from-files --virtual-time-budget=5000 --dump-dom \
+    "file://$work/flame-events.html#svg=$name.svg&zoom=$id&search=$regex" > "$work/events.dom" 2> "$work/chromium.log" ||
+    fail "chromium --dump-dom flame-events.html: $(tail -n 5 "$work/chromium.log")"
+  grep -q '<body data-done="true">' "$work/events.dom" || fail "$name: flame-events.html did not finish"
+  ! grep -q '^not ok\|>not ok' "$work/events.dom" || fail "$name: $(grep -o 'not ok[^<]*' "$work/events.dom" | head -n 1)"
+  passed=$(grep -c '^ok \|>ok ' "$work/events.dom")
+  [ "$passed" -ge 16 ] || fail "$name: only $passed checks of flame-events.html passed"
+done
+ok "a click zooms, Reset zoom and Escape zoom out, Search asks and highlights, hovering shows the title, the address follows ($passed checks)"
