@@ -3,7 +3,8 @@
 # sysprof-report flamegraph's SVG (and diff --format svg's): well-formed,
 # standalone and drawn as its figures say for hostile function names (a
 # capture make-flame-capture writes with libsysprof-capture) and Sysprof
-# 3.46's capture; then its script in Debian's headless Chromium, the state
+# 3.46's capture, and drawn by librsvg (as GTK shows an SVG: no script);
+# then its script in Debian's headless Chromium, the state
 # given in the address and the DOM read back with --dump-dom: #search=
 # highlights exactly the frames whose name matches and shows the share of
 # samples that top (or the collapsed stacks) give, #zoom= draws a frame
@@ -36,7 +37,7 @@ svg () {
   fi
 }
 
-echo "1..9"
+echo "1..10"
 
 # --- 1. hostile names ---------------------------------------------------------
 "$make_capture" "$work/hostile.syscap" "$work/hostile.names" || fail "make-flame-capture"
@@ -56,6 +57,20 @@ svg perf-memory flamegraph --memory=bytes "$data/sysprof-3.46-memprof.syscap"
 $check static "$work/perf-memory.svg" > "$work/got" 2>&1 || fail "memprof: flamegraph --memory=bytes: $(cat "$work/got")"
 ok "Sysprof 3.46's captures: boxes where their columns say, inside their callers; $got"
 
+# --- 3. a static picture for librsvg ----------------------------------------------
+# What GTK (gdk-pixbuf's SVG loader) shows: no script runs there.
+loader=$(find /usr/lib/*/gdk-pixbuf-2.0 -name 'libpixbufloader-svg.so' 2> /dev/null | head -n 1)
+if ! command -v gdk-pixbuf-thumbnailer > /dev/null || [ -z "$loader" ]; then
+  skip "gdk-pixbuf-thumbnailer or librsvg's gdk-pixbuf loader is not installed"
+else
+  mkdir -p "$logs"
+  gdk-pixbuf-thumbnailer -s 1200 "$work/hostile.svg" "$logs/flamegraph-librsvg.png" 2> "$work/err" ||
+    fail "gdk-pixbuf-thumbnailer: $(cat "$work/err")"
+  colours=$(python3 "$here/check-screenshot.py" "$logs/flamegraph-librsvg.png")
+  [ "$colours" -ge 8 ] || fail "librsvg draws a blank picture ($colours colours)"
+  ok "librsvg (gdk-pixbuf) draws the static picture ($colours colours): $logs/flamegraph-librsvg.png"
+fi
+
 # --- Chromium --------------------------------------------------------------------
 chromium=$(command -v chromium || true)
 if [ -z "$chromium" ]; then
@@ -71,7 +86,7 @@ dom () {
     fail "chromium --dump-dom $1$2: $(tail -n 5 "$work/chromium.log")"
 }
 
-# --- 3. search: top's shares ------------------------------------------------------
+# --- 4. search: top's shares ------------------------------------------------------
 "$report" top --format tsv --sort total --limit 0 --no-local-files "$perf" > "$work/top"
 rows=$(($(wc -l < "$work/top") - 1))
 checked=
@@ -87,7 +102,7 @@ done
 [ -n "$checked" ] || fail "no function of top to search for"
 ok "search= of top's functions: their frames highlighted, top's total as the share: $checked"
 
-# --- 4. search: hostile names, and unions --------------------------------------------
+# --- 5. search: hostile names, and unions --------------------------------------------
 count=0
 while IFS=$'\t' read -r regex want; do
   dom hostile.svg "#search=$regex" "$work/search.dom"
@@ -108,7 +123,7 @@ dom perf.svg "#search=$regex" "$work/search.dom"
 got=$($check search "$work/perf.svg" "$work/search.dom" "$regex" "$want" 2>&1) || fail "perf #search=$f1|$f2: $got"
 ok "search= of each of the $count hostile names (the capture's own counts); $f1 or $f2: $got"
 
-# --- 5. zoom ------------------------------------------------------------------------
+# --- 6. zoom ------------------------------------------------------------------------
 zoomed=
 for name in perf hostile; do
   id=$($check pick "$work/$name.svg")
@@ -123,7 +138,7 @@ for id in f0 nothing; do
 done
 ok "zoom=: the frame full width, callees in proportion, callers greyed, the rest hidden (${zoomed}zoom=f0 and of no frame: unchanged)"
 
-# --- 6. both, in the query; bad input -------------------------------------------------
+# --- 7. both, in the query; bad input -------------------------------------------------
 id=$($check pick "$work/perf.svg")
 regex=$($check regex "$(sed -n 2p "$work/top" | cut -f 1)")
 total=$(sed -n 2p "$work/top" | cut -f 4)
@@ -138,7 +153,7 @@ dom perf.svg "#search=%E0%A4%A&zoom=%" "$work/bad.dom"
 $check zoom "$work/perf.svg" "$work/bad.dom" f0 > "$work/got" 2>&1 || fail "malformed escapes: $(cat "$work/got")"
 ok "?zoom=ID&search=REGEX in the query; a bad regular expression is said, malformed escapes ignored"
 
-# --- 7. the diff's SVG shares the script ------------------------------------------------
+# --- 8. the diff's SVG shares the script ------------------------------------------------
 fn=$(sed -n 2p "$work/top" | cut -f 1)
 regex=$($check regex "$fn")
 dom perf-diff.svg "#search=$regex" "$work/diff.dom"
@@ -149,7 +164,7 @@ dom perf-diff.svg "#zoom=$id" "$work/diff.dom"
 $check zoom "$work/perf-diff.svg" "$work/diff.dom" "$id" > "$work/got" 2>&1 || fail "diff --format svg #zoom=: $(cat "$work/got")"
 ok "diff --format svg: search= and zoom= as well ($fn: $got)"
 
-# --- 8. screenshots -----------------------------------------------------------------------
+# --- 9. screenshots -----------------------------------------------------------------------
 # Of the hostile names: coloured (JIT code is user code) and short.
 shoot () { # PNG ADDRESS_SUFFIX
   local height
@@ -167,7 +182,7 @@ colours=$(python3 "$here/check-screenshot.py" "$logs/flamegraph-zoom.png")
 [ "$colours" -ge 8 ] || fail "the zoomed screenshot is blank ($colours colours)"
 ok "screenshots: $logs/flamegraph-search.png ($pixels highlighted pixels looked at), $logs/flamegraph-zoom.png"
 
-# --- 9. clicks, hovering, the prompt, keys -------------------------------------------------
+# --- 10. clicks, hovering, the prompt, keys -------------------------------------------------
 cp "$here/flame-events.html" "$work/"
 for name in hostile perf; do
   id=$($check pick "$work/$name.svg")
