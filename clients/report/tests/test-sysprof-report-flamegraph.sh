@@ -151,7 +151,11 @@ grep -q '>Not a regular expression: (\[<' "$work/bad.dom" || fail "#search=([: n
 ! grep -q 'class="frame match' "$work/bad.dom" || fail "#search=([: frames highlighted"
 dom perf.svg "#search=%E0%A4%A&zoom=%" "$work/bad.dom"
 $check zoom "$work/perf.svg" "$work/bad.dom" f0 > "$work/got" 2>&1 || fail "malformed escapes: $(cat "$work/got")"
-ok "?zoom=ID&search=REGEX in the query; a bad regular expression is said, malformed escapes ignored"
+svg empty flamegraph --focus no-such-function "$perf"
+dom empty.svg "#search=x&zoom=f0" "$work/empty.dom"
+grep -q 'data-flame-ready="true"' "$work/empty.dom" || fail "a graph without samples: the script did not finish"
+grep -q '>Matched: 0 samples, 0.00%<' "$work/empty.dom" || fail "a graph without samples: no share of 0"
+ok "?zoom=ID&search=REGEX in the query; a bad regular expression is said, malformed escapes ignored, a graph without samples"
 
 # --- 8. the diff's SVG shares the script ------------------------------------------------
 fn=$(sed -n 2p "$work/top" | cut -f 1)
