@@ -162,6 +162,7 @@ write_svg (const Report *report, SysprofCallgraphDiff *diff)
     .title = title,
     .subtitle = subtitle,
     .width = (guint) arg_width,
+    .unit = report->unit,
     .colour = diff_colour,
     .describe = diff_describe,
     .user_data = &flame,

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-/* sysprof-report: the SVG flame graph (report-flame.h).  No script, no
- * external font: any viewer shows it, and the <title> of each box is its
- * tooltip. */
+/* sysprof-report: the SVG flame graph (report-flame.h).  No external
+ * resource, no font of its own: any viewer shows the picture, and the
+ * <title> of each box is its tooltip.  A browser also runs the script
+ * (report-flame-script.c), which reads each box from its attributes:
+ * data-start and data-total (its columns, in samples from the left),
+ * data-depth and data-name (the whole label), and shows the controls that
+ * are hidden without it. */
 
 #include <math.h>
 #include <string.h>
@@ -14,9 +18,11 @@
 #define LABEL_CHAR_WIDTH 7.0
 #define SIDE_MARGIN      10
 #define TOP_MARGIN       56
-#define BOTTOM_MARGIN    36
+#define BOTTOM_MARGIN    54  /* the legend, then the line the script fills on hover */
 #define MIN_BOX_WIDTH    0.3 /* pixels; narrower boxes and their subtrees are left out */
 #define MIN_LABEL_CHARS  5   /* three characters of the name and ".." */
+/* What the search highlights: no box of either palette is magenta. */
+#define MATCH_COLOUR "rgb(214,30,214)"
 
 typedef struct
 {
@@ -24,11 +30,13 @@ typedef struct
   GString                *svg;
   double                  scale; /* pixels per sample */
   guint                   max_depth;
-  guint64                *next_x; /* per depth: samples left of the next box */
+  guint64                *next_x;  /* per depth: samples left of the next box */
+  guint                   n_boxes; /* the next box is "f<n_boxes>" */
 } Flame;
 
 /* Appends @text escaped for XML character data and attributes, as valid
- * UTF-8 without the control characters XML 1.0 forbids. */
+ * UTF-8 without the characters XML 1.0 forbids: control characters become
+ * spaces, U+FFFE and U+FFFF (valid UTF-8, but no XML Char) U+FFFD. */
 static void
 append_escaped (GString *out, const char *text, gssize max_chars)
 {
@@ -47,6 +55,8 @@ append_escaped (GString *out, const char *text, gssize max_chars)
         default:
           if ((guchar) *p < 0x20)
             g_string_append_c (out, ' ');
+          else if (g_utf8_get_char (p) >= 0xfffe && g_utf8_get_char (p) <= 0xffff)
+            g_string_append (out, "\xef\xbf\xbd");
           else
             g_string_append_len (out, p, g_utf8_next_char (p) - p);
           break;
@@ -125,7 +135,12 @@ append_box (Flame *flame, const SysprofCallgraphNode *node)
   flame->next_x[node->depth + 1] = x_samples;
 
   flame->style->colour (node, rgb, flame->style->user_data);
-  g_string_append (flame->svg, "<g><title>");
+  g_string_append_printf (flame->svg,
+                          "<g class=\"frame\" id=\"f%u\" data-start=\"%" G_GUINT64_FORMAT
+                          "\" data-total=\"%" G_GUINT64_FORMAT "\" data-depth=\"%u\" data-name=\"",
+                          flame->n_boxes++, x_samples, node->total, node->depth);
+  append_escaped (flame->svg, label, -1);
+  g_string_append (flame->svg, "\"><title>");
   append_escaped (flame->svg, label, -1);
   if (symbol->library[0] != '\0')
     {
@@ -153,6 +168,24 @@ append_box (Flame *flame, const SysprofCallgraphNode *node)
       g_string_append (flame->svg, "</text>");
     }
   g_string_append (flame->svg, "</g>\n");
+}
+
+/* A button of the script's: a box around @label, hidden until the script
+ * shows it (it does nothing without it).  @x is its left, or with
+ * @from_right its right.  A nested <svg> rather than a <g>: readers take
+ * each <g> for a box of the graph. */
+static void
+append_control (GString *svg, const char *id, const char *label, double x, gboolean from_right)
+{
+  double width = LABEL_CHAR_WIDTH * (double) strlen (label) + 10;
+
+  if (from_right)
+    x -= width;
+  g_string_append_printf (svg,
+                          "<svg id=\"%s\" class=\"control\" x=\"%.1f\" y=\"9\" width=\"%.1f\" height=\"18\">"
+                          "<rect x=\"0.5\" y=\"0.5\" width=\"%.1f\" height=\"17\" rx=\"3\" fill=\"#ececec\" "
+                          "stroke=\"#999\"/><text x=\"5\" y=\"13\">%s</text></svg>\n",
+                          id, x, width, width - 1, label);
 }
 
 static void
@@ -193,16 +226,36 @@ report_flame_svg (SysprofCallgraph *callgraph, const ReportFlameStyle *style)
   g_string_append_printf (svg,
                           "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
                           "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%u\" height=\"%.0f\" "
-                          "viewBox=\"0 0 %u %.0f\" font-family=\"monospace\" font-size=\"%d\">\n"
-                          "<style>g:hover rect { stroke: #000; stroke-width: 0.7; }</style>\n"
+                          "viewBox=\"0 0 %u %.0f\" font-family=\"monospace\" font-size=\"%d\" "
+                          "data-label-char-width=\"%.1f\" data-min-label-chars=\"%d\" data-unit=\"",
+                          width, height, width, height, FONT_SIZE, LABEL_CHAR_WIDTH, MIN_LABEL_CHARS);
+  append_escaped (svg, style->unit != NULL ? style->unit : "samples", -1);
+  g_string_append (svg, "\">\n<title>");
+  append_escaped (svg, style->title, -1);
+  /* The controls and the script's classes on the root: "interactive" once
+   * it runs, "zoomed", "searching"; on boxes "match", "context" (a caller
+   * of the zoomed box), "hidden". */
+  g_string_append_printf (svg,
+                          "</title>\n<style>\n"
+                          "g.frame:hover rect { stroke: #000; stroke-width: 0.7; }\n"
+                          ".control { display: none; cursor: pointer; }\n"
+                          "svg.interactive .control { display: inline; }\n"
+                          "svg.interactive:not(.zoomed) #flame-reset { display: none; }\n"
+                          "svg.interactive g.frame { cursor: pointer; }\n"
+                          "g.frame.match rect { fill: " MATCH_COLOUR "; }\n"
+                          "g.frame.context rect { opacity: 0.45; }\n"
+                          "g.frame.hidden { display: none; }\n"
+                          "</style>\n"
                           "<rect x=\"0\" y=\"0\" width=\"%u\" height=\"%.0f\" fill=\"#fbfbf8\"/>\n",
-                          width, height, width, height, FONT_SIZE, width, height);
+                          width, height);
   g_string_append_printf (svg, "<text x=\"%u\" y=\"22\" text-anchor=\"middle\" font-size=\"17\">", width / 2);
   append_escaped (svg, style->title, -1);
   g_string_append (svg, "</text>\n");
   g_string_append_printf (svg, "<text x=\"%u\" y=\"40\" text-anchor=\"middle\" font-size=\"12\">", width / 2);
   append_escaped (svg, style->subtitle, -1);
   g_string_append (svg, "</text>\n");
+  append_control (svg, "flame-reset", "Reset zoom", SIDE_MARGIN, FALSE);
+  append_control (svg, "flame-search", "Search", width - SIDE_MARGIN, TRUE);
 
   if (n_samples > 0)
     {
@@ -220,7 +273,11 @@ report_flame_svg (SysprofCallgraph *callgraph, const ReportFlameStyle *style)
     }
 
   append_legend (svg, style, height - BOTTOM_MARGIN + 12);
-  g_string_append (svg, "</svg>\n");
+  g_string_append_printf (svg,
+                          "<text id=\"flame-matched\" x=\"%u\" y=\"%.0f\" text-anchor=\"end\"></text>\n"
+                          "<text id=\"flame-details\" x=\"%d\" y=\"%.0f\"></text>\n",
+                          width - SIDE_MARGIN, height - BOTTOM_MARGIN + 22, SIDE_MARGIN, height - 12);
+  g_string_append_printf (svg, "<script><![CDATA[\n%s]]></script>\n</svg>\n", report_flame_script);
   return svg;
 }
 

@@ -54,6 +54,7 @@ run (const Report *report)
   ReportFlameStyle style = {
     .title = title,
     .width = (guint) arg_width,
+    .unit = report->unit,
     .colour = kind_colour,
     .describe = describe,
     .user_data = (gpointer) report,
@@ -84,8 +85,13 @@ const ReportVerb report_verb_flamegraph = {
                  "above their callers; hover a box for \"function (library) N samples, P%\".\n"
                  "Colours: warm for user code, orange for the kernel, grey for addresses\n"
                  "without a symbol, blue-grey for process and context nodes.  Boxes narrower\n"
-                 "than a third of a pixel are left out.  The file needs no script or font;\n"
-                 "its path is printed.  Default output: the capture's base name with .svg, in\n"
+                 "than a third of a pixel are left out.  The file needs no font and fetches\n"
+                 "nothing; a web browser runs its script: click a box to zoom to it (its\n"
+                 "callers stay below, greyed; Reset zoom or Escape to go back), Search or\n"
+                 "Ctrl+F highlights the boxes whose name matches a regular expression and\n"
+                 "shows the share of samples below them.  FILE.svg#search=REGEX opens it so,\n"
+                 "#zoom=ID zoomed to the box of that id (f0 is the root); join both with &.\n"
+                 "Its path is printed.  Default output: the capture's base name with .svg, in\n"
                  "the current directory; -o - writes to standard output.  With --memory=bytes\n"
                  "the boxes are as wide as the bytes allocated below them.",
   .entries = flamegraph_options,

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-# check-screenshot.py PNG: prints how many distinct colours the picture has
-# (8-bit RGB or RGBA PNG, as Chromium writes its screenshots); a blank page
-# has one or two.
+# check-screenshot.py PNG [R,G,B]: prints how many distinct colours the
+# picture has (8-bit RGB or RGBA PNG, as Chromium writes its screenshots; a
+# blank page has one or two), or with R,G,B how many of the pixels looked
+# at (every fourth of a row) have that colour.
 import struct
 import sys
 import zlib
@@ -37,6 +38,8 @@ def main():
     stride = width * bpp
     previous = bytearray(stride)
     colours = set()
+    want = bytes(int(v) for v in sys.argv[2].split(",")) if len(sys.argv) > 2 else None
+    n_want = 0
     for y in range(height):
         kind = raw[y * (stride + 1)]
         row = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
@@ -54,8 +57,9 @@ def main():
                 row[i] = (row[i] + paeth(a, b, c)) & 0xff
         for x in range(0, stride, bpp * 4):
             colours.add(bytes(row[x:x + 3]))
+            n_want += row[x:x + 3] == want
         previous = row
-    print(len(colours))
+    print(n_want if want is not None else len(colours))
 
 
 if __name__ == "__main__":

@@ -243,7 +243,11 @@ fi
 grep -q '<title>hash (libwork.so) 4 samples, 40.00%</title>' "$svg" || fail "flamegraph: tooltip"
 grep -q '>10 samples<' "$svg" || fail "flamegraph: total"
 [ "$(grep -c '<rect x=.*rx="2" fill=' "$svg")" -ge 11 ] || fail "flamegraph: one box per node"
-! grep -Eq '<script|xlink:href|@import|url\(' "$svg" || fail "flamegraph: not standalone"
+# Standalone: nothing fetched, the script inline (report-flame-script.c).
+! grep -Eq 'href|src=|@import|url\(' "$svg" || fail "flamegraph: not standalone"
+if [ "$(grep -c '<script' "$svg")" -ne 1 ] || ! grep -q '^<script><!\[CDATA\[$' "$svg"; then
+  fail "flamegraph: not one inline script"
+fi
 R flamegraph -o - > "$tmp/out"
 cmp -s "$tmp/out" "$svg" || fail "flamegraph -o - differs from the file"
 ok "flamegraph: default path printed, well-formed, tooltips, total, standalone"
@@ -269,10 +273,10 @@ hash (libwork.so) 1 samples; before 75.00%, after 16.67%, change -58.33 points|9
 io (libwork.so) 2 samples; before 0.00% (no such frame), after 33.33%, change +33.33 points|224,152,146
 [/usr/libexec/helper --serve] 3 samples; before 0.00% (no such frame), after 50.00%, change +50.00 points|224,114,108
 EOF
-[ "$(grep -c '<g><title>' "$tmp/diff.svg")" -eq 11 ] || fail "diff --format svg: not one box per frame of AFTER"
+[ "$(grep -c '<g class="frame" id="f[0-9]*" ' "$tmp/diff.svg")" -eq 11 ] || fail "diff --format svg: not one box per frame of AFTER"
 grep -q '>-83.33 points</text>' "$tmp/diff.svg" && grep -q '>+83.33 points</text>' "$tmp/diff.svg" ||
   fail "diff --format svg: legend"
-! grep -Eq '<script|xlink:href|@import|url\(' "$tmp/diff.svg" || fail "diff --format svg: not standalone"
+! grep -Eq 'href|src=|@import|url\(' "$tmp/diff.svg" || fail "diff --format svg: not standalone"
 (cd "$tmp" && r diff --no-local-files --format svg "$cap" "$cap") > "$tmp/out"
 [ "$(cat "$tmp/out")" = written-diff.svg ] || fail "diff --format svg: default path $(cat "$tmp/out")"
 ! grep -Eq 'fill="rgb\((40,96,228|222,40,32)\)"' "$tmp/written-diff.svg" ||
