@@ -22,9 +22,11 @@ SYSPROF_BUILD_PACKAGES=(
 # The machine's own npm (Node.js comes with the machine; Debian's npm package
 # conflicts with it) fetches speedscope (sysprof_fetch_speedscope): python3-jsonschema
 # checks our speedscope exports against its schema, chromium loads them into
-# its web app.
+# its web app and runs the SVG flame graphs' script; libgdk-pixbuf2.0-bin and
+# librsvg2-common draw those SVGs as GTK would (a static picture).
 SYSPROF_TEST_PACKAGES=(libsysprof-4-dev sysprof dbus polkitd bubblewrap libxml2-utils systemd binutils xz-utils python3 debuginfod
-  golang-go golang-github-google-pprof-dev zsh bash-completion python3-jsonschema chromium)
+  golang-go golang-github-google-pprof-dev zsh bash-completion python3-jsonschema chromium
+  libgdk-pixbuf2.0-bin librsvg2-common)
 # The app's tests run under Xvfb (x11-utils: xwininfo); appstream: appstreamcli
 # validates its metadata.
 SYSPROF_APP_TEST_PACKAGES=(xvfb xauth x11-utils libgl1-mesa-dri fonts-cantarell desktop-file-utils shared-mime-info libglib2.0-bin
