@@ -115,6 +115,66 @@ sysprofd_period_queue_take_all (SysprofdPeriodQueue *self, GUnixFDList **fds, GE
   return g_variant_new ("(a(uttth))", &builder);
 }
 
+GBytes *
+sysprofd_period_queue_read (SysprofdPeriodQueue *self, guint index, guint64 offset, gsize max_len, GError **error)
+{
+  for (GList *l = self->periods.head; l != NULL; l = l->next)
+    {
+      Period            *period = l->data;
+      g_autofree guint8 *buf = NULL;
+      ssize_t            n;
+
+      if (period->index != index)
+        continue;
+      if (offset >= period->bytes)
+        return g_bytes_new (NULL, 0);
+      max_len = (gsize) MIN ((guint64) max_len, period->bytes - offset);
+      buf = g_malloc (MAX (max_len, 1));
+      do
+        n = pread (period->fd, buf, max_len, (off_t) offset);
+      while (n < 0 && errno == EINTR);
+      if (n < 0)
+        {
+          int saved = errno;
+
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot read period %u: %s", index,
+                       g_strerror (saved));
+          return NULL;
+        }
+      return g_bytes_new_take (g_steal_pointer (&buf), (gsize) n);
+    }
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "Period %u is not held (taken, dropped or not finished)",
+               index);
+  return NULL;
+}
+
+guint
+sysprofd_period_queue_forget_through (SysprofdPeriodQueue *self, guint index)
+{
+  guint n = 0;
+
+  while (self->periods.length > 0 && ((Period *) g_queue_peek_head (&self->periods))->index <= index)
+    {
+      Period *period = g_queue_pop_head (&self->periods);
+
+      self->bytes -= period->bytes;
+      period_free (period);
+      n++;
+    }
+  return n;
+}
+
+GVariant *
+sysprofd_period_queue_list (SysprofdPeriodQueue *self)
+{
+  GVariantBuilder builder;
+
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("au"));
+  for (GList *l = self->periods.head; l != NULL; l = l->next)
+    g_variant_builder_add (&builder, "u", ((Period *) l->data)->index);
+  return g_variant_builder_end (&builder);
+}
+
 guint
 sysprofd_period_queue_get_length (SysprofdPeriodQueue *self)
 {

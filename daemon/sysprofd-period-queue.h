@@ -24,6 +24,14 @@ guint sysprofd_period_queue_push (SysprofdPeriodQueue *self, guint index, gint64
  * with the fds in *@fds, read-only), and forgets them.  NULL with @error when
  * a file cannot be reopened read-only: nothing is forgotten then. */
 GVariant *sysprofd_period_queue_take_all (SysprofdPeriodQueue *self, GUnixFDList **fds, GError **error);
+/* For clients that cannot receive fds (busctl): up to @max_len bytes of
+ * held period @index at @offset (empty at its end), and forgetting the
+ * periods up to @index (returns how many). */
+GBytes *
+sysprofd_period_queue_read (SysprofdPeriodQueue *self, guint index, guint64 offset, gsize max_len, GError **error);
+guint sysprofd_period_queue_forget_through (SysprofdPeriodQueue *self, guint index);
+/* The held periods' indices, oldest first, as "au". */
+GVariant *sysprofd_period_queue_list (SysprofdPeriodQueue *self);
 guint     sysprofd_period_queue_get_length (SysprofdPeriodQueue *self);
 guint64   sysprofd_period_queue_get_bytes (SysprofdPeriodQueue *self);
 

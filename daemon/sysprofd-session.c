@@ -383,6 +383,7 @@ hold_period (SysprofdSession *self, int fd, gint64 end)
 
   dropped = sysprofd_period_queue_push (self->periods, self->period_index, self->period_begin, end, fd);
   ipc_session_set_periods (self->skeleton, self->period_index);
+  ipc_session_set_held_periods (self->skeleton, sysprofd_period_queue_list (self->periods));
   if (dropped > 0)
     {
       g_autofree char *message = NULL;
@@ -932,6 +933,16 @@ do_read_capture (SysprofdSession *self, GDBusMethodInvocation *invocation)
       invocation, g_variant_new ("(@ay)", g_variant_new_fixed_array (G_VARIANT_TYPE_BYTE, buf, (gsize) n, 1)));
 }
 
+static gboolean
+refuse_unless_continuous (SysprofdSession *self, GDBusMethodInvocation *invocation)
+{
+  if (self->period > 0)
+    return FALSE;
+  g_dbus_method_invocation_return_error_literal (invocation, G_DBUS_ERROR, G_DBUS_ERROR_NOT_SUPPORTED,
+                                                 "Only a continuous session (option \"period\") has periods");
+  return TRUE;
+}
+
 static void
 do_take_periods (SysprofdSession *self, GDBusMethodInvocation *invocation)
 {
@@ -939,18 +950,52 @@ do_take_periods (SysprofdSession *self, GDBusMethodInvocation *invocation)
   g_autoptr (GError) error = NULL;
   GVariant *answer;
 
-  if (self->period == 0)
-    {
-      g_dbus_method_invocation_return_error_literal (invocation, G_DBUS_ERROR, G_DBUS_ERROR_NOT_SUPPORTED,
-                                                     "Only a continuous session (option \"period\") has periods");
-      return;
-    }
+  if (refuse_unless_continuous (self, invocation))
+    return;
   if ((answer = sysprofd_period_queue_take_all (self->periods, &fds, &error)) == NULL)
     {
       g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_FAILED, "%s", error->message);
       return;
     }
+  ipc_session_set_held_periods (self->skeleton, sysprofd_period_queue_list (self->periods));
   g_dbus_method_invocation_return_value_with_unix_fd_list (invocation, answer, fds);
+}
+
+static void
+do_read_period (SysprofdSession *self, GDBusMethodInvocation *invocation)
+{
+  g_autoptr (GBytes) bytes = NULL;
+  g_autoptr (GError) error = NULL;
+  guint32 index, max_len;
+  guint64 offset;
+
+  if (refuse_unless_continuous (self, invocation))
+    return;
+  g_variant_get (g_dbus_method_invocation_get_parameters (invocation), "(utu)", &index, &offset, &max_len);
+  if ((bytes = sysprofd_period_queue_read (self->periods, index, offset, MIN (max_len, SYSPROF_DBUS_READ_CAPTURE_MAX),
+                                           &error)) == NULL)
+    {
+      g_dbus_method_invocation_return_error (
+          invocation, G_DBUS_ERROR,
+          g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) ? G_DBUS_ERROR_FILE_NOT_FOUND : G_DBUS_ERROR_FAILED,
+          "%s", error->message);
+      return;
+    }
+  g_dbus_method_invocation_return_value (
+      invocation, g_variant_new ("(@ay)", g_variant_new_from_bytes (G_VARIANT_TYPE_BYTESTRING, bytes, TRUE)));
+}
+
+static void
+do_forget_periods (SysprofdSession *self, GDBusMethodInvocation *invocation)
+{
+  guint32 through, n;
+
+  if (refuse_unless_continuous (self, invocation))
+    return;
+  g_variant_get (g_dbus_method_invocation_get_parameters (invocation), "(u)", &through);
+  n = sysprofd_period_queue_forget_through (self->periods, through);
+  ipc_session_set_held_periods (self->skeleton, sysprofd_period_queue_list (self->periods));
+  g_dbus_method_invocation_return_value (invocation, g_variant_new ("(u)", n));
 }
 
 /* A ring costs its owner one ring, its memory and the daemon's fd of it:
@@ -1306,6 +1351,22 @@ handle_take_periods (IpcSession *skeleton, GDBusMethodInvocation *invocation, GU
 }
 
 static gboolean
+handle_read_period (IpcSession *skeleton, GDBusMethodInvocation *invocation, guint index, guint64 offset, guint max_len)
+{
+  (void) index, (void) offset, (void) max_len;
+  dispatch (skeleton, invocation, do_read_period);
+  return TRUE;
+}
+
+static gboolean
+handle_forget_periods (IpcSession *skeleton, GDBusMethodInvocation *invocation, guint through)
+{
+  (void) through;
+  dispatch (skeleton, invocation, do_forget_periods);
+  return TRUE;
+}
+
+static gboolean
 handle_create_ring_buffer (IpcSession *skeleton, GDBusMethodInvocation *invocation, GUnixFDList *fds, guint n_pages)
 {
   (void) fds, (void) n_pages;
@@ -1604,6 +1665,8 @@ sysprofd_session_new (GDBusConnection *connection,
   g_signal_connect (self->skeleton, "handle-read-capture", G_CALLBACK (handle_read_capture), NULL);
   g_signal_connect (self->skeleton, "handle-create-ring-buffer", G_CALLBACK (handle_create_ring_buffer), NULL);
   g_signal_connect (self->skeleton, "handle-take-periods", G_CALLBACK (handle_take_periods), NULL);
+  g_signal_connect (self->skeleton, "handle-read-period", G_CALLBACK (handle_read_period), NULL);
+  g_signal_connect (self->skeleton, "handle-forget-periods", G_CALLBACK (handle_forget_periods), NULL);
 
   if (!g_dbus_interface_skeleton_export (G_DBUS_INTERFACE_SKELETON (self->skeleton), connection, object_path,
                                          &local_error))

@@ -12,7 +12,8 @@
 #     makes the missing pprof exports;
 #  4. one continuous session per user, more for the user polkit grants
 #     org.gnome.sysprof3.continuous-many; SetCaptureFd and CreateRingBuffer
-#     refused to a continuous session;
+#     refused to a continuous session; an admin without fds (busctl) reads a
+#     held period with ReadPeriod and lets it go with ForgetPeriods;
 #  5. --push to a stand-in for Pyroscope's /ingest that checks every request
 #     as the API documents it: each period's profile arrives and pprof
 #     decodes it; a server that refuses (503) twice gets them after retries;
@@ -153,7 +154,7 @@ as_other timeout 60 sysprof-cli --continuous 1 --duration 2 --output-dir "$W/o/t
 wait "$other" || fail "the granted user's first session: $(tr '\n' '|' < "$W/out8")"
 # The session's own refusals, through busctl (a detached session).
 path=$(as busctl --system call org.gnome.Sysprof3 /org/gnome/Sysprof3 org.gnome.Sysprof3.SessionManager \
-  CreateSession 'a{sv}' 2 period u 5 detached b true | awk '{ print $2 }' | tr -d '"')
+  CreateSession 'a{sv}' 2 period u 3 detached b true | awk '{ print $2 }' | tr -d '"')
 if as busctl --system call org.gnome.Sysprof3 "$path" org.gnome.Sysprof3.Session CreateRingBuffer u 0 > "$W/out10" 2>&1; then
   fail "CreateRingBuffer on a continuous session was allowed"
 fi
@@ -161,8 +162,38 @@ grep -q "Continuous sessions take no ring buffers" "$W/out10" || fail "CreateRin
 as busctl --system call org.gnome.Sysprof3 "$path" org.gnome.Sysprof3.Session TakePeriods > "$W/out11" ||
   fail "TakePeriods before Start"
 [ "$(cat "$W/out11")" = "a(uttth) 0" ] || fail "TakePeriods before Start: $(cat "$W/out11")"
+# An admin over busctl (no fds): the periods of a detached session read with
+# ReadPeriod and let go with ForgetPeriods.
+B=(busctl --system --json=short)
+as "${B[@]}" call org.gnome.Sysprof3 "$path" org.gnome.Sysprof3.Session Start > /dev/null
+for _ in $(seq 100); do
+  held=$(as "${B[@]}" get-property org.gnome.Sysprof3 "$path" org.gnome.Sysprof3.Session HeldPeriods |
+    python3 -c 'import json, sys; print(" ".join(map(str, json.load(sys.stdin)["data"])))')
+  [ -n "$held" ] && break
+  sleep 0.2
+done
+[ "${held%% *}" = 1 ] || fail "HeldPeriods after a period: '$held'"
+offset=0
+: > "$W/u/read.syscap"
+while :; do
+  as "${B[@]}" call org.gnome.Sysprof3 "$path" org.gnome.Sysprof3.Session ReadPeriod utu 1 "$offset" 1048576 > "$W/chunk" ||
+    fail "ReadPeriod 1 at $offset"
+  got=$(python3 -c 'import json, sys
+data = bytes(json.load(open(sys.argv[1]))["data"][0])
+open(sys.argv[2], "ab").write(data)
+print(len(data))' "$W/chunk" "$W/u/read.syscap")
+  [ "$got" -gt 0 ] || break
+  offset=$((offset + got))
+done
+as sysprof-report top "$W/u/read.syscap" > /dev/null 2> "$W/err" || fail "the period read over busctl: $(cat "$W/err")"
+as "${B[@]}" call org.gnome.Sysprof3 "$path" org.gnome.Sysprof3.Session ForgetPeriods u 1 | grep -q '"data":\[1\]' ||
+  fail "ForgetPeriods 1 did not let one go"
+if as busctl --system call org.gnome.Sysprof3 "$path" org.gnome.Sysprof3.Session ReadPeriod utu 1 0 16 2> "$W/err"; then
+  fail "a forgotten period was read"
+fi
+grep -q "not held" "$W/err" || fail "ReadPeriod of a forgotten period: $(cat "$W/err")"
 as busctl --system call org.gnome.Sysprof3 "$path" org.gnome.Sysprof3.Session Close
-ok "one continuous session per user, two for the granted user; ring buffers refused"
+ok "one continuous session per user, two for the granted user; ring buffers refused; a period of $offset bytes read over busctl"
 
 # 5. Pushing to a Pyroscope-compatible endpoint.
 start_server () { # DIR ARGS...
