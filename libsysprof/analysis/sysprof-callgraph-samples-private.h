@@ -58,6 +58,10 @@ guint32 _sysprof_sample_log_add (
     SysprofSampleLog *self, guint32 node, gint32 tid, gint32 cpu, gint64 time, guint64 weight, guint64 bytes);
 /* The record @index counts no longer (an allocation freed, for the leaks). */
 void _sysprof_sample_log_drop (SysprofSampleLog *self, guint32 index);
+/* Once every sample is read: the dropped records go, the others are put
+ * in time order (samples of the same time in the order they were read).
+ * No record index is valid after. */
+void _sysprof_sample_log_finish (SysprofSampleLog *self);
 /* Room for the @n nodes of the complete raw tree, for the callgraph to
  * fill (zeroed; every tree_node SYSPROF_SAMPLE_LOG_NONE). */
 SysprofSampleNode *_sysprof_sample_log_set_n_nodes (SysprofSampleLog *self, guint32 n);

@@ -62,6 +62,28 @@ _sysprof_sample_log_drop (SysprofSampleLog *self, guint32 index)
   g_array_index (self->records, Record, index).node = SYSPROF_SAMPLE_LOG_NONE;
 }
 
+static gint
+compare_records (gconstpointer a, gconstpointer b)
+{
+  const Record *ra = a, *rb = b;
+
+  return ra->time < rb->time ? -1 : ra->time > rb->time;
+}
+
+void
+_sysprof_sample_log_finish (SysprofSampleLog *self)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < self->records->len; i++)
+    if (g_array_index (self->records, Record, i).node != SYSPROF_SAMPLE_LOG_NONE)
+      g_array_index (self->records, Record, n++) = g_array_index (self->records, Record, i);
+  g_array_set_size (self->records, n);
+  /* Most captures are in time order already; Sysprof 3.46 wrote each
+   * CPU's samples in turns.  g_array_sort is stable. */
+  g_array_sort (self->records, compare_records);
+}
+
 SysprofSampleNode *
 _sysprof_sample_log_set_n_nodes (SysprofSampleLog *self, guint32 n)
 {

@@ -1556,6 +1556,8 @@ sysprof_callgraph_new (SysprofCaptureReader         *reader,
   g_clear_pointer (&keys, g_free);
   g_clear_pointer (&tags, g_free);
 
+  if (self->samples != NULL)
+    _sysprof_sample_log_finish (self->samples);
   tree = build_function_tree (
       self, &raw, filter, tree_bytes,
       self->samples != NULL ? _sysprof_sample_log_set_n_nodes (self->samples, _sysprof_stack_stash_get_n_nodes (stash))

@@ -377,9 +377,9 @@ typedef struct
 /* Return FALSE to stop.  @sample is valid during the call only. */
 typedef gboolean (*SysprofCallgraphSampleFunc) (const SysprofCallgraphSample *sample, gpointer user_data);
 
-/* Calls @func once per sample (or allocation) that counts, in the order
- * they were read (capture order for samples, time order for allocations),
- * for a callgraph built with the filter's @keep_samples.  Summed over the
+/* Calls @func once per sample (or allocation) that counts, in time order
+ * (those of the same time in capture order), for a callgraph built with
+ * the filter's @keep_samples.  Summed over the
  * samples, the weight of each function's frames (once per sample for
  * total) is the function's self and total. */
 SYSPROF_AVAILABLE_IN_ALL

@@ -1829,6 +1829,21 @@ test_samples (void)
   filter.weight = SYSPROF_CALLGRAPH_WEIGHT_BYTES;
   ASSERT_SAMPLES (&capture, &filter, "100/100 cpu0 t+2 w20 b20: a@401000/0 main@400000/0 [app]");
   capture_clear (&capture);
+
+  /* Written out of order (as Sysprof 3.46 wrote its CPUs' samples in
+   * turns): given in time order, equal times as written. */
+  capture_init (&capture);
+  ADD (&capture, PID_APP, 103, 30, U (FC, 0), U (MAIN, 0));
+  ADD (&capture, PID_APP, 101, 10, U (FA, 0), U (MAIN, 0));
+  ADD (&capture, PID_APP, 104, 30, U (FD, 0), U (MAIN, 0));
+  ADD (&capture, PID_APP, 102, 20, U (FB, 0), U (MAIN, 0));
+  capture_finish (&capture);
+  filter = (SysprofCallgraphFilter) SYSPROF_CALLGRAPH_FILTER_INIT;
+  ASSERT_SAMPLES (&capture, &filter, "100/101 cpu0 t+10 w1 b0: a@401000/0 main@400000/0 [app]",
+                  "100/102 cpu0 t+20 w1 b0: b@402000/0 main@400000/0 [app]",
+                  "100/103 cpu0 t+30 w1 b0: c@403000/0 main@400000/0 [app]",
+                  "100/104 cpu0 t+30 w1 b0: d@404000/0 main@400000/0 [app]");
+  capture_clear (&capture);
 }
 
 int
