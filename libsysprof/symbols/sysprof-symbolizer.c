@@ -1503,9 +1503,11 @@ sysprof_symbolizer_lookup_mapping (
   if (address >= KERNEL_ADDRESS_MIN || sysprof_address_is_context_switch (address, &marker) ||
       (map = find_map (self, pid, address, time, &owner)) == NULL)
     return FALSE;
-  /* What the capture says was mapped wins over the file here; a memfd or
-   * an anonymous mapping is no file to read a build-id from. */
-  if (map->build_id == NULL && !is_anonymous (map))
+  /* What the capture says was mapped wins over the file here, which is
+   * only known to be the one mapped when the capture gives its inode (the
+   * loader checks it): Sysprof 3.46 gave none.  A memfd or an anonymous
+   * mapping is no file to read a build-id from. */
+  if (map->build_id == NULL && map->inode != 0 && !is_anonymous (map))
     elf = get_elf (self, owner, map);
   mapping->start = map->start;
   mapping->end = map->end;

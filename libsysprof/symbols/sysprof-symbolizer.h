@@ -174,9 +174,10 @@ typedef struct
   /* The GNU build-id of the file, in lowercase hex (as `readelf -n` prints
    * it): the one the MAP frame carries (Sysprof 45+ records it), else read
    * from the file this machine has at that path when it is the one
-   * recorded (same inode); NULL when neither says (another machine's
-   * capture, sysprof_symbolizer_set_use_local_files() FALSE, a mapping of
-   * no file, a file without one).  Valid as long as the symbolizer. */
+   * recorded (the MAP frame's inode, which Sysprof 3.46 left 0); NULL when
+   * neither says (another machine's capture, no inode,
+   * sysprof_symbolizer_set_use_local_files() FALSE, a mapping of no file, a
+   * file without one).  Valid as long as the symbolizer. */
   const char *build_id;
 } SysprofSymbolizerMapping;
 

@@ -473,8 +473,8 @@ build_id_of (gconstpointer address)
 /* The mapping of an address and its file's build-id: this program's and
  * GLib's from the files (their notes as loaded say which), none for the
  * kernel, markers and unmapped addresses, none from a file whose inode is
- * not the one recorded, and the one a MAP frame carries (Sysprof 45+)
- * without reading any file. */
+ * not the one recorded or was not recorded, and the one a MAP frame
+ * carries (Sysprof 45+) without reading any file. */
 static void
 test_mapping (void)
 {
@@ -528,6 +528,7 @@ test_mapping (void)
   writer = sysprof_capture_writer_new_from_fd (fd, 0);
   g_assert_true (sysprof_capture_writer_add_map (writer, now, -1, 4545, 0x10000, 0x20000, 0x1000, st.st_ino, exe));
   g_assert_true (sysprof_capture_writer_add_map (writer, now, -1, 4546, 0x10000, 0x20000, 0, st.st_ino + 1, exe));
+  g_assert_true (sysprof_capture_writer_add_map (writer, now, -1, 4549, 0x10000, 0x20000, 0, 0, exe));
   g_assert_true (sysprof_capture_writer_add_map_with_build_id (writer, now, -1, 4547, 0x10000, 0x20000, 0, 0,
                                                                "/gone/libfrom45.so", "00112233445566778899aabb"));
   g_assert_true (sysprof_capture_writer_add_map_with_build_id (writer, now, -1, 4548, 0x10000, 0x20000, 0, 0,
@@ -542,6 +543,9 @@ test_mapping (void)
   g_assert_cmpstr (mapping.build_id, ==, self_id);
   g_assert_false (sysprof_symbolizer_lookup_mapping (symbolizer, 4545, now, 0x20000, &mapping));
   g_assert_true (sysprof_symbolizer_lookup_mapping (symbolizer, 4546, now, 0x10010, &mapping));
+  g_assert_null (mapping.build_id);
+  /* No inode (Sysprof 3.46): nothing says the file here is the one mapped. */
+  g_assert_true (sysprof_symbolizer_lookup_mapping (symbolizer, 4549, now, 0x10010, &mapping));
   g_assert_null (mapping.build_id);
   g_assert_true (sysprof_symbolizer_lookup_mapping (symbolizer, 4547, now, 0x10010, &mapping));
   g_assert_cmpstr (mapping.filename, ==, "/gone/libfrom45.so");
