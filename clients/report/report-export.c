@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* sysprof-report export: the callgraph of a capture in another tool's
- * format: pprof's profile.proto (report-pprof.c) or speedscope's JSON
- * (report-speedscope.c). */
+ * format: pprof's profile.proto (report-pprof.c), speedscope's JSON
+ * (report-speedscope.c) or perf script's text (report-perf-script.c). */
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <glib/gstdio.h>
+
+#include "report-perf-script.h"
 #include "report-pprof.h"
 #include "report-speedscope.h"
 #include "report-util.h"
@@ -15,7 +21,8 @@ static char *arg_output;
 static gint  arg_max_threads = G_MININT; /* not given */
 
 static const GOptionEntry export_options[] = {
-  { "output", 'o', 0, G_OPTION_ARG_FILENAME, &arg_output, "Write to FILE (- for standard output); required", "FILE" },
+  { "output", 'o', 0, G_OPTION_ARG_FILENAME, &arg_output,
+    "Write to FILE (- for standard output); required but for perf-script, which writes to standard output", "FILE" },
   { "max-threads", 0, 0, G_OPTION_ARG_INT, &arg_max_threads,
     "speedscope: a profile of its own for the N busiest threads (default 32; 0: all), one for the others", "N" },
   { NULL },
@@ -24,7 +31,9 @@ static const GOptionEntry export_options[] = {
 static gboolean
 check (const Report *report, GError **error)
 {
-  if (arg_output == NULL)
+  /* Binary and JSON files want a file; perf script's text is read from a
+   * pipe as often. */
+  if (arg_output == NULL && report->format != REPORT_FORMAT_PERF_SCRIPT)
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--output FILE is required");
       return FALSE;
@@ -391,11 +400,65 @@ run_pprof (const Report *report)
   return write_output (bytes);
 }
 
-/* pprof's labels need every sample. */
+/* Written as it is made (a sample at a time: it can be large), into a
+ * temporary file renamed to -o FILE once complete, so that a failure
+ * leaves no half file. */
+static int
+run_perf_script (const Report *report)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *temporary = NULL;
+  FILE            *out = stdout;
+  mode_t           mask;
+  int              fd;
+
+  if (arg_output == NULL || g_str_equal (arg_output, "-"))
+    {
+      if (!report_perf_script_write (report, stdout, &error))
+        {
+          g_printerr ("sysprof-report: %s\n", error->message);
+          return REPORT_EXIT_ERROR;
+        }
+      return REPORT_EXIT_OK;
+    }
+  temporary = g_strdup_printf ("%s.XXXXXX", arg_output);
+  if ((fd = g_mkstemp_full (temporary, O_WRONLY, 0666)) < 0)
+    {
+      g_printerr ("sysprof-report: %s: %s\n", arg_output, g_strerror (errno));
+      return REPORT_EXIT_ERROR;
+    }
+  /* mkstemp makes it private: the file gets the mode of any other. */
+  mask = umask (0);
+  umask (mask);
+  if (fchmod (fd, 0666 & ~mask) != 0 || (out = fdopen (fd, "w")) == NULL)
+    {
+      g_printerr ("sysprof-report: %s: %s\n", arg_output, g_strerror (errno));
+      close (fd);
+      g_unlink (temporary);
+      return REPORT_EXIT_ERROR;
+    }
+  if (!report_perf_script_write (report, out, &error))
+    {
+      g_printerr ("sysprof-report: %s: %s\n", arg_output, error->message);
+      fclose (out);
+      g_unlink (temporary);
+      return REPORT_EXIT_ERROR;
+    }
+  if (fclose (out) != 0 || g_rename (temporary, arg_output) != 0)
+    {
+      g_printerr ("sysprof-report: %s: %s\n", arg_output, g_strerror (errno));
+      g_unlink (temporary);
+      return REPORT_EXIT_ERROR;
+    }
+  g_printerr ("%s\n", arg_output);
+  return REPORT_EXIT_OK;
+}
+
+/* pprof's labels and perf script's lines need every sample. */
 static void
 prepare_filter (const Report *report, SysprofCallgraphFilter *filter)
 {
-  filter->keep_samples = report->format == REPORT_FORMAT_PPROF;
+  filter->keep_samples = report->format == REPORT_FORMAT_PPROF || report->format == REPORT_FORMAT_PERF_SCRIPT;
 }
 
 static int
@@ -403,15 +466,17 @@ run (const Report *report)
 {
   if (report->format == REPORT_FORMAT_SPEEDSCOPE)
     return run_speedscope (report);
+  if (report->format == REPORT_FORMAT_PERF_SCRIPT)
+    return run_perf_script (report);
   return run_pprof (report);
 }
 
 const ReportVerb report_verb_export = {
   .name = "export",
-  .summary = "Write the callgraph for another tool: a pprof profile (pprof, Parca, Pyroscope)\n"
-             "              or a speedscope file (speedscope.app).",
+  .summary = "Write the callgraph for another tool: a pprof profile (pprof, Parca, Pyroscope),\n"
+             "              a speedscope file (speedscope.app) or perf script's text (FlameGraph).",
   .parameters = "CAPTURE",
-  .description = "Writes the samples that pass the filters to -o FILE, in one of two formats.\n\n"
+  .description = "Writes the samples that pass the filters to -o FILE, in one of three formats.\n\n"
                  "--format pprof (the default): a gzipped profile.proto of\n"
                  "github.com/google/pprof.  Each distinct stack of a thread is one sample, its\n"
                  "values the samples and the CPU time they stand for (1/997 s each, sysprof-cli's\n"
@@ -443,12 +508,31 @@ const ReportVerb report_verb_export = {
                  "beyond the --max-threads busiest (32), the other threads share one profile\n"
                  "(\"N other threads\").  The samples are distinct stacks in the call tree's\n"
                  "order, not in time order: read speedscope's Left Heavy and Sandwich views.\n\n"
-                 "The path is printed on standard error.\n\n"
+                 "--format perf-script: the text `perf script` prints for sampled callchains\n"
+                 "(perf 6.1's default fields and the pid), which FlameGraph's\n"
+                 "stackcollapse-perf.pl, speedscope, the Firefox Profiler and Hotspot read.  Each\n"
+                 "sample, in time order, is a line \"COMM PID/TID [CPU] SECONDS: PERIOD EVENT:\",\n"
+                 "its frames innermost first, \"ADDRESS SYMBOL+0xOFFSET (FILE)\" (user addresses\n"
+                 "in their file, as perf prints them; \"(inlined)\" instead of FILE for a\n"
+                 "function inlined at the address of the next line), and an empty line.  EVENT\n"
+                 "and PERIOD: cpu-clock and the nanoseconds a sample stands for (1/997 s);\n"
+                 "offcpu-time (perf's name) and the nanoseconds waited with --off-cpu;\n"
+                 "wall-clock and both with --wall-clock (waits under \"[off-CPU]\"); with --memory\n"
+                 "one line per allocation: allocations (period 1) or allocated-bytes (its bytes),\n"
+                 "leaked-allocations or leaked-bytes with =leaked and =leaked-bytes.  COMM is the\n"
+                 "process's command name (the capture names no thread).  Counted per function\n"
+                 "(samples, or periods), the frames give the self and total of `sysprof-report\n"
+                 "top` (in microseconds for time: periods / 1000); a sample whose kernel frames\n"
+                 "--no-kernel dropped ends in a \"- - kernel - -\" frame, whose self it is in top.\n"
+                 "--lines adds perf's source lines (\"  FILE:LINE\" under a frame).  Without -o,\n"
+                 "to standard output.\n\n"
+                 "The path of -o FILE is printed on standard error.\n\n"
                  "Examples:\n"
                  "  sysprof-report export --format pprof -o cpu.pb.gz capture.syscap\n"
                  "  pprof -top cpu.pb.gz\n"
                  "  sysprof-report export --format speedscope -o cpu.speedscope.json capture.syscap\n"
-                 "  speedscope cpu.speedscope.json",
+                 "  speedscope cpu.speedscope.json\n"
+                 "  sysprof-report export --format perf-script capture.syscap | stackcollapse-perf.pl",
   .entries = export_options,
   .check = check,
   .run = run,

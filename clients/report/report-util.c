@@ -236,8 +236,10 @@ report_callgraph_main (const ReportVerb *verb, int argc, char **argv, gboolean h
         report.format = REPORT_FORMAT_PPROF;
       else if (g_str_equal (o.format, "speedscope"))
         report.format = REPORT_FORMAT_SPEEDSCOPE;
+      else if (g_str_equal (o.format, "perf-script"))
+        report.format = REPORT_FORMAT_PERF_SCRIPT;
       else
-        USAGE_ERROR ("--format: “%s” is not a format %s writes (pprof, speedscope)", o.format, verb->name);
+        USAGE_ERROR ("--format: “%s” is not a format %s writes (pprof, speedscope, perf-script)", o.format, verb->name);
     }
   else if (o.format != NULL && g_str_equal (o.format, "tsv"))
     report.format = REPORT_FORMAT_TSV;

@@ -28,6 +28,7 @@ typedef enum
   REPORT_FORMAT_SVG,        /* verbs with svg_format only */
   REPORT_FORMAT_PPROF,      /* verbs with export_formats only */
   REPORT_FORMAT_SPEEDSCOPE, /* likewise */
+  REPORT_FORMAT_PERF_SCRIPT,
 } ReportFormat;
 
 /* What a callgraph verb prints from: the callgraph, built with the shared
@@ -105,8 +106,8 @@ typedef struct
   void (*adjust_filter) (gboolean before, SysprofCallgraphFilter *filter);
   /* --format svg is accepted too (the verb draws a picture). */
   gboolean svg_format;
-  /* --format names another tool's format instead (pprof, the default, or
-   * speedscope). */
+  /* --format names another tool's format instead (pprof, the default,
+   * speedscope or perf-script). */
   gboolean export_formats;
   /* What the report needs from the callgraph beyond the options (its
    * samples kept, say), set on the filter it is built with; or NULL.
