@@ -294,12 +294,15 @@ write_samples (Export *e)
       const char        *process = sysprof_symbolizer_get_process_name (e->symbolizer, stack->pid);
       g_autofree char   *thread =
           process != NULL && thread_stack->tid == stack->pid ? report_process_comm (process) : NULL;
-      ReportPprofLabel labels[4] = {
-        { "pid", NULL, stack->pid, NULL },
-        { "tid", NULL, thread_stack->tid, NULL },
-      };
-      guint n_labels = 2;
+      ReportPprofLabel labels[4];
+      guint            n_labels = 0;
 
+      /* pprof reads a numeric label of 0 as none (the kernel's idle task is
+       * pid 0): none is written. */
+      if (stack->pid != 0)
+        labels[n_labels++] = (ReportPprofLabel){ "pid", NULL, stack->pid, NULL };
+      if (thread_stack->tid != 0)
+        labels[n_labels++] = (ReportPprofLabel){ "tid", NULL, thread_stack->tid, NULL };
       if (process != NULL)
         labels[n_labels++] = (ReportPprofLabel){ "process", process, 0, NULL };
       if (thread != NULL)

@@ -4,8 +4,9 @@
 # 3.46's captures, read back by Google's pprof (built from Debian's source
 # package by tools/test.sh): `pprof -top` lists every function with the same
 # flat and cum as `sysprof-report top` has self and total, for the CPU
-# samples and for the allocations (--memory, --memory=bytes); bad command
-# lines are usage errors.
+# samples and for the allocations (--memory, --memory=bytes); each sample
+# carries its process and thread as labels, which pprof filters on; bad
+# command lines are usage errors.
 #
 # Usage: test-sysprof-report-export.sh SYSPROF_REPORT PPROF|none DATA_DIR
 set -euo pipefail
@@ -16,9 +17,9 @@ n=0
 ok () { n=$((n + 1)); echo "ok $n - $*"; }
 fail () { echo "not ok - $*" >&2; exit 1; }
 
-echo "1..4"
+echo "1..5"
 if [ "$pprof" = none ] || [ ! -x "$pprof" ]; then
-  for _ in 1 2 3 4; do echo "ok - # SKIP Google's pprof is not built (tools/test.sh builds it)"; done
+  for _ in 1 2 3 4 5; do echo "ok - # SKIP Google's pprof is not built (tools/test.sh builds it)"; done
   exit 0
 fi
 
@@ -60,6 +61,26 @@ ok "allocations (--memory): alloc_objects of $got and alloc_space of $got2 agree
 got=$(check "$data/sysprof-3.46-memprof.syscap" leaked 1 5 6 --memory=leaked)
 grep -q '^Type: inuse_space' "$work/leaked.pprof" || fail "leaked: $(head -n 3 "$work/leaked.pprof" | tr '\n' '|')"
 ok "still live (--memory=leaked): inuse_space of $got agrees"
+
+# Labels: pid and tid as numbers, the process's name, a main thread's
+# name; pprof keeps one thread's samples as top --tid counts them.
+perf=$data/sysprof-3.46-perf.syscap
+"$pprof" -tags "$work/cpu.pb.gz" > "$work/tags" 2> "$work/err" || fail "pprof -tags: $(cat "$work/err")"
+for key in pid tid process thread; do
+  grep -q "^ $key: Total" "$work/tags" || fail "no label $key: $(grep ': Total' "$work/tags" | tr '\n' '|')"
+done
+grep -q '^ *[0-9.]*ms ([ 0-9.]*%): sh -c ' "$work/tags" || fail "no process sh -c …: $(grep -A3 'process:' "$work/tags" | tr '\n' '|')"
+for tid in 17 18 8; do
+  want=$("$report" top --tid "$tid" "$perf" | head -n 1 | sed 's/.*: //' | grep -o '^[0-9]*')
+  "$pprof" -top -nodecount=1000000 -nodefraction=0 -sample_index=0 -tagfocus="tid=$tid" "$work/cpu.pb.gz" > "$work/tid.pprof" 2> /dev/null ||
+    fail "pprof -tagfocus tid=$tid failed"
+  grep -q "accounting for $want, " "$work/tid.pprof" || fail "tid $tid: top --tid counts $want samples: $(grep total "$work/tid.pprof")"
+done
+"$pprof" -top -nodecount=1000000 -nodefraction=0 -sample_index=0 -tagfocus="thread=^sh$" "$work/cpu.pb.gz" > "$work/thread.pprof" 2> /dev/null ||
+  fail "pprof -tagfocus thread=sh failed"
+want=$("$report" top --comm sh --tid 12,17,18 "$perf" | head -n 1 | sed 's/.*: //' | grep -o '^[0-9]*')
+grep -q "accounting for $want, " "$work/thread.pprof" || fail "thread sh: $(grep total "$work/thread.pprof"), top: $want"
+ok "labels: pid, tid, process, thread; pprof -tagfocus keeps a thread's samples as top --tid counts them"
 
 for args in "export $data/sysprof-3.46-perf.syscap" "export --format svg -o x $data/sysprof-3.46-perf.syscap"; do
   rc=0
