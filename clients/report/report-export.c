@@ -115,11 +115,10 @@ typedef struct
   GHashTable        *stacks;    /* stack id -> Stack */
   GHashTable        *by_thread; /* (stack id << 32 | tid) -> index + 1 in thread_stacks */
   GArray            *thread_stacks;
-  GHashTable        *functions; /* const SysprofSymbol * -> pprof function id */
-  GArray            *lines;     /* ReportPprofLine, scratch */
-  gint64             scale;     /* the first value: a weight times this */
-  gint64             unit_ns;   /* CPU: the second value, the nanoseconds a sample stands for */
-  gboolean           bytes;     /* allocations counted: their bytes as a second value */
+  GArray            *lines;   /* ReportPprofLine, scratch */
+  gint64             scale;   /* the first value: a weight times this */
+  gint64             unit_ns; /* CPU: the second value, the nanoseconds a sample stands for */
+  gboolean           bytes;   /* allocations counted: their bytes as a second value */
 } Export;
 
 static void
@@ -143,20 +142,14 @@ multiply_saturating (guint64 a, guint64 b)
   return b != 0 && a > G_MAXUINT64 / b ? G_MAXUINT64 : a * b;
 }
 
-/* The pprof function of a symbol: one per symbol, whatever its lines, so
- * that pprof's function view is top's; its source file is the first one
- * met (the file of its own lines). */
+/* The pprof function of a frame: its symbol's name and the source file of
+ * its line (pprof gives a line no file of its own), so that what the
+ * mapping says of its files is what every line shows.  pprof's function
+ * view merges them by name, as top lists them. */
 static guint64
 function_of (Export *e, const SysprofCallgraphSampleFrame *frame)
 {
-  gpointer found = g_hash_table_lookup (e->functions, frame->function->symbol);
-  guint64  id;
-
-  if (found != NULL)
-    return GPOINTER_TO_SIZE (found);
-  id = report_pprof_function (e->pprof, frame->function->symbol->name, frame->file);
-  g_hash_table_insert (e->functions, (gpointer) frame->function->symbol, GSIZE_TO_POINTER ((gsize) id));
-  return id;
+  return report_pprof_function (e->pprof, frame->function->symbol->name, frame->file);
 }
 
 /* The mapping of a code frame: the process's mapping of the address (with
@@ -343,22 +336,20 @@ run_pprof (const Report *report)
   g_autoptr (GHashTable) stacks = g_hash_table_new_full (NULL, NULL, NULL, stack_free);
   g_autoptr (GHashTable) by_thread = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   g_autoptr (GArray) thread_stacks = g_array_new (FALSE, FALSE, sizeof (ThreadStack));
-  g_autoptr (GHashTable) functions = g_hash_table_new (NULL, NULL);
   g_autoptr (GArray) lines = g_array_new (FALSE, FALSE, sizeof (ReportPprofLine));
   g_autoptr (GBytes) bytes = NULL;
   g_autoptr (GError) error = NULL;
   SysprofCallgraphSource source = sysprof_callgraph_get_source (report->callgraph);
-  Export                 e = { pprof,
-                               sysprof_callgraph_get_symbolizer (report->callgraph),
-                               stacks,
-                               by_thread,
-                               thread_stacks,
-                               functions,
-                               lines,
-                               1,
-                               0,
-                               FALSE };
-  gboolean               leaked = source == SYSPROF_CALLGRAPH_SOURCE_LEAKED_ALLOCATIONS;
+  Export                 e = {
+                    .pprof = pprof,
+                    .symbolizer = sysprof_callgraph_get_symbolizer (report->callgraph),
+                    .stacks = stacks,
+                    .by_thread = by_thread,
+                    .thread_stacks = thread_stacks,
+                    .lines = lines,
+                    .scale = 1,
+  };
+  gboolean leaked = source == SYSPROF_CALLGRAPH_SOURCE_LEAKED_ALLOCATIONS;
 
   switch (source)
     {
@@ -493,10 +484,13 @@ const ReportVerb report_verb_export = {
                  "them; its mapping is the process's file with that file's build-id (the one the\n"
                  "capture recorded, or read from the file here when its inode is the recorded\n"
                  "one: what `readelf -n` prints).  A mapping says has_functions, has_filenames,\n"
-                 "has_line_numbers and has_inline_frames when all its locations have them (pprof\n"
-                 "looks for the binary of a mapping that says none).  So `pprof -top` lists the\n"
-                 "functions with the same self (flat) and total (cum) as `sysprof-report top`,\n"
-                 "`pprof -tags` the threads, and `pprof -tagfocus tid=TID` keeps one.\n\n"
+                 "has_line_numbers and has_inline_frames when the locations of all the mappings\n"
+                 "of its binary have them (pprof takes them as one).  pprof names the code of a\n"
+                 "binary that lacks some names itself, from the file it finds at that path:\n"
+                 "with -symbolize=none, `pprof -top` lists the functions with the same self\n"
+                 "(flat) and total (cum) as `sysprof-report top` (an inlined function's frames\n"
+                 "apart, as \"NAME (inline)\"), `pprof -tags` the threads, and\n"
+                 "`pprof -tagfocus tid=TID` keeps one.\n\n"
                  "--format speedscope: speedscope's JSON file format\n"
                  "(https://www.speedscope.app/file-format-schema.json): the functions in a\n"
                  "shared frames table (name; file: the source file with --lines, else the\n"
@@ -532,7 +526,7 @@ const ReportVerb report_verb_export = {
                  "The path of -o FILE is printed on standard error.\n\n"
                  "Examples:\n"
                  "  sysprof-report export --format pprof -o cpu.pb.gz capture.syscap\n"
-                 "  pprof -top cpu.pb.gz\n"
+                 "  pprof -symbolize=none -top cpu.pb.gz\n"
                  "  sysprof-report export --format speedscope -o cpu.speedscope.json capture.syscap\n"
                  "  speedscope cpu.speedscope.json\n"
                  "  sysprof-report export --format perf-script capture.syscap | stackcollapse-perf.pl",

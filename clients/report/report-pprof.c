@@ -360,10 +360,41 @@ report_pprof_add_sample (ReportPprof            *self,
   put_message (self->samples, PROFILE_SAMPLE, sample);
 }
 
+/* pprof takes the mappings of one binary as one (Merge, on reading: the
+ * same size rounded up to 4 KiB, offset, and build-id or else file) and
+ * keeps the first one's has_* fields: those of each mapping say what the
+ * locations of all the binary's mappings have (the same library in every
+ * process, whatever its address). */
+static void
+merge_symbolic (ReportPprof *self)
+{
+  g_autoptr (GHashTable) binaries =
+      g_hash_table_new_full (g_bytes_hash, g_bytes_equal, (GDestroyNotify) g_bytes_unref, NULL);
+
+  for (guint pass = 0; pass < 2; pass++)
+    for (guint i = 0; i < self->mappings->len; i++)
+      {
+        Mapping *mapping = &g_array_index (self->mappings, Mapping, i);
+        guint64  key[] = { (mapping->limit - mapping->start + 0xfff) & ~G_GUINT64_CONSTANT (0xfff), mapping->offset,
+                           mapping->build_id != 0, mapping->build_id != 0 ? mapping->build_id : mapping->filename };
+        g_autoptr (GBytes) bytes = g_bytes_new (key, sizeof key);
+        gpointer found = g_hash_table_lookup (binaries, bytes);
+
+        /* With a bit above the flags: no flag at all is no NULL. */
+        if (pass == 0)
+          g_hash_table_insert (
+              binaries, g_steal_pointer (&bytes),
+              GUINT_TO_POINTER ((found != NULL ? GPOINTER_TO_UINT (found) : ~0u) & (mapping->symbolic | 0x100)));
+        else
+          mapping->symbolic = GPOINTER_TO_UINT (found) & 0xff;
+      }
+}
+
 /* The mappings, once every location has said what it knows. */
 static void
 put_mappings (ReportPprof *self, GByteArray *out)
 {
+  merge_symbolic (self);
   for (guint i = 0; i < self->mappings->len; i++)
     {
       const Mapping *mapping = &g_array_index (self->mappings, Mapping, i);
