@@ -26,9 +26,10 @@ import sys
 HEADER = re.compile(r"^(?P<comm>\S.*?) +(?P<pid>-?\d+)/(?P<tid>-?\d+) +(?:\[(?P<cpu>\d{3,})\] )?"
                     r"(?P<sec>\d+)\.(?P<usec>\d{6}): +(?P<period>\d+) (?P<event>\S+): $")
 # A tab, the address "%16lx", the symbol with its offset, then the dso in
-# parentheses or "(inlined)" (perf names no dso for an inlined function).
+# parentheses (one field: stackcollapse-perf.pl and speedscope read \S*)
+# or "(inlined)" (perf names no dso for an inlined function).
 FRAME = re.compile(r"^\t(?P<addr> *[0-9a-f]+) (?P<name>.+?)(?:\+0x(?P<off>[0-9a-f]+))?"
-                   r" \((?P<dso>[^\s()]*|inlined)\)$")
+                   r" \((?P<dso>\S*)\)$")
 # With --lines, an inlined function's frame ends at its name: its
 # "(inlined)" follows the source line.
 BARE_FRAME = re.compile(r"^\t(?P<addr> *[0-9a-f]+) (?P<name>.+?)(?:\+0x(?P<off>[0-9a-f]+))?$")
