@@ -133,7 +133,8 @@ found = re.findall(r"\n *\d+: 0x[0-9a-f]+ M=\d+ inline_mix \S*inline-workload\.c
 sys.exit(not found or any(not re.fullmatch(sys.argv[2], mix) or call != sys.argv[3] for mix, call in found))
 EOF
   "$pprof" -traces -symbolize=none "$W/u/cpu.pb.gz" > "$W/traces" 2> /dev/null || fail "pprof -traces failed"
-  grep -A1 'inline_mix' "$W/traces" | grep -q 'inline_outer' || fail "pprof -traces: inline_mix is not under inline_outer"
+  grep -A1 'inline_mix' "$W/traces" > "$W/mix.traces" || true
+  grep -q 'inline_outer' "$W/mix.traces" || fail "pprof -traces: inline_mix is not under inline_outer"
   grep -q 'inline_mix.*(inline)' "$W/traces" || fail "pprof -traces: inline_mix is not shown inlined: $(grep -m 3 inline_mix "$W/traces")"
   ok "pprof: $(tail -n 1 "$W/flags") say what their locations show; the build-ids of inline-workload, libgrouped.so, xz, liblzma and libc are readelf's; inline_mix is inlined in inline_outer's locations at its lines"
 
@@ -198,6 +199,15 @@ addresses = {int(a, 16) for a in re.findall(r";inline_outer@(0x[0-9a-f]+) ", ope
 sys.exit(not addresses or not all(start <= a < start + size for a in addresses))
 EOF
 grep -qE '^xz [0-9]+/[0-9]+;.*\(/[^)]*liblzma[^)]*\)' "$W/stacks" || fail "no xz stack through liblzma"
-ok "perf-script: the reader finds top's self and total on $(wc -l < "$W/script.got") functions, inline_mix inlined at inline_outer's address, addresses in the file"
+# --lines: perf's source lines, the inlined function's at a marked line.
+report export --format perf-script --lines -o "$W/u/lines.txt" "$W/u/export.syscap" 2> "$W/err" ||
+  fail "export --format perf-script --lines: $(cat "$W/err")"
+$check stats "$W/u/lines.txt" > /dev/null 2> "$W/err" || fail "the reader refuses our --lines output: $(cat "$W/err")"
+# (Through files: grep -q would stop reading early, and pipefail take the
+# writer's SIGPIPE for a failure.)
+grep -A1 -E $'^\t +[0-9a-f]+ inline_mix\\+0x[0-9a-f]+$' "$W/u/lines.txt" > "$W/mix.lines" || true
+grep -qE "^  inline-workload\.c:($mix_lines) \(inlined\)$" "$W/mix.lines" ||
+  fail "--lines: no inline_mix frame with its line: $(grep -m 2 -A1 'inline_mix' "$W/u/lines.txt" | tr '\n' '|')"
+ok "perf-script: the reader finds top's self and total on $(wc -l < "$W/script.got") functions, inline_mix inlined at inline_outer's address, addresses in the file, source lines"
 
 echo "1..$n"

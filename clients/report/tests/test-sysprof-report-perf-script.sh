@@ -86,10 +86,13 @@ for options in "--no-kernel" "--comm sh --begin 0.1 --end 0.6" "--hide __strcmp_
   # shellcheck disable=SC2086
   agree "$name" "$perf" 3 4 0 $options > /dev/null
 done
+# --lines: perf's source lines under the frames; top's rows are lines, the
+# functions the same (its SOURCE column moves the counts one column on).
+agree lines "$perf" 4 5 0 --lines > /dev/null
 grep -q $'^\t *0 - - kernel - - (\\[kernel.kallsyms\\])$' "$work/filtered---no-kernel-.txt" ||
   fail "--no-kernel: no sample ends in the kernel's context frame"
 [ "$($check stats "$work/filtered---tid-17-.txt" | grep threads=)" = threads=1 ] || fail "--tid 17: not one thread"
-ok "--no-kernel, --comm with --begin/--end, --hide, --focus, --pid, --tid: top's self and total"
+ok "--no-kernel, --comm with --begin/--end, --hide, --focus, --pid, --tid, --lines: top's self and total"
 
 # --- 3. allocations ----------------------------------------------------------------
 got=$(agree memory "$memprof" 3 4 0 --memory)
