@@ -107,7 +107,8 @@ check_script="python3 $(dirname "$0")/../../clients/report/tests/check-perf-scri
 as "$U" sysprof-report export --format perf-script --off-cpu --comm blocking-workload -o "$W/u/off.txt" \
   "$W/u/sched.syscap" 2> /dev/null || fail "sysprof-report export --format perf-script --off-cpu failed"
 $check_script functions "$W/u/off.txt" --period 1000 > "$W/off.script" || fail "the reader refuses the off-CPU perf script"
-grep -qx 'events=offcpu-time' <($check_script stats "$W/u/off.txt") || fail "the off-CPU perf script's event is not offcpu-time"
+$check_script stats "$W/u/off.txt" > "$W/off.stats"
+grep -qx 'events=offcpu-time' "$W/off.stats" || fail "the off-CPU perf script's event is not offcpu-time"
 for f in wait_in_sleep wait_in_pipe_read wait_in_mutex; do
   total=$(awk -F'\t' -v f="$f" '$1 == f { print $3 }' "$W/off.script")
   [ "$total" = "$(field "$f" 4 < "$W/off.tsv")" ] ||

@@ -100,7 +100,8 @@ got2=$(agree memory-bytes "$memprof" 3 4 1 --memory=bytes)
 agree leaked "$memprof" 3 4 0 --memory=leaked > /dev/null
 agree leaked-bytes "$memprof" 3 4 1 --memory=leaked-bytes > /dev/null
 for f in memory:allocations memory-bytes:allocated-bytes leaked:leaked-allocations leaked-bytes:leaked-bytes; do
-  grep -qx "events=${f#*:}" <($check stats "$work/${f%%:*}.txt") || fail "${f%%:*}: not the event ${f#*:}"
+  $check stats "$work/${f%%:*}.txt" > "$work/${f%%:*}.stats"
+  grep -qx "events=${f#*:}" "$work/${f%%:*}.stats" || fail "${f%%:*}: not the event ${f#*:}"
 done
 ok "allocations: one sample each, counted or their bytes as periods, leaked or not, as top counts them ($got; $got2)"
 
