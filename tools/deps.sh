@@ -24,9 +24,11 @@ SYSPROF_BUILD_PACKAGES=(
 # checks our speedscope exports against its schema, chromium loads them into
 # its web app and runs the SVG flame graphs' script; libgdk-pixbuf2.0-bin and
 # librsvg2-common draw those SVGs as GTK would (a static picture).
+# linux-perf: test-export checks the reader of our perf-script exports
+# against perf script's own output.
 SYSPROF_TEST_PACKAGES=(libsysprof-4-dev sysprof dbus polkitd bubblewrap libxml2-utils systemd binutils xz-utils python3 debuginfod
   golang-go golang-github-google-pprof-dev zsh bash-completion python3-jsonschema chromium
-  libgdk-pixbuf2.0-bin librsvg2-common)
+  libgdk-pixbuf2.0-bin librsvg2-common linux-perf)
 # The app's tests run under Xvfb (x11-utils: xwininfo); appstream: appstreamcli
 # validates its metadata.
 SYSPROF_APP_TEST_PACKAGES=(xvfb xauth x11-utils libgl1-mesa-dri fonts-cantarell desktop-file-utils shared-mime-info libglib2.0-bin

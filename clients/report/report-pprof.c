@@ -27,14 +27,21 @@ enum
   SAMPLE_LABEL = 3,
   LABEL_KEY = 1,
   LABEL_STR = 2,
+  LABEL_NUM = 3,
+  LABEL_NUM_UNIT = 4,
   MAPPING_ID = 1,
+  MAPPING_MEMORY_START = 2,
+  MAPPING_MEMORY_LIMIT = 3,
+  MAPPING_FILE_OFFSET = 4,
   MAPPING_FILENAME = 5,
+  MAPPING_BUILD_ID = 6,
   MAPPING_HAS_FUNCTIONS = 7,
   MAPPING_HAS_FILENAMES = 8,
   MAPPING_HAS_LINE_NUMBERS = 9,
   MAPPING_HAS_INLINE_FRAMES = 10,
   LOCATION_ID = 1,
   LOCATION_MAPPING_ID = 2,
+  LOCATION_ADDRESS = 3,
   LOCATION_LINE = 4,
   LINE_FUNCTION_ID = 1,
   LINE_LINE = 2,
@@ -51,20 +58,30 @@ enum
   WIRE_BYTES = 2,
 };
 
+typedef struct
+{
+  guint64             start;
+  guint64             limit;
+  guint64             offset;
+  guint64             filename; /* string indexes */
+  guint64             build_id;
+  ReportPprofSymbolic symbolic; /* what all its locations know */
+} Mapping;
+
 struct _ReportPprof
 {
   GHashTable *strings; /* char * -> index + 1 */
   GPtrArray  *string_table;
-  GHashTable *locations; /* key -> id */
-  GHashTable *mappings;  /* library index -> id */
+  /* Contents (GBytes) -> id, for interning. */
+  GHashTable *mapping_ids;
+  GHashTable *function_ids;
+  GHashTable *location_ids;
+  GArray     *mappings; /* Mapping, id - 1 */
   GByteArray *sample_types;
   GByteArray *samples;
-  GByteArray *mapping_msgs;
   GByteArray *location_msgs;
   GByteArray *function_msgs;
   GByteArray *tail; /* time, duration, period, comments */
-  guint64     n_locations;
-  guint64     n_mappings;
   guint       n_values;
 };
 
@@ -122,11 +139,12 @@ report_pprof_new (void)
 
   self->strings = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->string_table = g_ptr_array_new_with_free_func (g_free);
-  self->locations = g_hash_table_new (NULL, NULL);
-  self->mappings = g_hash_table_new (NULL, NULL);
+  self->mapping_ids = g_hash_table_new_full (g_bytes_hash, g_bytes_equal, (GDestroyNotify) g_bytes_unref, NULL);
+  self->function_ids = g_hash_table_new_full (g_bytes_hash, g_bytes_equal, (GDestroyNotify) g_bytes_unref, NULL);
+  self->location_ids = g_hash_table_new_full (g_bytes_hash, g_bytes_equal, (GDestroyNotify) g_bytes_unref, NULL);
+  self->mappings = g_array_new (FALSE, FALSE, sizeof (Mapping));
   self->sample_types = g_byte_array_new ();
   self->samples = g_byte_array_new ();
-  self->mapping_msgs = g_byte_array_new ();
   self->location_msgs = g_byte_array_new ();
   self->function_msgs = g_byte_array_new ();
   self->tail = g_byte_array_new ();
@@ -143,11 +161,12 @@ report_pprof_free (ReportPprof *self)
     return;
   g_hash_table_unref (self->strings);
   g_ptr_array_unref (self->string_table);
-  g_hash_table_unref (self->locations);
-  g_hash_table_unref (self->mappings);
+  g_hash_table_unref (self->mapping_ids);
+  g_hash_table_unref (self->function_ids);
+  g_hash_table_unref (self->location_ids);
+  g_array_unref (self->mappings);
   g_byte_array_unref (self->sample_types);
   g_byte_array_unref (self->samples);
-  g_byte_array_unref (self->mapping_msgs);
   g_byte_array_unref (self->location_msgs);
   g_byte_array_unref (self->function_msgs);
   g_byte_array_unref (self->tail);
@@ -211,69 +230,103 @@ report_pprof_add_comment (ReportPprof *self, const char *comment)
   put_varint (self->tail, string_index (self, comment));
 }
 
+/* The id of @key's contents in @ids, or 0 after inserting @id for it. */
 static guint64
-mapping_of (ReportPprof *self, const char *library)
+intern (GHashTable *ids, const guint64 *key, guint n, guint64 id)
 {
-  guint64     name = string_index (self, library);
-  gpointer    found = g_hash_table_lookup (self->mappings, GSIZE_TO_POINTER (name + 1));
-  GByteArray *m;
+  g_autoptr (GBytes) bytes = g_bytes_new (key, n * sizeof *key);
+  gpointer found = g_hash_table_lookup (ids, bytes);
 
   if (found != NULL)
     return GPOINTER_TO_SIZE (found);
-  m = g_byte_array_new ();
-  put_uint (m, MAPPING_ID, ++self->n_mappings);
-  put_uint (m, MAPPING_FILENAME, name);
-  /* Named already: pprof must not try to symbolize the addresses. */
-  put_uint (m, MAPPING_HAS_FUNCTIONS, 1);
-  put_uint (m, MAPPING_HAS_FILENAMES, 1);
-  put_uint (m, MAPPING_HAS_LINE_NUMBERS, 1);
-  put_uint (m, MAPPING_HAS_INLINE_FRAMES, 1);
-  put_message (self->mapping_msgs, PROFILE_MAPPING, m);
-  g_hash_table_insert (self->mappings, GSIZE_TO_POINTER (name + 1), GSIZE_TO_POINTER (self->n_mappings));
-  return self->n_mappings;
+  g_hash_table_insert (ids, g_steal_pointer (&bytes), GSIZE_TO_POINTER ((gsize) id));
+  return 0;
 }
 
 guint64
-report_pprof_location (
-    ReportPprof *self, gconstpointer key, const char *name, const char *library, const char *filename, guint line)
+report_pprof_mapping (
+    ReportPprof *self, guint64 start, guint64 limit, guint64 offset, const char *filename, const char *build_id)
 {
-  gpointer    found = g_hash_table_lookup (self->locations, key);
-  guint64     id, mapping;
-  GByteArray *function, *location, *line_msg;
+  Mapping mapping = { start, limit, offset, string_index (self, filename), string_index (self, build_id), ~0u };
+  guint64 key[] = { start, limit, offset, mapping.filename, mapping.build_id };
+  guint64 id = self->mappings->len + 1;
+  guint64 found = intern (self->mapping_ids, key, G_N_ELEMENTS (key), id);
 
-  if (found != NULL)
-    return GPOINTER_TO_SIZE (found);
-  id = ++self->n_locations;
-  mapping = mapping_of (self, library);
+  if (found != 0)
+    return found;
+  g_array_append_val (self->mappings, mapping);
+  return id;
+}
 
-  /* One function per location, of the same id. */
+guint64
+report_pprof_function (ReportPprof *self, const char *name, const char *filename)
+{
+  guint64     key[] = { string_index (self, name), string_index (self, filename) };
+  guint64     id = g_hash_table_size (self->function_ids) + 1;
+  guint64     found = intern (self->function_ids, key, G_N_ELEMENTS (key), id);
+  GByteArray *function;
+
+  if (found != 0)
+    return found;
   function = g_byte_array_new ();
   put_uint (function, FUNCTION_ID, id);
-  put_uint (function, FUNCTION_NAME, string_index (self, name));
-  put_uint (function, FUNCTION_SYSTEM_NAME, string_index (self, name));
-  put_uint (function, FUNCTION_FILENAME, string_index (self, filename));
+  put_uint (function, FUNCTION_NAME, key[0]);
+  put_uint (function, FUNCTION_SYSTEM_NAME, key[0]);
+  put_uint (function, FUNCTION_FILENAME, key[1]);
   put_message (self->function_msgs, PROFILE_FUNCTION, function);
+  return id;
+}
 
-  line_msg = g_byte_array_new ();
-  put_uint (line_msg, LINE_FUNCTION_ID, id);
-  put_uint (line_msg, LINE_LINE, line);
+guint64
+report_pprof_location (ReportPprof           *self,
+                       guint64                mapping,
+                       guint64                address,
+                       const ReportPprofLine *lines,
+                       guint                  n_lines,
+                       ReportPprofSymbolic    symbolic)
+{
+  g_autofree guint64 *key = g_new (guint64, 2 + 2 * n_lines);
+  guint64             id = g_hash_table_size (self->location_ids) + 1;
+  guint64             found;
+  GByteArray         *location;
+
+  g_return_val_if_fail (mapping <= self->mappings->len, 0);
+
+  key[0] = mapping;
+  key[1] = address;
+  for (guint i = 0; i < n_lines; i++)
+    {
+      key[2 + 2 * i] = lines[i].function;
+      key[3 + 2 * i] = lines[i].line;
+    }
+  if ((found = intern (self->location_ids, key, 2 + 2 * n_lines, id)) != 0)
+    return found;
+  if (mapping != 0)
+    g_array_index (self->mappings, Mapping, mapping - 1).symbolic &= symbolic;
+
   location = g_byte_array_new ();
   put_uint (location, LOCATION_ID, id);
   put_uint (location, LOCATION_MAPPING_ID, mapping);
-  put_message (location, LOCATION_LINE, line_msg);
-  put_message (self->location_msgs, PROFILE_LOCATION, location);
+  put_uint (location, LOCATION_ADDRESS, address);
+  for (guint i = 0; i < n_lines; i++)
+    {
+      GByteArray *line = g_byte_array_new ();
 
-  g_hash_table_insert (self->locations, (gpointer) key, GSIZE_TO_POINTER (id));
+      put_uint (line, LINE_FUNCTION_ID, lines[i].function);
+      put_uint (line, LINE_LINE, lines[i].line);
+      put_message (location, LOCATION_LINE, line);
+    }
+  put_message (self->location_msgs, PROFILE_LOCATION, location);
   return id;
 }
 
 void
-report_pprof_add_sample (ReportPprof   *self,
-                         const guint64 *locations,
-                         guint          n_locations,
-                         const gint64  *values,
-                         const char    *label_key,
-                         const char    *label_value)
+report_pprof_add_sample (ReportPprof            *self,
+                         const guint64          *locations,
+                         guint                   n_locations,
+                         const gint64           *values,
+                         const ReportPprofLabel *labels,
+                         guint                   n_labels)
 {
   GByteArray *sample = g_byte_array_new ();
   GByteArray *packed = g_byte_array_new ();
@@ -289,15 +342,76 @@ report_pprof_add_sample (ReportPprof   *self,
   if (packed->len > 0)
     put_bytes (sample, SAMPLE_VALUE, packed->data, packed->len);
   g_byte_array_unref (packed);
-  if (label_key != NULL)
+  for (guint i = 0; i < n_labels; i++)
     {
       GByteArray *label = g_byte_array_new ();
 
-      put_uint (label, LABEL_KEY, string_index (self, label_key));
-      put_uint (label, LABEL_STR, string_index (self, label_value));
+      put_uint (label, LABEL_KEY, string_index (self, labels[i].key));
+      if (labels[i].str != NULL)
+        put_uint (label, LABEL_STR, string_index (self, labels[i].str));
+      else
+        {
+          /* int64: a negative number is its two's complement. */
+          put_uint (label, LABEL_NUM, (guint64) labels[i].num);
+          put_uint (label, LABEL_NUM_UNIT, string_index (self, labels[i].num_unit));
+        }
       put_message (sample, SAMPLE_LABEL, label);
     }
   put_message (self->samples, PROFILE_SAMPLE, sample);
+}
+
+/* pprof takes the mappings of one binary as one (Merge, on reading: the
+ * same size rounded up to 4 KiB, offset, and build-id or else file) and
+ * keeps the first one's has_* fields: those of each mapping say what the
+ * locations of all the binary's mappings have (the same library in every
+ * process, whatever its address). */
+static void
+merge_symbolic (ReportPprof *self)
+{
+  g_autoptr (GHashTable) binaries =
+      g_hash_table_new_full (g_bytes_hash, g_bytes_equal, (GDestroyNotify) g_bytes_unref, NULL);
+
+  for (guint pass = 0; pass < 2; pass++)
+    for (guint i = 0; i < self->mappings->len; i++)
+      {
+        Mapping *mapping = &g_array_index (self->mappings, Mapping, i);
+        guint64  key[] = { (mapping->limit - mapping->start + 0xfff) & ~G_GUINT64_CONSTANT (0xfff), mapping->offset,
+                           mapping->build_id != 0, mapping->build_id != 0 ? mapping->build_id : mapping->filename };
+        g_autoptr (GBytes) bytes = g_bytes_new (key, sizeof key);
+        gpointer found = g_hash_table_lookup (binaries, bytes);
+
+        /* With a bit above the flags: no flag at all is no NULL. */
+        if (pass == 0)
+          g_hash_table_insert (
+              binaries, g_steal_pointer (&bytes),
+              GUINT_TO_POINTER ((found != NULL ? GPOINTER_TO_UINT (found) : ~0u) & (mapping->symbolic | 0x100)));
+        else
+          mapping->symbolic = GPOINTER_TO_UINT (found) & 0xff;
+      }
+}
+
+/* The mappings, once every location has said what it knows. */
+static void
+put_mappings (ReportPprof *self, GByteArray *out)
+{
+  merge_symbolic (self);
+  for (guint i = 0; i < self->mappings->len; i++)
+    {
+      const Mapping *mapping = &g_array_index (self->mappings, Mapping, i);
+      GByteArray    *m = g_byte_array_new ();
+
+      put_uint (m, MAPPING_ID, i + 1);
+      put_uint (m, MAPPING_MEMORY_START, mapping->start);
+      put_uint (m, MAPPING_MEMORY_LIMIT, mapping->limit);
+      put_uint (m, MAPPING_FILE_OFFSET, mapping->offset);
+      put_uint (m, MAPPING_FILENAME, mapping->filename);
+      put_uint (m, MAPPING_BUILD_ID, mapping->build_id);
+      put_uint (m, MAPPING_HAS_FUNCTIONS, (mapping->symbolic & REPORT_PPROF_FUNCTIONS) != 0);
+      put_uint (m, MAPPING_HAS_FILENAMES, (mapping->symbolic & REPORT_PPROF_FILENAMES) != 0);
+      put_uint (m, MAPPING_HAS_LINE_NUMBERS, (mapping->symbolic & REPORT_PPROF_LINE_NUMBERS) != 0);
+      put_uint (m, MAPPING_HAS_INLINE_FRAMES, (mapping->symbolic & REPORT_PPROF_INLINE_FRAMES) != 0);
+      put_message (out, PROFILE_MAPPING, m);
+    }
 }
 
 GBytes *
@@ -310,7 +424,7 @@ report_pprof_encode (ReportPprof *self, GError **error)
 
   g_byte_array_append (profile, self->sample_types->data, self->sample_types->len);
   g_byte_array_append (profile, self->samples->data, self->samples->len);
-  g_byte_array_append (profile, self->mapping_msgs->data, self->mapping_msgs->len);
+  put_mappings (self, profile);
   g_byte_array_append (profile, self->location_msgs->data, self->location_msgs->len);
   g_byte_array_append (profile, self->function_msgs->data, self->function_msgs->len);
   for (guint i = 0; i < self->string_table->len; i++)

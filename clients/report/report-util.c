@@ -236,8 +236,10 @@ report_callgraph_main (const ReportVerb *verb, int argc, char **argv, gboolean h
         report.format = REPORT_FORMAT_PPROF;
       else if (g_str_equal (o.format, "speedscope"))
         report.format = REPORT_FORMAT_SPEEDSCOPE;
+      else if (g_str_equal (o.format, "perf-script"))
+        report.format = REPORT_FORMAT_PERF_SCRIPT;
       else
-        USAGE_ERROR ("--format: “%s” is not a format %s writes (pprof, speedscope)", o.format, verb->name);
+        USAGE_ERROR ("--format: “%s” is not a format %s writes (pprof, speedscope, perf-script)", o.format, verb->name);
     }
   else if (o.format != NULL && g_str_equal (o.format, "tsv"))
     report.format = REPORT_FORMAT_TSV;
@@ -306,6 +308,8 @@ report_callgraph_main (const ReportVerb *verb, int argc, char **argv, gboolean h
 
 #undef USAGE_ERROR
 
+  if (verb->prepare_filter != NULL)
+    verb->prepare_filter (&report, &filter);
   report.args = argv + 1;
   report.capture_path = argv[argc - 1];
   report.filter = &filter;
@@ -535,6 +539,20 @@ report_function_source (const SysprofCallgraphFunction *function)
   if (function->file == NULL)
     return g_strdup ("");
   return g_strdup_printf ("%s:%u", function->file, function->line);
+}
+
+char *
+report_process_comm (const char *name)
+{
+  gsize       len = strcspn (name, " ");
+  const char *base = name + len;
+
+  while (base > name && base[-1] != '/')
+    base--;
+  /* A first word that ends in a slash stays whole rather than empty. */
+  if (base == name + len)
+    base = name;
+  return g_strndup (base, MIN ((gsize) (name + len - base), 15));
 }
 
 gboolean

@@ -17,6 +17,10 @@ G_BEGIN_DECLS
 #define REPORT_EXIT_ERROR 1 /* unreadable or corrupt capture, unknown function, output not written */
 #define REPORT_EXIT_USAGE 2 /* bad command line */
 
+/* What a CPU sample stands for without a recorded frequency: sysprof-cli's
+ * default, 997 Hz, in nanoseconds. */
+#define REPORT_DEFAULT_PERIOD_NS (G_GINT64_CONSTANT (1000000000) / 997)
+
 typedef enum
 {
   REPORT_FORMAT_TEXT,
@@ -24,6 +28,7 @@ typedef enum
   REPORT_FORMAT_SVG,        /* verbs with svg_format only */
   REPORT_FORMAT_PPROF,      /* verbs with export_formats only */
   REPORT_FORMAT_SPEEDSCOPE, /* likewise */
+  REPORT_FORMAT_PERF_SCRIPT,
 } ReportFormat;
 
 /* What a callgraph verb prints from: the callgraph, built with the shared
@@ -101,9 +106,13 @@ typedef struct
   void (*adjust_filter) (gboolean before, SysprofCallgraphFilter *filter);
   /* --format svg is accepted too (the verb draws a picture). */
   gboolean svg_format;
-  /* --format names another tool's format instead (pprof, the default, or
-   * speedscope). */
+  /* --format names another tool's format instead (pprof, the default,
+   * speedscope or perf-script). */
   gboolean export_formats;
+  /* What the report needs from the callgraph beyond the options (its
+   * samples kept, say), set on the filter it is built with; or NULL.
+   * @report has its format. */
+  void (*prepare_filter) (const struct _Report *report, SysprofCallgraphFilter *filter);
 } ReportVerb;
 
 /* The options every callgraph verb takes, and the general --help shows. */
@@ -171,6 +180,10 @@ void report_print_summary_line (const Report *report);
 char *report_function_label (const SysprofCallgraphFunction *function);
 /* "FILE:LINE" of a source line (the full path), or "" when unknown. */
 char *report_function_source (const SysprofCallgraphFunction *function);
+/* The name perf gives a process's threads (their comm) from the name the
+ * capture gives it (a command line, or a comm already): the base name of
+ * its first word, cut to the 15 bytes the kernel keeps. */
+char *report_process_comm (const char *name);
 
 /* Whether a function table lists @function: not the root or a process
  * node, and on some stack. */

@@ -7,6 +7,7 @@
 
 #include "sysprof-capture-error.h"
 #include "sysprof-callgraph.h"
+#include "sysprof-callgraph-samples-private.h"
 #include "sysprof-allocators.h"
 #include "sysprof-memory-live-table-private.h"
 #include "sysprof-perf-recorder.h"
@@ -63,7 +64,8 @@ struct _SysprofCallgraph
   guint64                   n_record_errors;
   guint64                   n_bytes;
   SysprofCallgraphSource    source;
-  gboolean                  lines; /* functions are (symbol, file, line) */
+  gboolean                  lines;   /* functions are (symbol, file, line) */
+  SysprofSampleLog         *samples; /* the filter's keep_samples */
 
   /* While building. */
   GHashTable *symbol_functions;  /* const SysprofSymbol * → function index + 1 */
@@ -86,6 +88,7 @@ sysprof_callgraph_finalize (GObject *object)
   g_clear_pointer (&self->symbol_functions, g_hash_table_unref);
   g_clear_pointer (&self->process_functions, g_hash_table_unref);
   g_clear_pointer (&self->owned_symbols, g_ptr_array_unref);
+  g_clear_pointer (&self->samples, _sysprof_sample_log_free);
 
   G_OBJECT_CLASS (sysprof_callgraph_parent_class)->finalize (object);
 }
@@ -321,6 +324,8 @@ typedef struct
   GArray *bytes;
   /* Judges which user addresses can be code. */
   SysprofSymbolizer *symbolizer;
+  /* The filter's keep_samples: every sample that counts, or NULL. */
+  SysprofSampleLog *log;
 } RawBuilder;
 
 /* The raw nodes from @from on were made by a sample at @time. */
@@ -503,7 +508,11 @@ take_allocation (AllocationReading *r, const SysprofAllocationEvent *event)
         return;
       live_entry = _sysprof_memory_live_table_lookup (&r->live, event->pid, event->address);
       if (live_entry->address != 0)
-        _sysprof_memory_live_table_remove (&r->live, live_entry);
+        {
+          if (r->raw->log != NULL && live_entry->padding != 0)
+            _sysprof_sample_log_drop (r->raw->log, live_entry->padding - 1);
+          _sysprof_memory_live_table_remove (&r->live, live_entry);
+        }
       return;
     }
   self->n_samples_read++;
@@ -533,14 +542,26 @@ take_allocation (AllocationReading *r, const SysprofAllocationEvent *event)
       g_array_index (raw->bytes, guint64, node) += size;
       self->n_samples++;
       self->n_bytes += size;
+      if (raw->log != NULL)
+        _sysprof_sample_log_add (raw->log, node, event->tid, event->cpu, event->time,
+                                 r->filter->weight == SYSPROF_CALLGRAPH_WEIGHT_BYTES ? size : 1, size);
     }
   else
     {
       SysprofMemoryLiveEntry *live_entry = _sysprof_memory_live_table_lookup (&r->live, event->pid, event->address);
       gboolean                is_new = live_entry->address == 0;
+      guint32                 record = 0; /* the sample log's index + 1 */
 
       /* A live address allocated again: its free was missed. */
-      *live_entry = (SysprofMemoryLiveEntry){ event->address, size, event->pid, event->tid, node, 0 };
+      if (raw->log != NULL)
+        {
+          if (!is_new && live_entry->padding != 0)
+            _sysprof_sample_log_drop (raw->log, live_entry->padding - 1);
+          record = _sysprof_sample_log_add (raw->log, node, event->tid, event->cpu, event->time,
+                                            r->filter->weight == SYSPROF_CALLGRAPH_WEIGHT_BYTES ? size : 1, size) +
+                   1;
+        }
+      *live_entry = (SysprofMemoryLiveEntry){ event->address, size, event->pid, event->tid, node, record };
       if (is_new)
         _sysprof_memory_live_table_commit_insert (&r->live);
     }
@@ -767,6 +788,7 @@ read_samples (SysprofCallgraph             *self,
       const SysprofCaptureSample  *sample;
       guint32                      off_usec;
       guint64                      weight;
+      guint32                      node;
 
       if (progress != NULL && (++n_frames & 0xffff) == 0)
         progress (sysprof_capture_reader_get_offset (reader), bytes_total, user_data);
@@ -837,17 +859,21 @@ read_samples (SysprofCallgraph             *self,
       _sysprof_stack_cache_hash (pid, addrs, n_addrs, &hash_a, &hash_b);
       entry = _sysprof_stack_cache_lookup (&cache, hash_a, hash_b);
       if (G_LIKELY (entry->node != 0))
-        entry->count += weight;
+        {
+          entry->count += weight;
+          node = entry->node;
+        }
       else
         {
-          guint32 node = add_sample (raw, pid_slot->node, pid, addrs, n_addrs, time);
-
+          node = add_sample (raw, pid_slot->node, pid, addrs, n_addrs, time);
           /* A stack of markers only ends at the process node: the cache
            * keeps it as its own entry (node 0 is the root, never hit). */
           *entry = (SysprofStackCacheEntry){ hash_a, hash_b, node, 0, weight };
           _sysprof_stack_cache_commit_insert (&cache);
         }
       self->n_samples += weight;
+      if (raw->log != NULL)
+        _sysprof_sample_log_add (raw->log, node, tid, sample->frame.cpu, time, weight, 0);
     }
 
   {
@@ -970,13 +996,14 @@ inline_chains_clear (InlineChains *chains)
  * together, and the range the symbolizer reports for its frames answers
  * its neighbours without asking again. */
 static void
-resolve_addresses (SysprofCallgraph *self,
-                   RawBuilder       *raw,
-                   const guint32    *ordinals,
-                   GArray           *process_pids,
-                   const gboolean   *keep,
-                   guint            *functions,
-                   InlineChains     *chains)
+resolve_addresses (SysprofCallgraph  *self,
+                   RawBuilder        *raw,
+                   const guint32     *ordinals,
+                   GArray            *process_pids,
+                   const gboolean    *keep,
+                   guint             *functions,
+                   InlineChains      *chains,
+                   SysprofSampleNode *log_nodes)
 {
   guint32                 n = _sysprof_stack_stash_get_n_nodes (raw->stash);
   const SysprofStackNode *nodes = _sysprof_stack_stash_get_nodes (raw->stash);
@@ -991,6 +1018,9 @@ resolve_addresses (SysprofCallgraph *self,
   guint                   range_function = 0;
   guint32                 range_chain = 0;
   guint8                  range_chain_len = 0;
+  /* What the symbolizer said, for the sample log. */
+  const SysprofSymbolFrame *const *range_frames = NULL;
+  guint                            range_n_frames = 0;
 
   for (guint32 i = 1; i < n; i++)
     if ((nodes[i].tag & (TAG_CONTEXT | TAG_PROCESS)) == 0 && (keep == NULL || keep[i]))
@@ -1037,6 +1067,8 @@ resolve_addresses (SysprofCallgraph *self,
               range_begin = p[i].address;
               range_end = p[i].address + 1;
             }
+          range_frames = frames;
+          range_n_frames = frames != NULL ? MIN (n_frames, G_MAXUINT16) : 0;
           if (n_frames == 0 || frames == NULL)
             {
               range_function = function_of_symbol (self, NULL, p[i].address);
@@ -1068,6 +1100,11 @@ resolve_addresses (SysprofCallgraph *self,
           have_range = TRUE;
         }
       functions[p[i].node] = range_function;
+      if (log_nodes != NULL)
+        {
+          log_nodes[p[i].node].frames = range_frames;
+          log_nodes[p[i].node].n_frames = (guint16) range_n_frames;
+        }
       if (range_chain_len > 0)
         {
           chains->chain_start[p[i].node] = range_chain;
@@ -1182,7 +1219,11 @@ map_frame (SysprofStackStash *tree, const guint8 *marks, guint32 parent, guint f
  * the root itself when it is hidden too); a hidden frame maps to its
  * parent's node, which then receives its samples. */
 static SysprofStackStash *
-build_function_tree (SysprofCallgraph *self, RawBuilder *raw, const SysprofCallgraphFilter *filter, GArray *tree_bytes)
+build_function_tree (SysprofCallgraph             *self,
+                     RawBuilder                   *raw,
+                     const SysprofCallgraphFilter *filter,
+                     GArray                       *tree_bytes,
+                     SysprofSampleNode            *log_nodes)
 {
   g_autoptr (SysprofStackStash) tree = _sysprof_stack_stash_new ();
   guint32                 n = _sysprof_stack_stash_get_n_nodes (raw->stash);
@@ -1205,6 +1246,15 @@ build_function_tree (SysprofCallgraph *self, RawBuilder *raw, const SysprofCallg
     {
       const SysprofStackNode *r = &nodes[i];
 
+      if (log_nodes != NULL)
+        {
+          log_nodes[i].parent = r->parent;
+          log_nodes[i].value = r->key;
+          log_nodes[i].kind = r->tag == TAG_PROCESS         ? SYSPROF_SAMPLE_NODE_PROCESS
+                              : (r->tag & TAG_CONTEXT) != 0 ? SYSPROF_SAMPLE_NODE_CONTEXT
+                                                            : SYSPROF_SAMPLE_NODE_ADDRESS;
+          log_nodes[i].context = (guint8) (r->tag & 7);
+        }
       if (r->tag == TAG_PROCESS)
         {
           gint32 pid = (gint32) (guint32) r->key;
@@ -1221,12 +1271,14 @@ build_function_tree (SysprofCallgraph *self, RawBuilder *raw, const SysprofCallg
             functions[i] = context_function (self, r->tag & ~TAG_CONTEXT);
         }
     }
-  resolve_addresses (self, raw, ordinals, process_pids, keep, functions, &chains);
+  resolve_addresses (self, raw, ordinals, process_pids, keep, functions, &chains, log_nodes);
   if (allocations && !filter->keep_allocator_frames)
     tail = allocator_tails (self, raw, keep, functions);
   marks = mark_functions (self, filter);
 
   mapped[0] = filter->n_focus > 0 ? UNMAPPED : SYSPROF_STACK_STASH_ROOT;
+  if (log_nodes != NULL && mapped[0] != UNMAPPED)
+    log_nodes[0].tree_node = mapped[0];
   for (guint32 i = 1; i < n; i++)
     {
       guint32 parent = mapped[nodes[i].parent];
@@ -1248,6 +1300,8 @@ build_function_tree (SysprofCallgraph *self, RawBuilder *raw, const SysprofCallg
         }
       if (mapped[i] == UNMAPPED)
         continue;
+      if (log_nodes != NULL)
+        log_nodes[i].tree_node = mapped[i];
       _sysprof_stack_stash_get_nodes (tree)[mapped[i]].self += nodes[i].self;
       if (allocations)
         {
@@ -1487,7 +1541,9 @@ sysprof_callgraph_new (SysprofCaptureReader         *reader,
       sysprof_set_capture_error (error, sysprof_capture_reader_get_error (reader), "The capture cannot be rewound");
       return NULL;
     }
-  raw = (RawBuilder){ stash, NULL, 0, keys, tags, filter->no_kernel, raw_bytes, symbolizer };
+  if (filter->keep_samples)
+    self->samples = _sysprof_sample_log_new ();
+  raw = (RawBuilder){ stash, NULL, 0, keys, tags, filter->no_kernel, raw_bytes, symbolizer, self->samples };
   /* The root's time. */
   raw_set_times (&raw, 0, 0);
   if (!source_is_allocations (self->source)
@@ -1500,7 +1556,12 @@ sysprof_callgraph_new (SysprofCaptureReader         *reader,
   g_clear_pointer (&keys, g_free);
   g_clear_pointer (&tags, g_free);
 
-  tree = build_function_tree (self, &raw, filter, tree_bytes);
+  if (self->samples != NULL)
+    _sysprof_sample_log_finish (self->samples);
+  tree = build_function_tree (
+      self, &raw, filter, tree_bytes,
+      self->samples != NULL ? _sysprof_sample_log_set_n_nodes (self->samples, _sysprof_stack_stash_get_n_nodes (stash))
+                            : NULL);
   g_clear_pointer (&stash, _sysprof_stack_stash_free);
   _sysprof_table_free (raw.times, raw.times_allocated * sizeof *raw.times);
   g_clear_pointer (&raw_bytes, g_array_unref);
@@ -1764,4 +1825,25 @@ sysprof_callgraph_foreach_stack (SysprofCallgraph *self, SysprofCallgraphStackFu
   g_return_if_fail (func != NULL);
 
   walk_nodes (&self->nodes[0], stack_enter, NULL, &walk);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Samples */
+
+void
+sysprof_callgraph_foreach_sample (SysprofCallgraph *self, SysprofCallgraphSampleFunc func, gpointer user_data)
+{
+  g_return_if_fail (SYSPROF_IS_CALLGRAPH (self));
+  g_return_if_fail (func != NULL);
+  g_return_if_fail (self->samples != NULL);
+
+  _sysprof_sample_log_foreach (self->samples, self->nodes, func, user_data);
+}
+
+SysprofSymbolizer *
+sysprof_callgraph_get_symbolizer (SysprofCallgraph *self)
+{
+  g_return_val_if_fail (SYSPROF_IS_CALLGRAPH (self), NULL);
+
+  return self->symbolizer;
 }

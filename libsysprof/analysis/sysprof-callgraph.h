@@ -137,12 +137,19 @@ typedef struct
    * line executing; an outer frame: the line of the call).  Frames without
    * debug info have no file and line 0. */
   gboolean lines;
+
+  /* Added with sysprof_callgraph_foreach_sample() (a smaller @size: FALSE).
+   * Keep every sample (or allocation) that counts, with its thread, CPU,
+   * time and the raw stack it was taken with, for that function: about 40
+   * bytes per sample, and 32 per distinct stack, for the life of the
+   * callgraph. */
+  gboolean keep_samples;
 } SysprofCallgraphFilter;
 
-#define SYSPROF_CALLGRAPH_FILTER_INIT                                                                    \
-  {                                                                                                      \
-    sizeof (SysprofCallgraphFilter), NULL, 0, NULL, 0, NULL, 0, G_MININT64, G_MAXINT64, FALSE,           \
-        SYSPROF_CALLGRAPH_SOURCE_SAMPLES, SYSPROF_CALLGRAPH_WEIGHT_COUNT, FALSE, NULL, 0, NULL, 0, FALSE \
+#define SYSPROF_CALLGRAPH_FILTER_INIT                                                                           \
+  {                                                                                                             \
+    sizeof (SysprofCallgraphFilter), NULL, 0, NULL, 0, NULL, 0, G_MININT64, G_MAXINT64, FALSE,                  \
+        SYSPROF_CALLGRAPH_SOURCE_SAMPLES, SYSPROF_CALLGRAPH_WEIGHT_COUNT, FALSE, NULL, 0, NULL, 0, FALSE, FALSE \
   }
 
 SYSPROF_AVAILABLE_IN_ALL
@@ -316,5 +323,70 @@ GArray *sysprof_callgraph_list_callees (SysprofCallgraph *self, const SysprofCal
  * the tree.  The counts add up to sysprof_callgraph_get_n_samples(). */
 SYSPROF_AVAILABLE_IN_ALL
 void sysprof_callgraph_foreach_stack (SysprofCallgraph *self, SysprofCallgraphStackFunc func, gpointer user_data);
+
+/* One frame of a sample (see sysprof_callgraph_foreach_sample()). */
+typedef struct
+{
+  const SysprofCallgraphFunction *function;
+  /* Where the frame was sampled: the instruction pointer of the innermost
+   * code frame, a return address in the others (as perf records them); 0
+   * for the frames that stand for no code (the process node, a context
+   * node, the root). */
+  SysprofCaptureAddress address;
+  /* The perf context @address was sampled in (SYSPROF_ADDRESS_CONTEXT_NONE
+   * in a sample without context markers). */
+  SysprofAddressContext context;
+  /* TRUE when the next frame outward comes from the same address: this
+   * function was inlined into that one there. */
+  gboolean inlined;
+  /* The source line of the frame when the debug info gives it (the line
+   * executing; in a caller, the line of the call), whether or not the
+   * filter's @lines made functions of lines; NULL and 0 when unknown. */
+  const char *file;
+  guint       line;
+} SysprofCallgraphSampleFrame;
+
+/* One sample (or allocation) that counts, as the callgraph counted it. */
+typedef struct
+{
+  gint32 pid;
+  gint32 tid;
+  /* -1 when unknown (allocations of memory streams). */
+  gint32 cpu;
+  /* The capture's clock, in nanoseconds (an off-CPU sample: when its
+   * thread left the CPU; an allocation: when it was made). */
+  gint64 time;
+  /* What it adds to the counts of its frames' functions: 1, or its
+   * microseconds (off-CPU, wall-clock), or its bytes (an allocation
+   * weighted by bytes).  The weights add up to
+   * sysprof_callgraph_get_n_samples(). */
+  guint64 weight;
+  /* An allocation's bytes; 0 for a sample. */
+  guint64 bytes;
+  /* Samples with the same @stack have the same @pid and frames. */
+  guint32 stack;
+  /* Innermost first, as the callgraph counts it (after --no-kernel, focus,
+   * hide and the allocator frames): @frames[0] has the sample as its self,
+   * the last is the process node (or, with a focus, the focused function
+   * the stack was cut at).  A sample that a focused and hidden function
+   * left without any frame has the root alone. */
+  const SysprofCallgraphSampleFrame *frames;
+  guint                              n_frames;
+} SysprofCallgraphSample;
+
+/* Return FALSE to stop.  @sample is valid during the call only. */
+typedef gboolean (*SysprofCallgraphSampleFunc) (const SysprofCallgraphSample *sample, gpointer user_data);
+
+/* Calls @func once per sample (or allocation) that counts, in time order
+ * (those of the same time in capture order), for a callgraph built with
+ * the filter's @keep_samples.  Summed over the
+ * samples, the weight of each function's frames (once per sample for
+ * total) is the function's self and total. */
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_callgraph_foreach_sample (SysprofCallgraph *self, SysprofCallgraphSampleFunc func, gpointer user_data);
+/* The symbolizer the callgraph was built with (its functions' symbols are
+ * that symbolizer's). */
+SYSPROF_AVAILABLE_IN_ALL
+SysprofSymbolizer *sysprof_callgraph_get_symbolizer (SysprofCallgraph *self);
 
 G_END_DECLS

@@ -27,6 +27,7 @@ typedef struct
   guint64     inode;
   gint64      time;
   const char *filename; /* interned */
+  const char *build_id; /* interned, as the MAP frame gave it (Sysprof 45+), or NULL */
 } Map;
 
 typedef struct
@@ -634,6 +635,21 @@ gunzip_files (GHashTable *files)
     }
 }
 
+/* The build-id a MAP frame carries (Sysprof 45+ writes it after the file
+ * name), when it is what a build-id looks like: it is passed on to other
+ * tools as it is. */
+static const char *
+recorded_build_id (SysprofSymbolizer *self, const SysprofCaptureMap *frame)
+{
+  const char *build_id = sysprof_capture_map_get_build_id (frame);
+  gsize       len;
+
+  if (build_id == NULL || (len = strlen (build_id)) < 2 || len > 128 || len % 2 != 0 ||
+      strspn (build_id, "0123456789abcdef") != len)
+    return NULL;
+  return intern (self, build_id);
+}
+
 /* JITMAP payload: n_jitmaps entries of {u64 address (unaligned), name NUL}. */
 static void
 add_jitmap (SysprofSymbolizer *self, const SysprofCaptureJitmap *frame)
@@ -705,6 +721,7 @@ sysprof_symbolizer_load (SysprofSymbolizer *self, SysprofCaptureReader *reader, 
             map.inode = frame->inode;
             map.time = frame->frame.time;
             map.filename = intern (self, frame->filename);
+            map.build_id = recorded_build_id (self, frame);
             g_array_append_val (get_process (self, frame->frame.pid, TRUE)->maps, map);
             break;
           }
@@ -1469,6 +1486,35 @@ sysprof_symbolizer_is_code_address (SysprofSymbolizer *self, gint32 pid, gint64 
   if ((elf = get_elf (self, owner, map)) == NULL)
     return TRUE;
   return sysprof_elf_file_offset_to_vaddr (elf, address - map->start + map->offset, NULL);
+}
+
+gboolean
+sysprof_symbolizer_lookup_mapping (
+    SysprofSymbolizer *self, gint32 pid, gint64 time, SysprofCaptureAddress address, SysprofSymbolizerMapping *mapping)
+{
+  SysprofAddressContext marker;
+  Process              *owner = NULL;
+  const Map            *map;
+  SysprofElf           *elf = NULL;
+
+  g_return_val_if_fail (SYSPROF_IS_SYMBOLIZER (self), FALSE);
+  g_return_val_if_fail (mapping != NULL, FALSE);
+
+  if (address >= KERNEL_ADDRESS_MIN || sysprof_address_is_context_switch (address, &marker) ||
+      (map = find_map (self, pid, address, time, &owner)) == NULL)
+    return FALSE;
+  /* What the capture says was mapped wins over the file here, which is
+   * only known to be the one mapped when the capture gives its inode (the
+   * loader checks it): Sysprof 3.46 gave none.  A memfd or an anonymous
+   * mapping is no file to read a build-id from. */
+  if (map->build_id == NULL && map->inode != 0 && !is_anonymous (map))
+    elf = get_elf (self, owner, map);
+  mapping->start = map->start;
+  mapping->end = map->end;
+  mapping->offset = map->offset;
+  mapping->filename = map->filename;
+  mapping->build_id = map->build_id != NULL ? map->build_id : elf != NULL ? sysprof_elf_get_build_id (elf) : NULL;
+  return TRUE;
 }
 
 const SysprofSymbol *

@@ -159,6 +159,36 @@ SYSPROF_AVAILABLE_IN_ALL
 gboolean
 sysprof_symbolizer_is_code_address (SysprofSymbolizer *self, gint32 pid, gint64 time, SysprofCaptureAddress address);
 
+/* A mapping of a process, as the capture's MAP frames show it. */
+typedef struct
+{
+  /* Its run-time addresses, [start, end), and the offset in the file that
+   * @start maps. */
+  guint64 start;
+  guint64 end;
+  guint64 offset;
+  /* The path as the process named it ("/usr/lib/…/libc.so.6"), or what
+   * stands for a mapping of no file ("[vdso]", "//anon"); valid as long as
+   * the symbolizer. */
+  const char *filename;
+  /* The GNU build-id of the file, in lowercase hex (as `readelf -n` prints
+   * it): the one the MAP frame carries (Sysprof 45+ records it), else read
+   * from the file this machine has at that path when it is the one
+   * recorded (the MAP frame's inode, which Sysprof 3.46 left 0); NULL when
+   * neither says (another machine's capture, no inode,
+   * sysprof_symbolizer_set_use_local_files() FALSE, a mapping of no file, a
+   * file without one).  Valid as long as the symbolizer. */
+  const char *build_id;
+} SysprofSymbolizerMapping;
+
+/* The mapping a user-space @address of @pid lay in at @time (a child without
+ * MAP frames of its own: its parent's), as sysprof_symbolizer_lookup()
+ * picks it.  FALSE for kernel addresses, context markers and addresses in
+ * no mapping the capture shows. */
+SYSPROF_AVAILABLE_IN_ALL
+gboolean sysprof_symbolizer_lookup_mapping (
+    SysprofSymbolizer *self, gint32 pid, gint64 time, SysprofCaptureAddress address, SysprofSymbolizerMapping *mapping);
+
 /* What only the live host can tell about a process (sysprofd's Host
  * interface, libsysprof/recording's host resolver).  Any may be NULL; each
  * question is asked at most once per mount namespace the capture shows, and

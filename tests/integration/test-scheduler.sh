@@ -7,7 +7,9 @@
 # off-CPU analysis must attribute each function within 10 % of that.  The
 # capture carries Sysprof 48's Scheduler marks and our counts, and Debian's
 # Sysprof 3.46 reads it with the waits apart under "[off-CPU]".  A per-thread
-# recording (--pid) sees the waits of the process it follows.  A session of
+# recording (--pid) sees the waits of the process it follows; the off-CPU
+# and wall-clock exports (pprof, speedscope, perf script) weigh what top
+# says.  A session of
 # one's own processes (the weaker polkit action) cannot have them.  Tens of
 # thousands of switches a second: the recording keeps up or counts what it
 # lost, and the capture stays whole.
@@ -97,6 +99,32 @@ PY
     fail "speedscope's weight of $f is $weight us, sysprof-report's total $(field "$f" 4 < "$W/off.tsv") us"
 done
 got="$got; speedscope agrees"
+# And in perf script's text, read by the strict reader of the perf-script
+# tests: each function's periods (nanoseconds waited) over the samples whose
+# stack holds it, in microseconds, are its total; the wall-clock export's
+# are top --wall-clock's for every function.
+check_script="python3 $(dirname "$0")/../../clients/report/tests/check-perf-script.py"
+as "$U" sysprof-report export --format perf-script --off-cpu --comm blocking-workload -o "$W/u/off.txt" \
+  "$W/u/sched.syscap" 2> /dev/null || fail "sysprof-report export --format perf-script --off-cpu failed"
+$check_script functions "$W/u/off.txt" --period 1000 > "$W/off.script" || fail "the reader refuses the off-CPU perf script"
+$check_script stats "$W/u/off.txt" > "$W/off.stats"
+grep -qx 'events=offcpu-time' "$W/off.stats" || fail "the off-CPU perf script's event is not offcpu-time"
+for f in wait_in_sleep wait_in_pipe_read wait_in_mutex; do
+  total=$(awk -F'\t' -v f="$f" '$1 == f { print $3 }' "$W/off.script")
+  [ "$total" = "$(field "$f" 4 < "$W/off.tsv")" ] ||
+    fail "perf script's periods of $f are $total us, sysprof-report's total $(field "$f" 4 < "$W/off.tsv") us"
+done
+as "$U" sysprof-report export --format perf-script --wall-clock --comm blocking-workload -o "$W/u/wall.txt" \
+  "$W/u/sched.syscap" 2> /dev/null || fail "sysprof-report export --format perf-script --wall-clock failed"
+$check_script functions "$W/u/wall.txt" --period 1000 | LC_ALL=C sort > "$W/wall.script" ||
+  fail "the reader refuses the wall-clock perf script"
+as "$U" sysprof-report top --wall-clock --comm blocking-workload --format tsv --limit 0 "$W/u/sched.syscap" |
+  awk -F'\t' 'NR > 1 && $1 !~ /^- - .* - -$/ { self[$1] += $3; total[$1] = $4; c[$1]++ }
+       END { for (f in self) print f "\t" self[f] "\t" (c[f] == 1 ? total[f] : "-") }' | LC_ALL=C sort > "$W/wall.want"
+LC_ALL=C join -t $'\t' "$W/wall.script" "$W/wall.want" |
+  awk -F'\t' '$2 != $4 || ($5 != "-" && $3 != $5) { bad++; if (bad < 4) print } END { exit bad > 0 || NR < 3 }' \
+    > "$W/wall.bad" || fail "wall-clock perf script and top differ: $(tr '\n' '|' < "$W/wall.bad")"
+got="$got; perf script agrees"
 ok "off-CPU time per function (capture/measured):$got; per thread: the main thread ${main_off}s (${want}s measured)"
 
 # 2. Sysprof 48's marks, one per slice, and our counts.

@@ -286,6 +286,7 @@ build (const char *path, gboolean local, gboolean lines)
 
   g_assert_nonnull (reader);
   filter.lines = lines;
+  filter.keep_samples = TRUE;
   sysprof_symbolizer_set_use_local_files (symbolizer, local);
   g_assert_true (sysprof_symbolizer_load (symbolizer, reader, &error));
   g_assert_no_error (error);
@@ -341,6 +342,67 @@ assert_stack (GHashTable *stacks, const char *stack, guint64 count)
     }
 }
 
+typedef struct
+{
+  Fixture *fx;
+  guint    n_chains;  /* samples main → inline_middle → inline_outer → inline_mix */
+  guint    n_garbage; /* samples cut after inline_outer */
+} SampleCheck;
+
+/* Each sample as the callgraph counted it: the inlined function a frame of
+ * its own at the address of the function it was inlined into, every frame
+ * at its address and line (the callers' at their calls), whether or not the
+ * functions are lines. */
+static gboolean
+check_sample (const SysprofCallgraphSample *sample, gpointer user_data)
+{
+  SampleCheck                       *check = user_data;
+  Fixture                           *fx = check->fx;
+  const SysprofCallgraphSampleFrame *f = sample->frames;
+  const SysprofCallgraphSampleFrame *last = &f[sample->n_frames - 1];
+  g_autofree char                   *base = NULL;
+
+  g_assert_cmpint (sample->pid, ==, PID);
+  g_assert_cmpint (sample->tid, ==, PID);
+  g_assert_cmpint (sample->cpu, ==, 0);
+  g_assert_cmpuint (sample->weight, ==, 1);
+  g_assert_cmpuint (sample->bytes, ==, 0);
+  g_assert_cmpint (last->function->kind, ==, SYSPROF_CALLGRAPH_FUNCTION_PROCESS);
+  g_assert_cmpuint (last->address, ==, 0);
+  g_assert_false (last->inlined);
+  if (!g_str_equal (f[0].function->symbol->name, "inline_mix"))
+    return TRUE;
+
+  g_assert_cmpuint (sample->n_frames, >=, 3);
+  g_assert_cmpstr (f[1].function->symbol->name, ==, "inline_outer");
+  g_assert_true (f[0].inlined);
+  g_assert_false (f[1].inlined);
+  g_assert_cmpuint (f[0].address, ==, f[1].address);
+  g_assert_true (f[0].address == fx->mix[0] || f[0].address == fx->mix[1] || f[0].address == fx->mix[2]);
+  g_assert_nonnull (f[0].file);
+  base = g_path_get_basename (f[0].file);
+  g_assert_cmpstr (base, ==, "inline-workload.c");
+  for (guint m = 0; m < 3; m++)
+    if (f[0].address == fx->mix[m])
+      g_assert_cmpuint (f[0].line, ==, fx->lines[m]);
+  g_assert_cmpuint (f[1].line, ==, fx->lines[3]);
+  if (sample->n_frames == 3)
+    {
+      check->n_garbage++;
+      return TRUE;
+    }
+  g_assert_cmpuint (sample->n_frames, ==, 5);
+  g_assert_cmpstr (f[2].function->symbol->name, ==, "inline_middle");
+  g_assert_cmpuint (f[2].address, ==, fx->outer_ret);
+  g_assert_cmpuint (f[2].line, ==, fx->lines[4]);
+  g_assert_false (f[2].inlined);
+  g_assert_cmpstr (f[3].function->symbol->name, ==, "main");
+  g_assert_cmpuint (f[3].address, ==, fx->middle_ret);
+  g_assert_cmpuint (f[3].line, ==, fx->middle_call);
+  check->n_chains++;
+  return TRUE;
+}
+
 static void
 check (Fixture *fx, const char *path, gboolean local)
 {
@@ -355,6 +417,16 @@ check (Fixture *fx, const char *path, gboolean local)
 
   /* Every sample counts, garbage or not. */
   g_assert_cmpuint (sysprof_callgraph_get_n_samples (cg), ==, mix_samples + 2 + 1 + 6);
+
+  /* The samples one by one, with functions and with lines. */
+  for (guint pass = 0; pass < 2; pass++)
+    {
+      SampleCheck sample_check = { fx, 0, 0 };
+
+      sysprof_callgraph_foreach_sample (pass == 0 ? cg : by_line, check_sample, &sample_check);
+      g_assert_cmpuint (sample_check.n_chains, ==, mix_samples);
+      g_assert_cmpuint (sample_check.n_garbage, ==, 2 + 1);
+    }
 
   /* The inlined function is a frame of its own, under its caller. */
   assert_stack (stacks, "[inline-workload];main;inline_middle;inline_outer;inline_mix", mix_samples);

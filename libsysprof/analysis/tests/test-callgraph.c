@@ -301,6 +301,160 @@ on_progress (guint64 bytes_read, guint64 bytes_total, gpointer user_data)
   log->last_total = bytes_total;
 }
 
+typedef struct
+{
+  SysprofCallgraph *callgraph;
+  guint64          *self; /* per function index */
+  guint64          *total;
+  guint64          *self_bytes;
+  guint            *seen; /* the sample that last counted the function's total, + 1 */
+  guint             n_samples;
+  guint64           weights;
+  GHashTable       *stacks;     /* stack id -> its frames as a string */
+  GHashTable       *by_content; /* outermost-first names -> weight, as foreach_stack gives them */
+} SampleSums;
+
+static gboolean
+sum_sample (const SysprofCallgraphSample *sample, gpointer user_data)
+{
+  SampleSums *sums = user_data;
+  g_autoptr (GString) key = g_string_new (NULL);
+  g_autoptr (GString) names = g_string_new (NULL);
+  const char *seen_key;
+
+  sums->n_samples++;
+  sums->weights += sample->weight;
+  g_assert_cmpuint (sample->n_frames, >, 0);
+  sums->self[sample->frames[0].function->index] += sample->weight;
+  sums->self_bytes[sample->frames[0].function->index] += sample->bytes;
+  g_string_append_printf (key, "%d", sample->pid);
+  for (guint i = 0; i < sample->n_frames; i++)
+    {
+      const SysprofCallgraphSampleFrame *f = &sample->frames[i];
+      guint                              index = f->function->index;
+
+      /* The frame is the callgraph's own function. */
+      g_assert_true (sysprof_callgraph_get_function (sums->callgraph, index) == f->function);
+      if (sums->seen[index] != sums->n_samples)
+        {
+          sums->seen[index] = sums->n_samples;
+          sums->total[index] += sample->weight;
+        }
+      if (f->inlined)
+        {
+          g_assert_cmpuint (i + 1, <, sample->n_frames);
+          g_assert_cmpuint (f->address, ==, sample->frames[i + 1].address);
+        }
+      if (f->function->kind != SYSPROF_CALLGRAPH_FUNCTION_CODE)
+        g_assert_cmpuint (f->address, ==, 0);
+      g_string_append_printf (key, ";%u@%" G_GINT64_MODIFIER "x", index, f->address);
+      g_string_prepend (names, f->function->symbol->name);
+      if (i + 1 < sample->n_frames)
+        g_string_prepend_c (names, ';');
+    }
+  /* Samples of one stack id have the same frames. */
+  seen_key = g_hash_table_lookup (sums->stacks, GUINT_TO_POINTER (sample->stack));
+  if (seen_key != NULL)
+    g_assert_cmpstr (seen_key, ==, key->str);
+  else
+    g_hash_table_insert (sums->stacks, GUINT_TO_POINTER (sample->stack), g_strdup (key->str));
+  /* foreach_stack leaves the root out, except alone. */
+  if (g_str_has_prefix (names->str, "[Everything];"))
+    g_string_erase (names, 0, strlen ("[Everything];"));
+  g_hash_table_insert (sums->by_content, g_strdup (names->str),
+                       GSIZE_TO_POINTER (GPOINTER_TO_SIZE (g_hash_table_lookup (sums->by_content, names->str)) +
+                                         (gsize) sample->weight));
+  return TRUE;
+}
+
+static gboolean
+sum_stack (const SysprofCallgraphFunction *const *frames, guint n_frames, guint64 n_samples, gpointer user_data)
+{
+  GHashTable *by_stack = user_data;
+  g_autoptr (GString) names = g_string_new (NULL);
+
+  for (guint i = 0; i < n_frames; i++)
+    g_string_append_printf (names, "%s%s", i ? ";" : "", frames[i]->symbol->name);
+  g_hash_table_insert (
+      by_stack, g_strdup (names->str),
+      GSIZE_TO_POINTER (GPOINTER_TO_SIZE (g_hash_table_lookup (by_stack, names->str)) + (gsize) n_samples));
+  return TRUE;
+}
+
+/* The same capture and filter with keep_samples: the same callgraph, and
+ * its samples one by one add up to every function's self and total, and
+ * to foreach_stack's stacks. */
+static void
+check_samples (SysprofCaptureReader         *reader,
+               SysprofSymbolizer            *symbolizer,
+               const SysprofCallgraphFilter *filter,
+               SysprofCallgraph             *plain)
+{
+  g_autoptr (GError) error = NULL;
+  SysprofCallgraphFilter full = SYSPROF_CALLGRAPH_FILTER_INIT;
+  g_autoptr (SysprofCallgraph) callgraph = NULL;
+  g_autoptr (GHashTable) by_stack = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  SampleSums     sums = { 0 };
+  guint          n;
+  GHashTableIter iter;
+  gpointer       key, value;
+
+  if (filter != NULL)
+    memcpy (&full, filter, MIN (filter->size, sizeof full));
+  full.size = sizeof full;
+  full.keep_samples = TRUE;
+  callgraph = sysprof_callgraph_new (reader, symbolizer, &full, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (sysprof_callgraph_get_symbolizer (callgraph) == symbolizer);
+
+  n = sysprof_callgraph_get_n_functions (callgraph);
+  g_assert_cmpuint (n, ==, sysprof_callgraph_get_n_functions (plain));
+  g_assert_cmpuint (sysprof_callgraph_get_n_samples (callgraph), ==, sysprof_callgraph_get_n_samples (plain));
+  for (guint i = 0; i < n; i++)
+    {
+      const SysprofCallgraphFunction *a = sysprof_callgraph_get_function (callgraph, i);
+      const SysprofCallgraphFunction *b = sysprof_callgraph_get_function (plain, i);
+
+      g_assert_cmpstr (a->symbol->name, ==, b->symbol->name);
+      g_assert_cmpuint (a->self, ==, b->self);
+      g_assert_cmpuint (a->total, ==, b->total);
+    }
+
+  sums.callgraph = callgraph;
+  sums.self = g_new0 (guint64, n);
+  sums.total = g_new0 (guint64, n);
+  sums.self_bytes = g_new0 (guint64, n);
+  sums.seen = g_new0 (guint, n);
+  sums.stacks = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  sums.by_content = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  sysprof_callgraph_foreach_sample (callgraph, sum_sample, &sums);
+  g_assert_cmpuint (sums.weights, ==, sysprof_callgraph_get_n_samples (callgraph));
+  for (guint i = 1; i < n; i++)
+    {
+      const SysprofCallgraphFunction *f = sysprof_callgraph_get_function (callgraph, i);
+
+      g_assert_cmpuint (sums.self[i], ==, f->self);
+      g_assert_cmpuint (sums.total[i], ==, f->total);
+      /* Bytes are self_bytes only when they are not the weight. */
+      if (sysprof_callgraph_get_n_bytes (callgraph) != sysprof_callgraph_get_n_samples (callgraph))
+        g_assert_cmpuint (sums.self_bytes[i], ==, f->self_bytes);
+    }
+  sysprof_callgraph_foreach_stack (callgraph, sum_stack, by_stack);
+  g_assert_cmpuint (g_hash_table_size (by_stack), ==, g_hash_table_size (sums.by_content));
+  g_hash_table_iter_init (&iter, by_stack);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    g_assert_cmpuint (GPOINTER_TO_SIZE (g_hash_table_lookup (sums.by_content, key)), ==, GPOINTER_TO_SIZE (value));
+
+  g_free (sums.self);
+  g_free (sums.total);
+  g_free (sums.self_bytes);
+  g_free (sums.seen);
+  g_hash_table_unref (sums.stacks);
+  g_hash_table_unref (sums.by_content);
+}
+
+/* Every callgraph of these tests is built twice: the second time keeping
+ * its samples, which check_samples() checks against the first. */
 static SysprofCallgraph *
 build_with_progress (const char *path, const SysprofCallgraphFilter *filter, ProgressLog *log)
 {
@@ -316,6 +470,7 @@ build_with_progress (const char *path, const SysprofCallgraphFilter *filter, Pro
   callgraph = sysprof_callgraph_new (reader, symbolizer, filter, log ? on_progress : NULL, log, &error);
   g_assert_no_error (error);
   g_assert_nonnull (callgraph);
+  check_samples (reader, symbolizer, filter, callgraph);
   sysprof_capture_reader_unref (reader);
   return callgraph;
 }
@@ -1540,6 +1695,157 @@ test_diff (void)
   capture_clear (&after);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Samples one by one */
+
+static gboolean
+describe_sample (const SysprofCallgraphSample *sample, gpointer user_data)
+{
+  GPtrArray *lines = user_data;
+  GString   *line = g_string_new (NULL);
+
+  g_string_append_printf (line, "%d/%d cpu%d t%" G_GINT64_FORMAT " w%" G_GUINT64_FORMAT " b%" G_GUINT64_FORMAT ":",
+                          sample->pid, sample->tid, sample->cpu, sample->time, sample->weight, sample->bytes);
+  for (guint i = 0; i < sample->n_frames; i++)
+    {
+      const SysprofCallgraphSampleFrame *f = &sample->frames[i];
+
+      g_string_append_printf (line, " %s", f->function->symbol->name);
+      if (f->address != 0)
+        g_string_append_printf (line, "@%" G_GINT64_MODIFIER "x/%d", f->address, f->context);
+    }
+  g_ptr_array_add (lines, g_string_free (line, FALSE));
+  return TRUE;
+}
+
+/* @expected: one line per sample, times relative to the capture's base. */
+static void
+assert_samples (Capture *capture, const SysprofCallgraphFilter *filter, const char *const *expected, guint n)
+{
+  SysprofCallgraphFilter keeping = *filter;
+  g_autoptr (SysprofCallgraph) cg = NULL;
+  g_autoptr (GPtrArray) got = g_ptr_array_new_with_free_func (g_free);
+
+  keeping.keep_samples = TRUE;
+  cg = build (capture->path, &keeping);
+  sysprof_callgraph_foreach_sample (cg, describe_sample, got);
+  for (guint i = 0; i < got->len; i++)
+    {
+      /* "t<base + offset>" becomes "t+<offset>". */
+      char            *line = got->pdata[i];
+      char            *t = strstr (line, " t");
+      char            *rest = NULL;
+      gint64           time = g_ascii_strtoll (t + 2, &rest, 10);
+      g_autofree char *head = g_strndup (line, (gsize) (t - line));
+
+      got->pdata[i] = g_strdup_printf ("%s t+%" G_GINT64_FORMAT "%s", head, time - capture->base, rest);
+      g_free (line);
+    }
+  for (guint i = 0; i < MAX (n, got->len); i++)
+    if (i >= n || i >= got->len || !g_str_equal (expected[i], got->pdata[i]))
+      {
+        for (guint j = 0; j < got->len; j++)
+          g_printerr ("  got %s\n", (const char *) got->pdata[j]);
+        g_error ("sample %u: %s, expected %s", i, i < got->len ? (const char *) got->pdata[i] : "none",
+                 i < n ? expected[i] : "none");
+      }
+}
+
+#define ASSERT_SAMPLES(capture, filter, ...)                             \
+  assert_samples (capture, filter, (const char *const[]){ __VA_ARGS__ }, \
+                  G_N_ELEMENTS (((const char *const[]){ __VA_ARGS__ })))
+
+/* Each sample with its process, thread, CPU, time, weight and frames,
+ * innermost first with their addresses and contexts, as the callgraph
+ * counts it: through --no-kernel, focus and hide, the off-CPU and
+ * wall-clock weights; allocations with their bytes, the leaks only those
+ * still live (a live address allocated again loses its first allocation). */
+static void
+test_samples (void)
+{
+  Capture                capture = { 0 };
+  SysprofCallgraphFilter filter = SYSPROF_CALLGRAPH_FILTER_INIT;
+  const char *const      a[] = { "a" };
+  const char *const      b[] = { "b" };
+  const guint64          off_cpu[] = { U (FB, 3), U (FA, 7), U (MAIN, 1) };
+  g_autofree char       *wall_off_cpu = NULL;
+
+  capture_init (&capture);
+  ADD (&capture, PID_APP, 101, 10, KMARK, K (KLEAF, 5), K (KENTRY, 1), UMARK, U (FB, 3), U (FA, 7), U (MAIN, 1));
+  ADD (&capture, PID_OTHER, 201, 20, U (FC, 2), U (MAIN, 9));
+  ADD (&capture, PID_APP, 102, 30, KMARK, K (KLEAF, 5), K (KENTRY, 1), UMARK, U (FB, 3), U (FA, 7), U (MAIN, 1));
+  g_assert_true (sysprof_capture_writer_add_off_cpu_sample (capture.writer, capture.base + 40, 1, PID_APP, 101, off_cpu,
+                                                            G_N_ELEMENTS (off_cpu), 500));
+  capture_finish (&capture);
+
+#define KERNEL " k_leaf@ffffffff81002005/2 entry_SYSCALL_64@ffffffff81000001/2 - - kernel - -"
+#define USER   " b@402003/3 a@401007/3 main@400001/3 [app]"
+#define OTHER  "200/201 cpu0 t+20 w1 b0: c@403002/0 main@400009/0 [/usr/bin/other --flag]"
+  ASSERT_SAMPLES (&capture, &filter, "100/101 cpu0 t+10 w1 b0:" KERNEL USER, OTHER,
+                  "100/102 cpu0 t+30 w1 b0:" KERNEL USER);
+  filter.no_kernel = TRUE;
+  ASSERT_SAMPLES (&capture, &filter, "100/101 cpu0 t+10 w1 b0: - - kernel - -" USER, OTHER,
+                  "100/102 cpu0 t+30 w1 b0: - - kernel - -" USER);
+  filter.no_kernel = FALSE;
+  filter.focus = a;
+  filter.n_focus = 1;
+  ASSERT_SAMPLES (&capture, &filter, "100/101 cpu0 t+10 w1 b0:" KERNEL " b@402003/3 a@401007/3",
+                  "100/102 cpu0 t+30 w1 b0:" KERNEL " b@402003/3 a@401007/3");
+  filter.n_focus = 0;
+  filter.hide = b;
+  filter.n_hide = 1;
+  ASSERT_SAMPLES (&capture, &filter, "100/101 cpu0 t+10 w1 b0:" KERNEL " a@401007/3 main@400001/3 [app]", OTHER,
+                  "100/102 cpu0 t+30 w1 b0:" KERNEL " a@401007/3 main@400001/3 [app]");
+  filter.n_hide = 0;
+  filter.source = SYSPROF_CALLGRAPH_SOURCE_OFF_CPU;
+  /* Off-CPU stacks have no context marker of their own. */
+  ASSERT_SAMPLES (&capture, &filter, "100/101 cpu1 t+40 w500 b0: b@402003/0 a@401007/0 main@400001/0 [app]");
+  /* Wall-clock: the samples on the CPU weigh the period (1 s / 997 in
+   * microseconds), the off-CPU one keeps its "[off-CPU]" frame. */
+  filter.source = SYSPROF_CALLGRAPH_SOURCE_WALL_CLOCK;
+  wall_off_cpu = g_strdup_printf (
+      "100/101 cpu1 t+40 w500 b0: b@402003/0 a@401007/0 main@400001/0 [off-CPU]@%" G_GINT64_MODIFIER "x/3 [app]",
+      (guint64) (SYSPROF_CAPTURE_JITMAP_MARK | 1));
+  ASSERT_SAMPLES (&capture, &filter, "100/101 cpu0 t+10 w1003 b0:" KERNEL USER,
+                  "200/201 cpu0 t+20 w1003 b0: c@403002/0 main@400009/0 [/usr/bin/other --flag]",
+                  "100/102 cpu0 t+30 w1003 b0:" KERNEL USER, wall_off_cpu);
+#undef KERNEL
+#undef USER
+#undef OTHER
+  capture_clear (&capture);
+
+  capture_init (&capture);
+  ALLOC (&capture, 1, 0x5000, 10, U (FMALLOC, 0), U (FB, 0), U (MAIN, 0));
+  ALLOC (&capture, 2, 0x5000, 20, U (FMALLOC, 0), U (FA, 0), U (MAIN, 0));
+  ALLOC (&capture, 3, 0x6000, 30, U (FMALLOC, 0), U (FB, 0), U (MAIN, 0));
+  ALLOC (&capture, 4, 0x6000, 0, U (FMALLOC, 0), U (FC, 0), U (MAIN, 0));
+  capture_finish (&capture);
+  filter = (SysprofCallgraphFilter) SYSPROF_CALLGRAPH_FILTER_INIT;
+  filter.source = SYSPROF_CALLGRAPH_SOURCE_ALLOCATIONS;
+  ASSERT_SAMPLES (&capture, &filter, "100/100 cpu0 t+1 w1 b10: b@402000/0 main@400000/0 [app]",
+                  "100/100 cpu0 t+2 w1 b20: a@401000/0 main@400000/0 [app]",
+                  "100/100 cpu0 t+3 w1 b30: b@402000/0 main@400000/0 [app]");
+  filter.source = SYSPROF_CALLGRAPH_SOURCE_LEAKED_ALLOCATIONS;
+  filter.weight = SYSPROF_CALLGRAPH_WEIGHT_BYTES;
+  ASSERT_SAMPLES (&capture, &filter, "100/100 cpu0 t+2 w20 b20: a@401000/0 main@400000/0 [app]");
+  capture_clear (&capture);
+
+  /* Written out of order (as Sysprof 3.46 wrote its CPUs' samples in
+   * turns): given in time order, equal times as written. */
+  capture_init (&capture);
+  ADD (&capture, PID_APP, 103, 30, U (FC, 0), U (MAIN, 0));
+  ADD (&capture, PID_APP, 101, 10, U (FA, 0), U (MAIN, 0));
+  ADD (&capture, PID_APP, 104, 30, U (FD, 0), U (MAIN, 0));
+  ADD (&capture, PID_APP, 102, 20, U (FB, 0), U (MAIN, 0));
+  capture_finish (&capture);
+  filter = (SysprofCallgraphFilter) SYSPROF_CALLGRAPH_FILTER_INIT;
+  ASSERT_SAMPLES (&capture, &filter, "100/101 cpu0 t+10 w1 b0: a@401000/0 main@400000/0 [app]",
+                  "100/102 cpu0 t+20 w1 b0: b@402000/0 main@400000/0 [app]",
+                  "100/103 cpu0 t+30 w1 b0: c@403000/0 main@400000/0 [app]",
+                  "100/104 cpu0 t+30 w1 b0: d@404000/0 main@400000/0 [app]");
+  capture_clear (&capture);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -1562,6 +1868,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/Libsysprof/Callgraph/focus-and-hide", test_focus_and_hide);
   g_test_add_func ("/Libsysprof/Callgraph/filter-old-size", test_filter_old_size);
   g_test_add_func ("/Libsysprof/Callgraph/focus-allocations", test_focus_allocations);
+  g_test_add_func ("/Libsysprof/Callgraph/samples", test_samples);
   g_test_add_func ("/Libsysprof/CallgraphDiff/functions-and-frames", test_diff);
 
   return g_test_run ();

@@ -4,6 +4,8 @@
  * file with made-up kernel symbols, and samples whose addresses are functions
  * of this program, of GLib and of nothing. */
 #include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -409,6 +411,150 @@ test_cancelled (void)
   g_unlink (path);
 }
 
+typedef struct
+{
+  gconstpointer address; /* in the object whose build-id is wanted */
+  char         *build_id;
+} BuildIdQuery;
+
+/* The build-id of the loaded object holding an address, from its
+ * NT_GNU_BUILD_ID note as the loader mapped it: not through libelf, which
+ * the symbolizer uses. */
+static int
+find_build_id (struct dl_phdr_info *info, size_t size, void *data)
+{
+  BuildIdQuery *query = data;
+  guintptr      address = GPOINTER_TO_SIZE (query->address);
+  gboolean      inside = FALSE;
+
+  (void) size;
+  for (int i = 0; i < info->dlpi_phnum; i++)
+    if (info->dlpi_phdr[i].p_type == PT_LOAD && address >= info->dlpi_addr + info->dlpi_phdr[i].p_vaddr &&
+        address < info->dlpi_addr + info->dlpi_phdr[i].p_vaddr + info->dlpi_phdr[i].p_memsz)
+      inside = TRUE;
+  if (!inside)
+    return 0;
+  for (int i = 0; i < info->dlpi_phnum; i++)
+    {
+      const guint8 *p = (const guint8 *) (info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+      const guint8 *end = p + info->dlpi_phdr[i].p_memsz;
+
+      if (info->dlpi_phdr[i].p_type != PT_NOTE)
+        continue;
+      while (p + sizeof (ElfW (Nhdr)) <= end)
+        {
+          const ElfW (Nhdr) *note = (const ElfW (Nhdr) *) p;
+          const guint8 *desc = p + sizeof *note + ((note->n_namesz + 3) & ~3u);
+
+          if (note->n_type == NT_GNU_BUILD_ID && note->n_namesz == 4 && memcmp (p + sizeof *note, "GNU", 4) == 0)
+            {
+              GString *hex = g_string_new (NULL);
+
+              for (guint j = 0; j < note->n_descsz; j++)
+                g_string_append_printf (hex, "%02x", desc[j]);
+              query->build_id = g_string_free (hex, FALSE);
+              return 1;
+            }
+          p = desc + ((note->n_descsz + 3) & ~3u);
+        }
+    }
+  return 1;
+}
+
+static char *
+build_id_of (gconstpointer address)
+{
+  BuildIdQuery query = { address, NULL };
+
+  dl_iterate_phdr (find_build_id, &query);
+  return query.build_id;
+}
+
+/* The mapping of an address and its file's build-id: this program's and
+ * GLib's from the files (their notes as loaded say which), none for the
+ * kernel, markers and unmapped addresses, none from a file whose inode is
+ * not the one recorded or was not recorded, and the one a MAP frame
+ * carries (Sysprof 45+) without reading any file. */
+static void
+test_mapping (void)
+{
+  g_autoptr (GError) error = NULL;
+  SysprofCaptureAddress addrs[] = { SYSPROF_CAPTURE_ADDRESS_USER, GPOINTER_TO_SIZE (symbolizer_test_leaf) };
+  g_autofree char      *path = write_capture (addrs, G_N_ELEMENTS (addrs));
+  g_autofree char      *self_id = build_id_of (symbolizer_test_leaf);
+  g_autofree char      *glib_id = build_id_of (g_main_loop_run);
+  g_autofree char      *exe = realpath ("/proc/self/exe", NULL);
+  g_autofree char      *other = NULL;
+  g_autoptr (SysprofSymbolizer) symbolizer = NULL;
+  SysprofSymbolizerMapping mapping;
+  SysprofCaptureWriter    *writer;
+  struct stat              st;
+  gint64                   now = SYSPROF_CAPTURE_CURRENT_TIME;
+  int                      fd;
+
+  /* Debian's toolchain gives every binary a build-id. */
+  g_assert_nonnull (self_id);
+  g_assert_nonnull (glib_id);
+
+  symbolizer = load (path, TRUE);
+  g_assert_true (sysprof_symbolizer_lookup_mapping (symbolizer, getpid (), now, addrs[1], &mapping));
+  g_assert_cmpstr (mapping.filename, ==, exe);
+  g_assert_cmpuint (mapping.start, <=, addrs[1]);
+  g_assert_cmpuint (addrs[1], <, mapping.end);
+  g_assert_cmpstr (mapping.build_id, ==, self_id);
+  g_assert_true (
+      sysprof_symbolizer_lookup_mapping (symbolizer, getpid (), now, GPOINTER_TO_SIZE (g_main_loop_run), &mapping));
+  g_assert_cmpstr (mapping.build_id, ==, glib_id);
+  g_assert_false (sysprof_symbolizer_lookup_mapping (symbolizer, getpid (), now,
+                                                     G_GUINT64_CONSTANT (0xffffffff81000010), &mapping));
+  g_assert_false (
+      sysprof_symbolizer_lookup_mapping (symbolizer, getpid (), now, SYSPROF_CAPTURE_ADDRESS_KERNEL, &mapping));
+  g_assert_false (sysprof_symbolizer_lookup_mapping (symbolizer, getpid (), now, 0x10, &mapping));
+  g_clear_object (&symbolizer);
+
+  /* Without local files: the mapping, but no build-id. */
+  symbolizer = load (path, FALSE);
+  g_assert_true (sysprof_symbolizer_lookup_mapping (symbolizer, getpid (), now, addrs[1], &mapping));
+  g_assert_cmpstr (mapping.filename, ==, exe);
+  g_assert_null (mapping.build_id);
+  g_clear_object (&symbolizer);
+  g_unlink (path);
+
+  /* Made-up mappings of this program: with its inode, another inode (the
+   * path now holds another file), and a build-id the frame carries. */
+  g_assert_cmpint (stat (exe, &st), ==, 0);
+  fd = g_file_open_tmp ("test-symbolizer-map-XXXXXX.syscap", &other, &error);
+  g_assert_no_error (error);
+  writer = sysprof_capture_writer_new_from_fd (fd, 0);
+  g_assert_true (sysprof_capture_writer_add_map (writer, now, -1, 4545, 0x10000, 0x20000, 0x1000, st.st_ino, exe));
+  g_assert_true (sysprof_capture_writer_add_map (writer, now, -1, 4546, 0x10000, 0x20000, 0, st.st_ino + 1, exe));
+  g_assert_true (sysprof_capture_writer_add_map (writer, now, -1, 4549, 0x10000, 0x20000, 0, 0, exe));
+  g_assert_true (sysprof_capture_writer_add_map_with_build_id (writer, now, -1, 4547, 0x10000, 0x20000, 0, 0,
+                                                               "/gone/libfrom45.so", "00112233445566778899aabb"));
+  g_assert_true (sysprof_capture_writer_add_map_with_build_id (writer, now, -1, 4548, 0x10000, 0x20000, 0, 0,
+                                                               "/gone/libhostile.so", "not hex\n"));
+  g_assert_true (sysprof_capture_writer_flush (writer));
+  sysprof_capture_writer_unref (writer);
+  symbolizer = load (other, TRUE);
+  g_assert_true (sysprof_symbolizer_lookup_mapping (symbolizer, 4545, now, 0x10010, &mapping));
+  g_assert_cmpuint (mapping.start, ==, 0x10000);
+  g_assert_cmpuint (mapping.end, ==, 0x20000);
+  g_assert_cmpuint (mapping.offset, ==, 0x1000);
+  g_assert_cmpstr (mapping.build_id, ==, self_id);
+  g_assert_false (sysprof_symbolizer_lookup_mapping (symbolizer, 4545, now, 0x20000, &mapping));
+  g_assert_true (sysprof_symbolizer_lookup_mapping (symbolizer, 4546, now, 0x10010, &mapping));
+  g_assert_null (mapping.build_id);
+  /* No inode (Sysprof 3.46): nothing says the file here is the one mapped. */
+  g_assert_true (sysprof_symbolizer_lookup_mapping (symbolizer, 4549, now, 0x10010, &mapping));
+  g_assert_null (mapping.build_id);
+  g_assert_true (sysprof_symbolizer_lookup_mapping (symbolizer, 4547, now, 0x10010, &mapping));
+  g_assert_cmpstr (mapping.filename, ==, "/gone/libfrom45.so");
+  g_assert_cmpstr (mapping.build_id, ==, "00112233445566778899aabb");
+  g_assert_true (sysprof_symbolizer_lookup_mapping (symbolizer, 4548, now, 0x10010, &mapping));
+  g_assert_null (mapping.build_id);
+  g_unlink (other);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -419,5 +565,6 @@ main (int argc, char **argv)
   g_test_add_func ("/Libsysprof/Symbolizer/jitmap", test_jitmap);
   g_test_add_func ("/Libsysprof/Symbolizer/perf-map", test_perf_map);
   g_test_add_func ("/Libsysprof/Symbolizer/cancelled", test_cancelled);
+  g_test_add_func ("/Libsysprof/Symbolizer/mapping", test_mapping);
   return g_test_run ();
 }
