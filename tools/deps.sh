@@ -2,12 +2,16 @@
 # Sourced by tools/demo.sh and tools/test.sh: installs the Debian packages the
 # build and the tests need, only those missing, quietly unless apt fails.
 
+# libdbus-1-dev, systemd and bash-completion: their pkg-config files say
+# where an installation puts sysprofd's D-Bus files, its unit and the
+# completions (data/meson.build).
 SYSPROF_BUILD_PACKAGES=(
   meson ninja-build pkg-config gcc g++ clang clang-format libclang-rt-14-dev
   libglib2.0-dev libpolkit-gobject-1-dev libsystemd-dev libelf-dev libdw-dev libdebuginfod-dev zlib1g-dev libiberty-dev libunwind-dev
   libzstd-dev
   libgtk-4-dev libadwaita-1-dev
   libseccomp-dev
+  libdbus-1-dev systemd bash-completion
 )
 # Debian's Sysprof 3.46: its static capture library is the oracle of the
 # compatibility tests and its client/daemon are the peers of later tests.
