@@ -9,12 +9,13 @@
 # The normal build's suites run last so meson's summary ends the output.
 # None of them is installed: they take the default prefix (/usr/local) with
 # -Dsystem_service=false (no sysprofd service files, which nothing reads
-# there).
+# there).  What is installed is the Debian package (debian/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source tools/deps.sh
 
-sysprof_install_packages "${SYSPROF_BUILD_PACKAGES[@]}" "${SYSPROF_TEST_PACKAGES[@]}" "${SYSPROF_APP_TEST_PACKAGES[@]}"
+sysprof_install_packages "${SYSPROF_BUILD_PACKAGES[@]}" "${SYSPROF_TEST_PACKAGES[@]}" "${SYSPROF_APP_TEST_PACKAGES[@]}" \
+  "${SYSPROF_PACKAGE_PACKAGES[@]}"
 sysprof_build_pprof
 sysprof_fetch_speedscope
 
