@@ -9,7 +9,8 @@
 # The normal build's suites run last so meson's summary ends the output.
 # None of them is installed: they take the default prefix (/usr/local) with
 # -Dsystem_service=false (no sysprofd service files, which nothing reads
-# there).  What is installed is the Debian package (debian/).
+# there).  What is installed is the Debian package (debian/): the suite
+# package builds it and installs it into a fresh Debian 12 chroot.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source tools/deps.sh
@@ -18,6 +19,7 @@ sysprof_install_packages "${SYSPROF_BUILD_PACKAGES[@]}" "${SYSPROF_TEST_PACKAGES
   "${SYSPROF_PACKAGE_PACKAGES[@]}"
 sysprof_build_pprof
 sysprof_fetch_speedscope
+sysprof_make_chroot
 
 # Scheduler details read the sched_switch tracepoint's format from tracefs,
 # which a machine without systemd may not have mounted.
