@@ -33,9 +33,10 @@ SYSPROF_TEST_PACKAGES=(libsysprof-4-dev sysprof dbus polkitd bubblewrap libxml2-
 # validates its metadata.
 SYSPROF_APP_TEST_PACKAGES=(xvfb xauth x11-utils libgl1-mesa-dri fonts-cantarell desktop-file-utils shared-mime-info libglib2.0-bin
   appstream)
-# The Debian package (debian/, tools/build-deb.sh) and the suite package,
-# which installs it into a fresh Debian 12 made by debootstrap.
-SYSPROF_PACKAGE_PACKAGES=(debhelper dpkg-dev debootstrap)
+# The Debian package (debian/, tools/build-deb.sh; build-essential is what
+# every package build assumes beside its Build-Depends) and the suite
+# package, which installs it into a fresh Debian 12 made by debootstrap.
+SYSPROF_PACKAGE_PACKAGES=(build-essential debhelper dpkg-dev debootstrap)
 # The peers of the benchmarks in bench/ (not part of CI; the scripts install
 # them): perf, heaptrack (zstd compresses its files), GNU time for the timings.
 SYSPROF_BENCH_PACKAGES=(linux-perf heaptrack zstd time sysprof dbus polkitd)
