@@ -91,7 +91,7 @@ case $builddir in /*) ;; *) builddir=$PWD/$builddir ;; esac
 sysprof_install_packages time "${SYSPROF_APP_TEST_PACKAGES[@]}" libsysprof-4-dev libgtk-4-dev libadwaita-1-dev ||
   die "could not install the benchmark's packages"
 if [[ ! -f $builddir/build.ninja ]]; then
-  meson setup "$builddir" "$root" -Dcompat=enabled -Dbenchmarks=true
+  meson setup "$builddir" "$root" -Dsystem_service=false -Dcompat=enabled -Dbenchmarks=true
 fi
 ninja -C "$builddir" build.ninja >/dev/null
 targets=(bench/cpu-workload clients/cli/sysprof-cli clients/report/sysprof-report clients/tools/sysprof-dump

@@ -50,7 +50,7 @@ fi
 
 # --- build -------------------------------------------------------------------
 if [[ ! -f $builddir/build.ninja ]]; then
-  meson setup "$builddir" "$root"
+  meson setup "$builddir" "$root" -Dsystem_service=false
 fi
 # Regenerate first if meson files changed, so the target queries below are current.
 ninja -C "$builddir" build.ninja >/dev/null

@@ -118,7 +118,7 @@ if [[ -z ${MEMORY_BENCH_INNER:-} ]]; then
   [[ $workload != python3 ]] || packages+=(python3)
   sysprof_install_packages "${packages[@]}" || die "could not install the benchmark's packages"
   if [[ ! -f $builddir/build.ninja ]]; then
-    meson setup "$builddir" "$root" -Dcompat=enabled -Dbenchmarks=true
+    meson setup "$builddir" "$root" -Dsystem_service=false -Dcompat=enabled -Dbenchmarks=true
   fi
   ninja -C "$builddir" build.ninja >/dev/null
   targets=(bench/malloc-workload bench/memory-stacks bench/alloc-count.so clients/cli/sysprof-cli daemon/sysprofd)

@@ -82,7 +82,7 @@ if [[ -z ${LONGRUN_INNER:-} ]]; then
   # shellcheck source=tools/deps.sh
   . "$root/tools/deps.sh"
   sysprof_install_packages "${SYSPROF_BENCH_PACKAGES[@]}" || die "could not install the benchmark's packages"
-  [[ -f $builddir/build.ninja ]] || meson setup "$builddir" "$root" -Dcompat=enabled -Dbenchmarks=true
+  [[ -f $builddir/build.ninja ]] || meson setup "$builddir" "$root" -Dsystem_service=false -Dcompat=enabled -Dbenchmarks=true
   if ! out=$(ninja -C "$builddir" bench/malloc-workload clients/cli/sysprof-cli clients/report/sysprof-report \
     daemon/sysprofd preload/libsysprof-memory.so 2>&1); then
     tail -n 30 <<<"$out" >&2

@@ -67,7 +67,7 @@ done
 if [[ -z ${RECORD_BENCH_INNER:-} ]]; then
   [[ $(id -u) -eq 0 ]] || die "must run as root (test user, sysprofd, perf, drop-in recording)"
   if [[ ! -f $builddir/build.ninja ]]; then
-    meson setup "$builddir" "$root" -Dcompat=enabled -Dbenchmarks=true
+    meson setup "$builddir" "$root" -Dsystem_service=false -Dcompat=enabled -Dbenchmarks=true
   fi
   ninja -C "$builddir" build.ninja >/dev/null
   if ! out=$(ninja -C "$builddir" bench/cpu-workload clients/cli/sysprof-cli clients/tools/sysprof-dump daemon/sysprofd 2>&1); then

@@ -74,7 +74,7 @@ command -v perf >/dev/null || die "perf not found (apt-get install linux-perf)"
 
 # --- build -----------------------------------------------------------------------
 if [[ ! -f $builddir/build.ninja ]]; then
-  meson setup "$builddir" "$root" -Dcompat=enabled -Dbenchmarks=true
+  meson setup "$builddir" "$root" -Dsystem_service=false -Dcompat=enabled -Dbenchmarks=true
 fi
 ninja -C "$builddir" build.ninja >/dev/null
 if ! out=$(ninja -C "$builddir" bench/cpu-workload clients/cli/sysprof-cli clients/report/sysprof-report clients/tools/sysprof-dump 2>&1); then

@@ -97,7 +97,7 @@ if [[ -z ${SCHED_BENCH_INNER:-} ]]; then
     mount -t tracefs nodev /sys/kernel/tracing || die "cannot mount tracefs at /sys/kernel/tracing"
   fi
   if [[ ! -f $builddir/build.ninja ]]; then
-    meson setup "$builddir" "$root" -Dcompat=enabled
+    meson setup "$builddir" "$root" -Dsystem_service=false -Dcompat=enabled
   fi
   if ! out=$(ninja -C "$builddir" bench/switch-workload clients/cli/sysprof-cli clients/tools/sysprof-dump \
     daemon/sysprofd daemon/unwinder/sysprof-unwinder 2>&1); then

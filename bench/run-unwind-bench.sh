@@ -92,7 +92,7 @@ if [[ -z ${UNWIND_BENCH_INNER:-} ]]; then
   . "$root/tools/deps.sh"
   sysprof_install_packages "${SYSPROF_BENCH_PACKAGES[@]}" xz-utils || die "cannot install the benchmark's peers"
   if [[ ! -f $builddir/build.ninja ]]; then
-    meson setup "$builddir" "$root" -Dcompat=enabled -Dbenchmarks=true
+    meson setup "$builddir" "$root" -Dsystem_service=false -Dcompat=enabled -Dbenchmarks=true
   fi
   if ! out=$(ninja -C "$builddir" bench/nofp-workload clients/cli/sysprof-cli clients/report/sysprof-report \
     clients/tools/sysprof-dump daemon/sysprofd daemon/unwinder/sysprof-unwinder 2>&1); then

@@ -23,7 +23,7 @@ seconds=${1:-5}
 sysprof_install_packages "${SYSPROF_BUILD_PACKAGES[@]}" dbus polkitd
 
 if [ ! -f build/build.ninja ]; then
-  meson setup build >/dev/null
+  meson setup build -Dsystem_service=false >/dev/null
 fi
 echo "== Building (ninja -C build)"
 ninja -C build >/dev/null

@@ -2,12 +2,16 @@
 # Sourced by tools/demo.sh and tools/test.sh: installs the Debian packages the
 # build and the tests need, only those missing, quietly unless apt fails.
 
+# libdbus-1-dev, systemd and bash-completion: their pkg-config files say
+# where an installation puts sysprofd's D-Bus files, its unit and the
+# completions (data/meson.build).
 SYSPROF_BUILD_PACKAGES=(
   meson ninja-build pkg-config gcc g++ clang clang-format libclang-rt-14-dev
   libglib2.0-dev libsoup-3.0-dev libpolkit-gobject-1-dev libsystemd-dev libelf-dev libdw-dev libdebuginfod-dev zlib1g-dev libiberty-dev libunwind-dev
   libzstd-dev
   libgtk-4-dev libadwaita-1-dev
   libseccomp-dev
+  libdbus-1-dev systemd bash-completion
 )
 # Debian's Sysprof 3.46: its static capture library is the oracle of the
 # compatibility tests and its client/daemon are the peers of later tests.
@@ -33,6 +37,10 @@ SYSPROF_TEST_PACKAGES=(libsysprof-4-dev sysprof dbus polkitd bubblewrap libxml2-
 # validates its metadata.
 SYSPROF_APP_TEST_PACKAGES=(xvfb xauth x11-utils libgl1-mesa-dri fonts-cantarell desktop-file-utils shared-mime-info libglib2.0-bin
   appstream)
+# The Debian package (debian/, tools/build-deb.sh; build-essential is what
+# every package build assumes beside its Build-Depends) and the suite
+# package, which installs it into a fresh Debian 12 made by debootstrap.
+SYSPROF_PACKAGE_PACKAGES=(build-essential debhelper dpkg-dev debootstrap)
 # The peers of the benchmarks in bench/ (not part of CI; the scripts install
 # them): perf, heaptrack (zstd compresses its files), GNU time for the timings.
 SYSPROF_BENCH_PACKAGES=(linux-perf heaptrack zstd time sysprof dbus polkitd)
@@ -79,6 +87,32 @@ sysprof_fetch_speedscope () {
   mkdir -p "$SYSPROF_SPEEDSCOPE_DIR"
   tar -xzf "$dir/$tarball" -C "$SYSPROF_SPEEDSCOPE_DIR"
   rm -rf "$dir"
+}
+
+# A minimal Debian 12 (debootstrap's minbase from its default mirror, Debian's
+# archive) for tests/package/test-deb-package.sh, which installs the package
+# into a copy of it; once.  Built aside and renamed into place, so that the
+# directory exists only complete.
+SYSPROF_CHROOT_SUITE=bookworm
+SYSPROF_CHROOT_DIR=/var/cache/sysprof-tests/$SYSPROF_CHROOT_SUITE-minbase
+sysprof_make_chroot () {
+  local dir
+  [ -x "$SYSPROF_CHROOT_DIR/usr/bin/apt-get" ] && return 0
+  [ "$(id -u)" -eq 0 ] || { echo "the $SYSPROF_CHROOT_SUITE chroot is not made (run as root to make it)" >&2; return 1; }
+  command -v debootstrap > /dev/null || { echo "debootstrap is not installed: cannot make the chroot" >&2; return 1; }
+  echo "Making a minimal Debian $SYSPROF_CHROOT_SUITE with debootstrap ..."
+  mkdir -p "$(dirname "$SYSPROF_CHROOT_DIR")"
+  dir=$(mktemp -d "$SYSPROF_CHROOT_DIR.XXXXXX")
+  if ! debootstrap --variant=minbase "$SYSPROF_CHROOT_SUITE" "$dir" > "$dir.log" 2>&1; then
+    tail -n 30 "$dir.log" >&2
+    rm -rf "$dir" "$dir.log"
+    echo "debootstrap --variant=minbase $SYSPROF_CHROOT_SUITE failed" >&2
+    return 1
+  fi
+  rm -f "$dir.log"
+  chmod 755 "$dir"
+  # Another run may have made it meanwhile: keep theirs.
+  mv -T "$dir" "$SYSPROF_CHROOT_DIR" 2>/dev/null || rm -rf "$dir"
 }
 
 sysprof_install_packages () {

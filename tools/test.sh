@@ -7,13 +7,19 @@
 #                the integration suite with the sanitized sysprofd
 #   build-fuzz/  clang + libFuzzer: a short fuzzing run of every target
 # The normal build's suites run last so meson's summary ends the output.
+# None of them is installed: they take the default prefix (/usr/local) with
+# -Dsystem_service=false (no sysprofd service files, which nothing reads
+# there).  What is installed is the Debian package (debian/): the suite
+# package builds it and installs it into a fresh Debian 12 chroot.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source tools/deps.sh
 
-sysprof_install_packages "${SYSPROF_BUILD_PACKAGES[@]}" "${SYSPROF_TEST_PACKAGES[@]}" "${SYSPROF_APP_TEST_PACKAGES[@]}"
+sysprof_install_packages "${SYSPROF_BUILD_PACKAGES[@]}" "${SYSPROF_TEST_PACKAGES[@]}" "${SYSPROF_APP_TEST_PACKAGES[@]}" \
+  "${SYSPROF_PACKAGE_PACKAGES[@]}"
 sysprof_build_pprof
 sysprof_fetch_speedscope
+sysprof_make_chroot
 
 # Scheduler details read the sched_switch tracepoint's format from tracefs,
 # which a machine without systemd may not have mounted.
@@ -31,7 +37,7 @@ setup () {
 }
 
 echo "== ASan+UBSan build (libsysprof-capture, libsysprof, clients)"
-setup build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dcompat=enabled -Dbenchmarks=false
+setup build-asan -Dsystem_service=false -Db_sanitize=address,undefined -Db_lundef=false -Dcompat=enabled -Dbenchmarks=false
 ninja -C build-asan
 G_SLICE=always-malloc ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   meson test -C build-asan --print-errorlogs --suite capture --suite libsysprof --suite clients --suite fuzz --suite compat
@@ -51,12 +57,12 @@ G_SLICE=always-malloc ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS
   meson test -C build-asan --print-errorlogs --suite integration --no-suite app
 
 echo "== libFuzzer build (clang), short runs"
-CC=clang setup build-fuzz -Dfuzzing=true -Dcompat=disabled -Dbenchmarks=false -Dapp=disabled \
+CC=clang setup build-fuzz -Dsystem_service=false -Dfuzzing=true -Dcompat=disabled -Dbenchmarks=false -Dapp=disabled \
   -Db_sanitize=address,undefined -Db_lundef=false -Dc_args=-fsanitize=fuzzer-no-link
 ninja -C build-fuzz
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 meson test -C build-fuzz --print-errorlogs --suite fuzz-run
 
 echo "== Normal build, every suite"
-setup build -Dcompat=enabled
+setup build -Dsystem_service=false -Dcompat=enabled
 ninja -C build
 meson test -C build --print-errorlogs

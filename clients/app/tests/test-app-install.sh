@@ -21,8 +21,12 @@ not_ok () { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
 
 echo "1..7"
 
-prefix=$(meson introspect "$BUILD_DIR" --buildoptions | python3 -c \
-    'import json, sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "prefix"))')
+option () {
+    meson introspect "$BUILD_DIR" --buildoptions | python3 -c \
+        'import json, sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == sys.argv[1]))' "$1"
+}
+prefix=$(option prefix)
+system_service=$(option system_service)
 if ! meson install -C "$BUILD_DIR" --destdir "$work/root" --no-rebuild --quiet >"$work/install.log" 2>&1; then
     not_ok "meson install failed"
     sed 's/^/# /' "$work/install.log"
@@ -79,10 +83,17 @@ else
 fi
 
 missing=
-for f in share/man/man1/sysprof-cli.1 share/man/man1/sysprof-report.1 share/man/man8/sysprofd.8 \
+for f in share/man/man1/sysprof-cli.1 share/man/man1/sysprof-report.1 \
     share/bash-completion/completions/sysprof-report share/zsh/site-functions/_sysprof-cli; do
     [ -f "$root/$f" ] || missing="$missing $f"
 done
+# sysprofd(8) goes with the daemon (option system_service; tools/test.sh's
+# builds are never installed and leave both out).
+if [ "$system_service" = True ]; then
+    [ -f "$root/share/man/man8/sysprofd.8" ] || missing="$missing share/man/man8/sysprofd.8"
+elif [ -e "$root/share/man/man8/sysprofd.8" ] || [ -e "$root/libexec/sysprofd" ]; then
+    missing="$missing (none: but sysprofd or sysprofd.8 is installed with -Dsystem_service=false)"
+fi
 if [ -z "$missing" ] && MANPATH="$root/share/man" man -w sysprof-report > /dev/null 2>&1; then
     ok "man pages and completions installed; man finds sysprof-report(1) in the prefix"
 else
