@@ -31,8 +31,14 @@ if [ "$(id -u)" -ne 0 ]; then
   echo "1..0 # SKIP needs root (chroot, mounts)"
   exit 77
 fi
+# A mount namespace of its own, and a PID namespace: package scripts in the
+# chroot stop daemons by executable (polkitd's postinst runs start-stop-daemon
+# --stop --exec /usr/lib/polkit-1/polkitd), which in the machine's PID
+# namespace would kill every polkitd of the machine, the other tests' too.
+# Here they see the test's processes only, and all of them end with it.
 if [ -z "${SYSPROF_TEST_DEB_NAMESPACE:-}" ]; then
-  exec unshare --mount --propagation private env SYSPROF_TEST_DEB_NAMESPACE=1 "$0" "$@"
+  exec unshare --mount --propagation private --pid --fork --mount-proc --kill-child=TERM \
+    env SYSPROF_TEST_DEB_NAMESPACE=1 "$0" "$@"
 fi
 
 SOURCE_DIR=$(cd "$1" && pwd)
