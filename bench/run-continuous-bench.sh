@@ -17,7 +17,8 @@
 # Usage (as root): bench/run-continuous-bench.sh [-s SECONDS] [-i INTERVAL] [-l idle|busy] [-P PERIOD] [-B BUILDDIR]
 #   -s SECONDS   how long to record (default 3600)
 #   -i INTERVAL  seconds between measurements (default 60)
-#   -l LOAD      idle (default: nothing started) or busy (hot-functions on every CPU)
+#   -l LOAD      idle (default: nothing started) or busy (hot-functions on every CPU, at
+#                nice 19: the CPUs are as busy, the machine stays usable)
 #   -P PERIOD    the --continuous period (default 60)
 #   -B BUILDDIR  the build to measure (default build)
 set -euo pipefail
@@ -90,7 +91,7 @@ echo "# continuous profiling, $load, ${seconds} s, a period every ${period} s, $
 busy_pids=()
 if [[ $load == busy ]]; then
   for _ in $(seq "$nproc"); do
-    "${as_user[@]}" hot-functions $((seconds + 2 * interval + 60)) > /dev/null &
+    nice -n 19 "${as_user[@]}" hot-functions $((seconds + 2 * interval + 60)) > /dev/null &
     busy_pids+=($!)
   done
 fi
