@@ -113,6 +113,7 @@ typedef struct
   ReportPprof       *pprof;
   SysprofSymbolizer *symbolizer;
   GHashTable        *stacks;    /* stack id -> Stack */
+  GHashTable        *locations; /* LocationKey -> location id */
   GHashTable        *by_thread; /* (stack id << 32 | tid) -> index + 1 in thread_stacks */
   GArray            *thread_stacks;
   GArray            *lines;   /* ReportPprofLine, scratch */
@@ -214,6 +215,64 @@ location_of (Export *e, const SysprofCallgraphSample *sample, const SysprofCallg
                                 (const ReportPprofLine *) (gpointer) e->lines->data, e->lines->len, symbolic);
 }
 
+/* Stacks share most of their frames: a location is made once per process,
+ * address and number of inlined frames there. */
+typedef struct
+{
+  guint64 address;
+  gint32  pid;
+  guint32 n; /* inlined frames there, and 1 << 31 for the innermost frame (its
+              * address is the instruction's, the others' are return
+              * addresses, whose line is the call's) */
+  /* What the callgraph made of the address (a pid may run another program
+   * after an exec, at the same addresses). */
+  gconstpointer first_function, last_function;
+  guint32       first_line, last_line;
+} LocationKey;
+
+static guint
+location_key_hash (gconstpointer data)
+{
+  const LocationKey *k = data;
+
+  return (guint) (((k->address ^ ((guint64) (guint32) k->pid << 40) ^ ((guint64) k->n << 20)) *
+                   G_GUINT64_CONSTANT (0x9E3779B97F4A7C15)) >>
+                  32);
+}
+
+static gboolean
+location_key_equal (gconstpointer a, gconstpointer b)
+{
+  const LocationKey *x = a, *y = b;
+
+  return x->address == y->address && x->pid == y->pid && x->n == y->n && x->first_function == y->first_function &&
+         x->last_function == y->last_function && x->first_line == y->first_line && x->last_line == y->last_line;
+}
+
+static guint64
+cached_location_of (Export                            *e,
+                    const SysprofCallgraphSample      *sample,
+                    const SysprofCallgraphSampleFrame *frames,
+                    guint                              n,
+                    gboolean                           innermost)
+{
+  LocationKey key = { frames[n - 1].address,          sample->pid,
+                      n | (innermost ? 1u << 31 : 0), frames[0].function,
+                      frames[n - 1].function,         (guint32) frames[0].line,
+                      (guint32) frames[n - 1].line };
+  gpointer    found;
+  guint64     location;
+
+  /* Context nodes have no address of their own: not cached. */
+  if (frames[n - 1].function->kind == SYSPROF_CALLGRAPH_FUNCTION_CONTEXT)
+    return location_of (e, sample, frames, n);
+  if ((found = g_hash_table_lookup (e->locations, &key)) != NULL)
+    return (guint64) GPOINTER_TO_SIZE (found);
+  location = location_of (e, sample, frames, n);
+  g_hash_table_insert (e->locations, g_memdup2 (&key, sizeof key), GSIZE_TO_POINTER ((gsize) location));
+  return location;
+}
+
 /* A stack's locations, from the frames of its first sample: one location
  * per address, the functions inlined there its first lines.  The process
  * node becomes the samples' labels, as pprof's converters of other
@@ -238,7 +297,7 @@ stack_of (Export *e, const SysprofCallgraphSample *sample)
       if (sample->frames[i].function->kind == SYSPROF_CALLGRAPH_FUNCTION_CODE ||
           sample->frames[i].function->kind == SYSPROF_CALLGRAPH_FUNCTION_CONTEXT)
         {
-          guint64 location = location_of (e, sample, &sample->frames[i], n);
+          guint64 location = cached_location_of (e, sample, &sample->frames[i], n, i == 0);
 
           g_array_append_val (stack->locations, location);
         }
@@ -329,12 +388,22 @@ set_time (ReportPprof *pprof, const char *path)
   sysprof_capture_reader_unref (reader);
 }
 
+/* g_int64_hash folds the halves together: stack ids and thread ids, both
+ * small, then collide by the thousand (half of an export's time went into
+ * g_int64_equal).  Fibonacci hashing spreads them. */
+static guint
+mixed_u64_hash (gconstpointer key)
+{
+  return (guint) ((*(const guint64 *) key * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15)) >> 32);
+}
+
 static int
 run_pprof (const Report *report)
 {
   g_autoptr (ReportPprof) pprof = report_pprof_new ();
   g_autoptr (GHashTable) stacks = g_hash_table_new_full (NULL, NULL, NULL, stack_free);
-  g_autoptr (GHashTable) by_thread = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  g_autoptr (GHashTable) locations = g_hash_table_new_full (location_key_hash, location_key_equal, g_free, NULL);
+  g_autoptr (GHashTable) by_thread = g_hash_table_new_full (mixed_u64_hash, g_int64_equal, g_free, NULL);
   g_autoptr (GArray) thread_stacks = g_array_new (FALSE, FALSE, sizeof (ThreadStack));
   g_autoptr (GArray) lines = g_array_new (FALSE, FALSE, sizeof (ReportPprofLine));
   g_autoptr (GBytes) bytes = NULL;
@@ -344,6 +413,7 @@ run_pprof (const Report *report)
                     .pprof = pprof,
                     .symbolizer = sysprof_callgraph_get_symbolizer (report->callgraph),
                     .stacks = stacks,
+                    .locations = locations,
                     .by_thread = by_thread,
                     .thread_stacks = thread_stacks,
                     .lines = lines,
@@ -383,7 +453,8 @@ run_pprof (const Report *report)
     }
   report_pprof_add_comment (pprof, "sysprof-report export");
   set_time (pprof, report->capture_path);
-  sysprof_callgraph_foreach_sample (report->callgraph, add_sample, &e);
+  /* A stack's frames are needed once: its locations are kept (stack_of). */
+  sysprof_callgraph_foreach_sample_full (report->callgraph, SYSPROF_CALLGRAPH_SAMPLE_FRAMES_ONCE, add_sample, &e);
   write_samples (&e);
 
   if ((bytes = report_pprof_encode (pprof, &error)) == NULL)

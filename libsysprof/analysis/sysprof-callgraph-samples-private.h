@@ -66,9 +66,11 @@ void _sysprof_sample_log_finish (SysprofSampleLog *self);
  * fill (zeroed; every tree_node SYSPROF_SAMPLE_LOG_NONE). */
 SysprofSampleNode *_sysprof_sample_log_set_n_nodes (SysprofSampleLog *self, guint32 n);
 /* sysprof_callgraph_foreach_sample() on the published tree, whose node i
- * is node i of the tree of functions. */
+ * is node i of the tree of functions; @frames_once:
+ * SYSPROF_CALLGRAPH_SAMPLE_FRAMES_ONCE. */
 void _sysprof_sample_log_foreach (SysprofSampleLog           *self,
                                   const SysprofCallgraphNode *tree,
+                                  gboolean                    frames_once,
                                   SysprofCallgraphSampleFunc  func,
                                   gpointer                    user_data);
 

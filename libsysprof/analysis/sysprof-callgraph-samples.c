@@ -134,17 +134,52 @@ add_node_frames (GArray                     *frames,
     g_array_index (frames, SysprofCallgraphSampleFrame, frames->len - 1).inlined = FALSE;
 }
 
+/* The process a raw node is in: the value of the process node above it,
+ * remembered per node (0 until asked, -1 for none) once asked. */
+static gint32
+pid_of (const SysprofSampleNode *nodes, guint32 n_nodes, gint32 *pids, guint32 node)
+{
+  guint32 n = node;
+  gint32  pid = -1;
+
+  if (pids[node] != 0)
+    return pids[node];
+  for (; n != 0 && n < n_nodes; n = nodes[n].parent)
+    {
+      if (pids[n] != 0)
+        {
+          pid = pids[n];
+          break;
+        }
+      if (nodes[n].kind == SYSPROF_SAMPLE_NODE_PROCESS)
+        {
+          pid = (gint32) (guint32) nodes[n].value;
+          break;
+        }
+    }
+  pids[node] = pid;
+  return pid;
+}
+
 void
 _sysprof_sample_log_foreach (SysprofSampleLog           *self,
                              const SysprofCallgraphNode *tree,
+                             gboolean                    frames_once,
                              SysprofCallgraphSampleFunc  func,
                              gpointer                    user_data)
 {
   g_autoptr (GArray) frames = g_array_new (FALSE, FALSE, sizeof (SysprofCallgraphSampleFrame));
+  g_autofree gint32       *pids = NULL;
+  g_autofree guint8       *seen = NULL;
   const SysprofSampleNode *nodes = self->nodes;
 
   g_return_if_fail (self->nodes != NULL);
 
+  if (frames_once)
+    {
+      pids = g_new0 (gint32, MAX (self->n_nodes, 1));
+      seen = g_new0 (guint8, MAX (self->n_nodes, 1));
+    }
   for (guint i = 0; i < self->records->len; i++)
     {
       const Record          *record = &g_array_index (self->records, Record, i);
@@ -158,6 +193,17 @@ _sysprof_sample_log_foreach (SysprofSampleLog           *self,
       sample = (SysprofCallgraphSample){
         0, record->tid, record->cpu, record->time, record->weight, record->bytes, record->node, NULL, 0
       };
+      if (frames_once && seen[record->node])
+        {
+          gint32 pid = pid_of (nodes, self->n_nodes, pids, record->node);
+
+          sample.pid = pid < 0 ? 0 : pid;
+          if (!func (&sample, user_data))
+            return;
+          continue;
+        }
+      if (frames_once)
+        seen[record->node] = 1;
       g_array_set_size (frames, 0);
       /* Outward to the raw root: above a focus the nodes add no frame, but
        * the process node still says the pid. */

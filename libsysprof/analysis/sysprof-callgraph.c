@@ -1837,7 +1837,21 @@ sysprof_callgraph_foreach_sample (SysprofCallgraph *self, SysprofCallgraphSample
   g_return_if_fail (func != NULL);
   g_return_if_fail (self->samples != NULL);
 
-  _sysprof_sample_log_foreach (self->samples, self->nodes, func, user_data);
+  _sysprof_sample_log_foreach (self->samples, self->nodes, FALSE, func, user_data);
+}
+
+void
+sysprof_callgraph_foreach_sample_full (SysprofCallgraph           *self,
+                                       SysprofCallgraphSampleFlags flags,
+                                       SysprofCallgraphSampleFunc  func,
+                                       gpointer                    user_data)
+{
+  g_return_if_fail (SYSPROF_IS_CALLGRAPH (self));
+  g_return_if_fail (func != NULL);
+  g_return_if_fail (self->samples != NULL);
+
+  _sysprof_sample_log_foreach (self->samples, self->nodes, (flags & SYSPROF_CALLGRAPH_SAMPLE_FRAMES_ONCE) != 0, func,
+                               user_data);
 }
 
 SysprofSymbolizer *

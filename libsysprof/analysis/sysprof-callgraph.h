@@ -384,6 +384,22 @@ typedef gboolean (*SysprofCallgraphSampleFunc) (const SysprofCallgraphSample *sa
  * total) is the function's self and total. */
 SYSPROF_AVAILABLE_IN_ALL
 void sysprof_callgraph_foreach_sample (SysprofCallgraph *self, SysprofCallgraphSampleFunc func, gpointer user_data);
+/* What foreach_sample_full may leave out, for a consumer that aggregates. */
+typedef enum
+{
+  SYSPROF_CALLGRAPH_SAMPLE_DEFAULT = 0,
+  /* The frames of each stack (SysprofCallgraphSample.stack) with its first
+   * sample only: the next samples of the stack have @n_frames 0 and @frames
+   * NULL (their pid, thread, time and weights are there).  Building a
+   * sample's frames is most of the cost of iterating. */
+  SYSPROF_CALLGRAPH_SAMPLE_FRAMES_ONCE = 1 << 0,
+} SysprofCallgraphSampleFlags;
+/* foreach_sample, with @flags. */
+SYSPROF_AVAILABLE_IN_ALL
+void sysprof_callgraph_foreach_sample_full (SysprofCallgraph           *self,
+                                            SysprofCallgraphSampleFlags flags,
+                                            SysprofCallgraphSampleFunc  func,
+                                            gpointer                    user_data);
 /* The symbolizer the callgraph was built with (its functions' symbols are
  * that symbolizer's). */
 SYSPROF_AVAILABLE_IN_ALL

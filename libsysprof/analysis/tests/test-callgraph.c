@@ -381,6 +381,72 @@ sum_stack (const SysprofCallgraphFunction *const *frames, guint n_frames, guint6
   return TRUE;
 }
 
+/* A sample as foreach_sample gives it, for comparing two iterations. */
+typedef struct
+{
+  gint32  pid, tid;
+  gint64  time;
+  guint64 weight, bytes;
+  guint32 stack;
+  guint   n_frames;
+} SeenSample;
+
+typedef struct
+{
+  GArray     *all;    /* SeenSample, the default iteration */
+  guint       next;   /* in the FRAMES_ONCE iteration */
+  GHashTable *stacks; /* stacks whose frames were given */
+} OnceCheck;
+
+static gboolean
+record_sample (const SysprofCallgraphSample *sample, gpointer user_data)
+{
+  OnceCheck *check = user_data;
+  SeenSample seen = { sample->pid,   sample->tid,   sample->time,    sample->weight,
+                      sample->bytes, sample->stack, sample->n_frames };
+
+  g_array_append_val (check->all, seen);
+  return TRUE;
+}
+
+static gboolean
+check_once_sample (const SysprofCallgraphSample *sample, gpointer user_data)
+{
+  OnceCheck        *check = user_data;
+  const SeenSample *want;
+
+  g_assert_cmpuint (check->next, <, check->all->len);
+  want = &g_array_index (check->all, SeenSample, check->next++);
+  g_assert_cmpint (sample->pid, ==, want->pid);
+  g_assert_cmpint (sample->tid, ==, want->tid);
+  g_assert_cmpint (sample->time, ==, want->time);
+  g_assert_cmpuint (sample->weight, ==, want->weight);
+  g_assert_cmpuint (sample->bytes, ==, want->bytes);
+  g_assert_cmpuint (sample->stack, ==, want->stack);
+  if (g_hash_table_add (check->stacks, GUINT_TO_POINTER (sample->stack + 1)))
+    g_assert_cmpuint (sample->n_frames, ==, want->n_frames);
+  else
+    {
+      g_assert_cmpuint (sample->n_frames, ==, 0);
+      g_assert_null (sample->frames);
+    }
+  return TRUE;
+}
+
+/* FRAMES_ONCE: the same samples in the same order, each stack's frames
+ * with its first sample only. */
+static void
+check_frames_once (SysprofCallgraph *callgraph)
+{
+  OnceCheck check = { g_array_new (FALSE, FALSE, sizeof (SeenSample)), 0, g_hash_table_new (NULL, NULL) };
+
+  sysprof_callgraph_foreach_sample (callgraph, record_sample, &check);
+  sysprof_callgraph_foreach_sample_full (callgraph, SYSPROF_CALLGRAPH_SAMPLE_FRAMES_ONCE, check_once_sample, &check);
+  g_assert_cmpuint (check.next, ==, check.all->len);
+  g_array_unref (check.all);
+  g_hash_table_unref (check.stacks);
+}
+
 /* The same capture and filter with keep_samples: the same callgraph, and
  * its samples one by one add up to every function's self and total, and
  * to foreach_stack's stacks. */
@@ -429,6 +495,7 @@ check_samples (SysprofCaptureReader         *reader,
   sums.by_content = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   sysprof_callgraph_foreach_sample (callgraph, sum_sample, &sums);
   g_assert_cmpuint (sums.weights, ==, sysprof_callgraph_get_n_samples (callgraph));
+  check_frames_once (callgraph);
   for (guint i = 1; i < n; i++)
     {
       const SysprofCallgraphFunction *f = sysprof_callgraph_get_function (callgraph, i);
