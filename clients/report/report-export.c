@@ -523,7 +523,8 @@ run_perf_script (const Report *report)
 static void
 prepare_filter (const Report *report, SysprofCallgraphFilter *filter)
 {
-  filter->keep_samples = report->format == REPORT_FORMAT_PPROF || report->format == REPORT_FORMAT_PERF_SCRIPT;
+  filter->keep_samples = report->format == REPORT_FORMAT_PPROF || report->format == REPORT_FORMAT_PERF_SCRIPT ||
+                         report->format == REPORT_FORMAT_SPEEDSCOPE;
 }
 
 static int

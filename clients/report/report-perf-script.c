@@ -252,7 +252,8 @@ report_perf_script_write (const Report *report, FILE *out, GError **error)
     case SYSPROF_CALLGRAPH_SOURCE_SAMPLES:
     default: break;
     }
-  sysprof_callgraph_foreach_sample (report->callgraph, write_sample, &w);
+  /* A stack's lines are made once (stack_lines): its frames are needed once. */
+  sysprof_callgraph_foreach_sample_full (report->callgraph, SYSPROF_CALLGRAPH_SAMPLE_FRAMES_ONCE, write_sample, &w);
   if (fflush (out) != 0 || ferror (out))
     {
       int code = errno;

@@ -1,19 +1,19 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-/* speedscope's file format from the callgraph of each thread.
+/* speedscope's file format from the callgraph's samples, one profile per
+ * thread.
  *
  * Per thread, the stacks of speedscope's sampled profiles must be those of
- * one thread, and the callgraph groups them by process name.  Each thread's
- * profile is therefore the callgraph built again with the report's filter
- * and the thread's id added to it (SysprofCallgraphFilter.tids), rather than
- * the SAMPLE frames walked here: the same code then decides every weight
- * (focus, hide, --no-kernel, inlined frames, the frames a frame-pointer walk
- * invented, off-CPU and wall-clock weights, allocation sites, leaks), so
- * the functions' self weights are those of `sysprof-report top`, and the
- * threads' totals add up to its total (checked before writing).  The price
- * is one pass over the capture per thread: the threads are first listed by
- * one cheap pass, and only the busiest @max_threads get a callgraph of their
- * own, the rest one callgraph together ("other threads"), so an export
- * reads the capture at most max_threads + 3 times. */
+ * one thread, and the callgraph groups them by process name.  The callgraph
+ * is therefore built keeping its samples (SysprofCallgraphFilter.keep_samples)
+ * and each sample goes to its thread's profile, with the frames the
+ * callgraph gave it: the same code decides every weight (focus, hide,
+ * --no-kernel, inlined frames, the frames a frame-pointer walk invented,
+ * off-CPU and wall-clock weights, allocation sites, leaks), so the
+ * functions' self weights are those of `sysprof-report top`, and the
+ * threads' totals add up to its total (checked before writing).  The
+ * busiest @max_threads threads get a profile of their own, the rest one
+ * together ("other threads").  Two passes over the kept samples, none over
+ * the capture: an export costs about what top costs. */
 
 #include <errno.h>
 #include <string.h>
@@ -27,27 +27,6 @@ typedef struct
   gint32  pid; /* the first met; a tid reused by another process joins it */
   guint64 count;
 } Thread;
-
-static gint64
-add_saturating (gint64 a, gint64 b)
-{
-  if (b > 0 && a > G_MAXINT64 - b)
-    return G_MAXINT64;
-  if (b < 0 && a < G_MININT64 - b)
-    return G_MININT64;
-  return a + b;
-}
-
-static gboolean
-tid_selected (const SysprofCallgraphFilter *filter, gint32 tid)
-{
-  if (filter->n_tids == 0)
-    return TRUE;
-  for (gsize i = 0; i < filter->n_tids; i++)
-    if (filter->tids[i] == tid)
-      return TRUE;
-  return FALSE;
-}
 
 static void
 count_thread (GHashTable *index, GArray *threads, gint32 pid, gint32 tid)
@@ -64,69 +43,18 @@ count_thread (GHashTable *index, GArray *threads, gint32 pid, gint32 tid)
   g_hash_table_insert (index, GINT_TO_POINTER (tid), GUINT_TO_POINTER (threads->len));
 }
 
-/* The threads with samples (or allocations) in the time window, by tid,
- * with a rough count to rank them: the callgraphs apply the rest of the
- * filter. */
-static gboolean
-list_threads (SysprofCaptureReader *reader, const Report *report, GArray *threads, GError **error)
+typedef struct
 {
-  g_autoptr (GHashTable) index = g_hash_table_new (NULL, NULL);
-  const SysprofCallgraphFilter *filter = report->filter;
-  gint64                        start = sysprof_capture_reader_get_start_time (reader);
-  gint64                        begin = add_saturating (start, filter->begin_ns);
-  gint64                        end = add_saturating (start, filter->end_ns);
-  const SysprofCaptureError    *capture_error;
+  GHashTable *index; /* tid -> index + 1 in threads */
+  GArray     *threads;
+} ThreadCount;
 
-  if (report->memory)
-    {
-      SysprofAllocationCursor *cursor = sysprof_allocation_cursor_new (reader);
-      SysprofAllocationEvent   event;
+static gboolean
+count_sample (const SysprofCallgraphSample *sample, gpointer user_data)
+{
+  ThreadCount *count = user_data;
 
-      if (cursor == NULL)
-        {
-          int code = errno;
-
-          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (code), "Cannot read the allocations: %s",
-                       g_strerror (code));
-          return FALSE;
-        }
-      while (sysprof_allocation_cursor_next (cursor, &event))
-        if (event.size > 0 && event.time >= begin && event.time <= end && tid_selected (filter, event.tid))
-          count_thread (index, threads, event.pid, event.tid);
-      capture_error = sysprof_allocation_cursor_get_capture_error (cursor);
-      if (capture_error->code != 0)
-        {
-          sysprof_set_capture_error (error, capture_error, NULL);
-          sysprof_allocation_cursor_unref (cursor);
-          return FALSE;
-        }
-      sysprof_allocation_cursor_unref (cursor);
-      return TRUE;
-    }
-
-  {
-    SysprofCaptureFrameType type;
-
-    sysprof_capture_reader_reset (reader);
-    while (sysprof_capture_reader_peek_type (reader, &type))
-      {
-        const SysprofCaptureSample *sample;
-
-        if (type != SYSPROF_CAPTURE_FRAME_SAMPLE)
-          {
-            if (!sysprof_capture_reader_skip (reader))
-              break;
-            continue;
-          }
-        if ((sample = sysprof_capture_reader_read_sample (reader)) == NULL)
-          break;
-        if (sample->frame.time >= begin && sample->frame.time <= end && tid_selected (filter, sample->tid))
-          count_thread (index, threads, sample->frame.pid, sample->tid);
-      }
-  }
-  capture_error = sysprof_capture_reader_get_error (reader);
-  if (capture_error->code != 0)
-    return sysprof_set_capture_error (error, capture_error, NULL);
+  count_thread (count->index, count->threads, sample->pid, sample->tid);
   return TRUE;
 }
 
@@ -143,14 +71,30 @@ compare_threads (gconstpointer a, gconstpointer b)
 typedef struct
 {
   ReportJson *json;
-  GHashTable *frame_index; /* key string -> index + 1 */
-  GPtrArray  *frames;      /* const SysprofCallgraphFunction *, the first of each key */
-  GArray     *weights;     /* guint64, the current profile's */
-  GArray     *stack;       /* guint, the current sample's frame indexes */
-  /* Every callgraph stays alive until the frames are written: the frames
-   * table points into them. */
-  GPtrArray *callgraphs;
+  GHashTable *frame_index;  /* key string -> index + 1 */
+  GPtrArray  *frames;       /* const SysprofCallgraphFunction *, the first of each key */
+  GArray     *frame_ids;    /* guint: every stack's frame indexes, end to end */
+  GHashTable *stacks;       /* stack id + 1 -> StackFrames index + 1 */
+  GArray     *stack_frames; /* StackFrames */
+  GHashTable *profile_of;   /* tid -> profile + 1 */
+  guint       n_profiles;
+  GPtrArray  *entries;     /* per profile, GArray of Entry */
+  GPtrArray  *entry_index; /* per profile, GHashTable stack id + 1 -> Entry index + 1 */
 } Writer;
+
+/* A stack's frame indexes: frame_ids[first .. first + n), outermost first. */
+typedef struct
+{
+  guint first;
+  guint n;
+} StackFrames;
+
+/* A stack of a profile, and what its samples weigh. */
+typedef struct
+{
+  guint   stack_frames;
+  guint64 weight;
+} Entry;
 
 /* The file of a frame: its source file with --lines (and line), else its
  * library, so that functions of the same name in two libraries stay two
@@ -178,39 +122,61 @@ frame_of (Writer *w, const SysprofCallgraphFunction *function)
   return w->frames->len - 1;
 }
 
-/* One sample of the profile per distinct stack: its frames outermost
- * first, without the root and the process node (the profile is the
- * thread). */
-static gboolean
-add_stack (const SysprofCallgraphFunction *const *frames, guint n_frames, guint64 n_samples, gpointer user_data)
+/* The frame indexes of the stack of @sample, made from its frames the first
+ * time (FRAMES_ONCE gives them then): outermost first, without the root
+ * and the process node (the profile is the thread). */
+static guint
+stack_frames_of (Writer *w, const SysprofCallgraphSample *sample)
 {
-  Writer *w = user_data;
+  gpointer    found = g_hash_table_lookup (w->stacks, GUINT_TO_POINTER (sample->stack + 1));
+  StackFrames frames = { w->frame_ids->len, 0 };
 
-  g_array_set_size (w->stack, 0);
-  for (guint i = 0; i < n_frames; i++)
+  if (found != NULL)
+    return GPOINTER_TO_UINT (found) - 1;
+  for (guint i = sample->n_frames; i > 0; i--)
     {
-      guint index;
+      const SysprofCallgraphFunction *function = sample->frames[i - 1].function;
+      guint                           index;
 
-      if (frames[i]->kind == SYSPROF_CALLGRAPH_FUNCTION_ROOT || frames[i]->kind == SYSPROF_CALLGRAPH_FUNCTION_PROCESS)
+      if (function->kind == SYSPROF_CALLGRAPH_FUNCTION_ROOT || function->kind == SYSPROF_CALLGRAPH_FUNCTION_PROCESS)
         continue;
-      index = frame_of (w, frames[i]);
-      g_array_append_val (w->stack, index);
+      index = frame_of (w, function);
+      g_array_append_val (w->frame_ids, index);
+      frames.n++;
     }
-  report_json_newline (w->json);
-  report_json_begin_array (w->json);
-  for (guint i = 0; i < w->stack->len; i++)
-    report_json_uint (w->json, g_array_index (w->stack, guint, i));
-  report_json_end_array (w->json);
-  g_array_append_val (w->weights, n_samples);
+  g_array_append_val (w->stack_frames, frames);
+  g_hash_table_insert (w->stacks, GUINT_TO_POINTER (sample->stack + 1), GUINT_TO_POINTER (w->stack_frames->len));
+  return w->stack_frames->len - 1;
+}
+
+static gboolean
+collect_sample (const SysprofCallgraphSample *sample, gpointer user_data)
+{
+  Writer     *w = user_data;
+  guint       profile = GPOINTER_TO_UINT (g_hash_table_lookup (w->profile_of, GINT_TO_POINTER (sample->tid))) - 1;
+  guint       frames = stack_frames_of (w, sample);
+  GArray     *entries = w->entries->pdata[profile];
+  GHashTable *index = w->entry_index->pdata[profile];
+  gpointer    found = g_hash_table_lookup (index, GUINT_TO_POINTER (sample->stack + 1));
+
+  if (found == NULL)
+    {
+      Entry entry = { frames, 0 };
+
+      g_array_append_val (entries, entry);
+      found = GUINT_TO_POINTER (entries->len);
+      g_hash_table_insert (index, GUINT_TO_POINTER (sample->stack + 1), found);
+    }
+  g_array_index (entries, Entry, GPOINTER_TO_UINT (found) - 1).weight += sample->weight;
   return TRUE;
 }
 
-static void
-write_profile (Writer *w, const char *name, const char *unit, SysprofCallgraph *callgraph)
+/* One sample of the profile per distinct stack, with what it weighs. */
+static guint64
+write_profile (Writer *w, const char *name, const char *unit, GArray *entries)
 {
   guint64 total = 0;
 
-  g_array_set_size (w->weights, 0);
   report_json_newline (w->json);
   report_json_begin_object (w->json);
   report_json_key (w->json, "type");
@@ -221,13 +187,23 @@ write_profile (Writer *w, const char *name, const char *unit, SysprofCallgraph *
   report_json_string (w->json, unit);
   report_json_key (w->json, "samples");
   report_json_begin_array (w->json);
-  sysprof_callgraph_foreach_stack (callgraph, add_stack, w);
+  for (guint i = 0; i < entries->len; i++)
+    {
+      const StackFrames *frames =
+          &g_array_index (w->stack_frames, StackFrames, g_array_index (entries, Entry, i).stack_frames);
+
+      report_json_newline (w->json);
+      report_json_begin_array (w->json);
+      for (guint j = 0; j < frames->n; j++)
+        report_json_uint (w->json, g_array_index (w->frame_ids, guint, frames->first + j));
+      report_json_end_array (w->json);
+    }
   report_json_end_array (w->json);
   report_json_key (w->json, "weights");
   report_json_begin_array (w->json);
-  for (guint i = 0; i < w->weights->len; i++)
+  for (guint i = 0; i < entries->len; i++)
     {
-      guint64 weight = g_array_index (w->weights, guint64, i);
+      guint64 weight = g_array_index (entries, Entry, i).weight;
 
       report_json_uint (w->json, weight);
       total += weight;
@@ -240,6 +216,7 @@ write_profile (Writer *w, const char *name, const char *unit, SysprofCallgraph *
   report_json_key (w->json, "endValue");
   report_json_uint (w->json, total);
   report_json_end_object (w->json);
+  return total;
 }
 
 static void
@@ -298,36 +275,39 @@ thread_name (SysprofSymbolizer *symbolizer, const Thread *thread)
 GBytes *
 report_speedscope_build (const Report *report, guint max_threads, GError **error)
 {
-  g_autoptr (SysprofSymbolizer) symbolizer = NULL;
+  SysprofCallgraph  *callgraph = report->callgraph;
+  SysprofSymbolizer *symbolizer = sysprof_callgraph_get_symbolizer (callgraph);
   g_autoptr (GArray) threads = g_array_new (FALSE, FALSE, sizeof (Thread));
-  g_autoptr (GArray) rest = g_array_new (FALSE, FALSE, sizeof (gint32));
+  g_autoptr (GHashTable) thread_index = g_hash_table_new (NULL, NULL);
   g_autoptr (ReportJson) json = report_json_new ();
   g_autoptr (GHashTable) frame_index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_autoptr (GPtrArray) frames = g_ptr_array_new ();
-  g_autoptr (GArray) weights = g_array_new (FALSE, FALSE, sizeof (guint64));
-  g_autoptr (GArray) stack = g_array_new (FALSE, FALSE, sizeof (guint));
-  g_autoptr (GPtrArray) callgraphs = g_ptr_array_new_with_free_func (g_object_unref);
-  g_autofree char      *capture_name = g_path_get_basename (report->capture_path);
-  Writer                w = { json, frame_index, frames, weights, stack, callgraphs };
-  SysprofCaptureReader *reader;
-  guint                 n_own;
-  guint64               sum = 0;
-  const char           *unit = unit_of (report);
+  g_autoptr (GArray) frame_ids = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr (GHashTable) stacks = g_hash_table_new (NULL, NULL);
+  g_autoptr (GArray) stack_frames = g_array_new (FALSE, FALSE, sizeof (StackFrames));
+  g_autoptr (GHashTable) profile_of = g_hash_table_new (NULL, NULL);
+  g_autoptr (GPtrArray) entries = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  g_autoptr (GPtrArray) entry_index = g_ptr_array_new_with_free_func ((GDestroyNotify) g_hash_table_unref);
+  g_autofree char *capture_name = g_path_get_basename (report->capture_path);
+  Writer      w = { json, frame_index, frames, frame_ids, stacks, stack_frames, profile_of, 0, entries, entry_index };
+  ThreadCount count = { thread_index, threads };
+  guint       n_own;
+  guint64     sum = 0;
+  const char *unit = unit_of (report);
 
-  reader =
-      report_open_capture (report->capture_path, report->debug_dirs, report->no_local_files, TRUE, &symbolizer, error);
-  if (reader == NULL)
-    return NULL;
-  if (!list_threads (reader, report, threads, error))
-    {
-      sysprof_capture_reader_unref (reader);
-      g_prefix_error (error, "%s: ", report->capture_path);
-      return NULL;
-    }
+  sysprof_callgraph_foreach_sample_full (callgraph, SYSPROF_CALLGRAPH_SAMPLE_FRAMES_ONCE, count_sample, &count);
   g_array_sort (threads, compare_threads);
   n_own = max_threads == 0 ? threads->len : MIN (threads->len, max_threads);
-  for (guint i = n_own; i < threads->len; i++)
-    g_array_append_val (rest, g_array_index (threads, Thread, i).tid);
+  w.n_profiles = n_own + (threads->len > n_own ? 1 : 0);
+  for (guint i = 0; i < threads->len; i++)
+    g_hash_table_insert (profile_of, GINT_TO_POINTER (g_array_index (threads, Thread, i).tid),
+                         GUINT_TO_POINTER (MIN (i, n_own) + 1));
+  for (guint i = 0; i < w.n_profiles; i++)
+    {
+      g_ptr_array_add (entries, g_array_new (FALSE, FALSE, sizeof (Entry)));
+      g_ptr_array_add (entry_index, g_hash_table_new (NULL, NULL));
+    }
+  sysprof_callgraph_foreach_sample_full (callgraph, SYSPROF_CALLGRAPH_SAMPLE_FRAMES_ONCE, collect_sample, &w);
 
   report_json_begin_object (json);
   report_json_key (json, "$schema");
@@ -341,53 +321,28 @@ report_speedscope_build (const Report *report, guint max_threads, GError **error
   report_json_key (json, "profiles");
   report_json_begin_array (json);
   report_json_newline (json);
-  for (guint i = 0; i <= n_own; i++)
+  for (guint i = 0; i < w.n_profiles; i++)
     {
-      SysprofCallgraphFilter filter = *report->filter;
-      g_autofree char       *name = NULL;
-      SysprofCallgraph      *callgraph;
+      g_autofree char *name = NULL;
 
       if (i < n_own)
-        {
-          const Thread *thread = &g_array_index (threads, Thread, i);
-
-          filter.tids = &thread->tid;
-          filter.n_tids = 1;
-          name = thread_name (symbolizer, thread);
-        }
-      else if (rest->len > 0)
-        {
-          filter.tids = (const gint32 *) (gpointer) rest->data;
-          filter.n_tids = rest->len;
-          name = g_strdup_printf ("%u other threads", rest->len);
-        }
+        name = thread_name (symbolizer, &g_array_index (threads, Thread, i));
       else
-        break;
-
-      callgraph = sysprof_callgraph_new (reader, symbolizer, &filter, NULL, NULL, error);
-      if (callgraph == NULL)
-        {
-          sysprof_capture_reader_unref (reader);
-          g_prefix_error (error, "%s: ", report->capture_path);
-          return NULL;
-        }
-      g_ptr_array_add (callgraphs, callgraph);
-      /* A thread whose samples the rest of the filter dropped has none. */
-      if (sysprof_callgraph_get_n_samples (callgraph) == 0)
+        name = g_strdup_printf ("%u other threads", threads->len - n_own);
+      /* A thread whose samples weigh nothing (leaks freed) has no profile. */
+      if (((GArray *) entries->pdata[i])->len == 0)
         continue;
-      sum += sysprof_callgraph_get_n_samples (callgraph);
-      write_profile (&w, name, unit, callgraph);
+      sum += write_profile (&w, name, unit, entries->pdata[i]);
     }
   report_json_end_array (json);
   report_json_newline (json);
-  sysprof_capture_reader_unref (reader);
 
   /* Every sample has one thread: the profiles must hold them all, once. */
-  if (sum != sysprof_callgraph_get_n_samples (report->callgraph))
+  if (sum != sysprof_callgraph_get_n_samples (callgraph))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
                    "%s: the threads' profiles weigh %" G_GUINT64_FORMAT " in all, the callgraph %" G_GUINT64_FORMAT,
-                   report->capture_path, sum, sysprof_callgraph_get_n_samples (report->callgraph));
+                   report->capture_path, sum, sysprof_callgraph_get_n_samples (callgraph));
       return NULL;
     }
 
