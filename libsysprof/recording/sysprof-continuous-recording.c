@@ -297,6 +297,7 @@ create_session_cb (GObject *source, GAsyncResult *result, gpointer data)
   g_autoptr (SysprofContinuousRecording) self = data;
   g_autoptr (GError) error = NULL;
   g_autofree char *path = NULL;
+  g_autofree char *owner = NULL;
 
   if (!ipc_session_manager_call_create_session_finish (IPC_SESSION_MANAGER (source), &path, result, &error))
     {
@@ -304,8 +305,8 @@ create_session_cb (GObject *source, GAsyncResult *result, gpointer data)
       return;
     }
   /* The daemon's unique name: the session's signals come from it. */
-  ipc_session_proxy_new (self->bus, G_DBUS_PROXY_FLAGS_NONE, g_dbus_proxy_get_name_owner (G_DBUS_PROXY (source)), path,
-                         NULL, session_ready_cb, g_object_ref (self));
+  owner = g_dbus_proxy_get_name_owner (G_DBUS_PROXY (source));
+  ipc_session_proxy_new (self->bus, G_DBUS_PROXY_FLAGS_NONE, owner, path, NULL, session_ready_cb, g_object_ref (self));
 }
 
 static GVariant *
