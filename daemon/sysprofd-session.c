@@ -23,6 +23,9 @@
 /* Descriptors a session holds besides perf events and rings: the capture
  * file and the writer's duplicate of it. */
 #define SESSION_FDS 2
+/* A continuous session also holds the finished periods' files, and the next
+ * one while it cuts. */
+#define SESSION_FDS_OF(self) (SESSION_FDS + ((self)->period > 0 ? SYSPROF_DBUS_MAX_HELD_PERIODS + 1 : 0))
 /* Within this of max-bytes the capture counts as full: the largest frame. */
 #define MAX_BYTES_SLACK 65536
 
@@ -1183,7 +1186,7 @@ thread_finished (gpointer data)
     g_dbus_method_invocation_return_value (sysprofd_call_get_invocation (self->close_calls->pdata[i]), NULL);
   g_ptr_array_set_size (self->close_calls, 0);
   g_dbus_interface_skeleton_unexport (G_DBUS_INTERFACE_SKELETON (self->skeleton));
-  sysprofd_budget_release (self->owner_uid, SYSPROFD_RESOURCE_FD, SESSION_FDS);
+  sysprofd_budget_release (self->owner_uid, SYSPROFD_RESOURCE_FD, SESSION_FDS_OF (self));
   g_signal_emit (self, signals[CLOSED], 0);
   g_object_unref (self);
   return G_SOURCE_REMOVE;
@@ -1646,7 +1649,7 @@ sysprofd_session_new (GDBusConnection *connection,
       release_continuous (self);
       return NULL;
     }
-  if (!sysprofd_budget_charge (owner_uid, SYSPROFD_RESOURCE_FD, SESSION_FDS, error))
+  if (!sysprofd_budget_charge (owner_uid, SYSPROFD_RESOURCE_FD, SESSION_FDS_OF (self), error))
     {
       sysprofd_budget_release (owner_uid, SYSPROFD_RESOURCE_SESSION, 1);
       release_continuous (self);
@@ -1672,7 +1675,7 @@ sysprofd_session_new (GDBusConnection *connection,
                                          &local_error))
     {
       sysprofd_budget_release (owner_uid, SYSPROFD_RESOURCE_SESSION, 1);
-      sysprofd_budget_release (owner_uid, SYSPROFD_RESOURCE_FD, SESSION_FDS);
+      sysprofd_budget_release (owner_uid, SYSPROFD_RESOURCE_FD, SESSION_FDS_OF (self));
       release_continuous (self);
       g_propagate_error (error, g_steal_pointer (&local_error));
       return NULL;
