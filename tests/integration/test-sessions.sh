@@ -84,13 +84,15 @@ path=$(bctl sysprof-test-allowed call org.gnome.Sysprof3 /org/gnome/Sysprof3 org
   CreateSession 'a{sv}' 1 detached b true | awk '{print $2}' | tr -d '"')
 mapfile -t methods < <(busctl --system introspect org.gnome.Sysprof3 "$path" org.gnome.Sysprof3.Session \
   | awk '$2 == "method" {print substr($1, 2)}')
-[ ${#methods[@]} -eq 6 ] || fail "expected 6 Session methods, got: ${methods[*]}"
+[ ${#methods[@]} -eq 9 ] || fail "expected 9 Session methods, got: ${methods[*]}"
 for who in sysprof-test-denied root; do
   for m in "${methods[@]}"; do
     case $m in
       SetCaptureFd) args=() ;;
       ReadCapture) args=(0 10) ;;
       CreateRingBuffer) args=(1) ;;
+      ReadPeriod) args=(1 0 10) ;;
+      ForgetPeriods) args=(1) ;;
       *) args=() ;;
     esac
     if [ "$m" = SetCaptureFd ]; then
