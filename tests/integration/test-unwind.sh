@@ -138,15 +138,20 @@ lzma_self=$(awk -F'\t' 'NR > 1 && $2 ~ /^liblzma/ { s += $5 } END { print s + 0 
 at_least "$lzma_self" 50 || fail "liblzma has only $lzma_self % of xz's samples"
 ok "Debian's xz: ${start_total} % of its samples reach __libc_start_main, ${lzma_self} % in liblzma"
 
-# $helper: the unwinding helper of the session being recorded.
+# $helper: the unwinding helper of the session being recorded, ours: its
+# standard error is our sysprofd's log (the machine may run others).
 find_helper () {
   helper=
   for _ in $(seq 100); do
-    helper=$(pgrep -x sysprof-unwinde | head -1 || true)
-    [ -n "$helper" ] && return 0
+    for pid in $(pgrep -x sysprof-unwinde || true); do
+      if [ "$(readlink "/proc/$pid/fd/2" 2>/dev/null)" = "$W/logs/sysprofd.log" ]; then
+        helper=$pid
+        return 0
+      fi
+    done
     sleep 0.1
   done
-  fail "no sysprof-unwinder while a session records"
+  fail "no sysprof-unwinder of our sysprofd while a session records"
 }
 
 # 6. The helper of a running session: no capability, no_new_privs, a seccomp
