@@ -11,8 +11,8 @@
  * uid 0 but cannot open a file, so owning root's files gives nothing),
  * no_new_privs, not dumpable (no ptrace by anyone but root), and a seccomp
  * filter that allows reading and writing the descriptors it was given or
- * receives, and memory management without PROT_EXEC; opening files fails
- * with EACCES, anything else kills the process.  It refuses to run if any of
+ * receives, and memory management without PROT_EXEC; opening files and
+ * mapping them fail with EACCES, anything else kills the process.  It refuses to run if any of
  * that fails.  A crash or a kill shows up at the recorder as a closed socket:
  * the session goes on with shorter stacks and says so. */
 #include <errno.h>
@@ -103,7 +103,7 @@ allow (scmp_filter_ctx ctx, int nr)
 static void
 install_filter (void)
 {
-  /* What glibc's malloc, libelf (pread, mmap of the files), libdw and GLib's
+  /* What glibc's malloc, libelf (pread), libdw and GLib's
    * data structures need, and the socket.  Found by running the test suite
    * under SCMP_ACT_LOG; a new need shows as a killed helper and a warning in
    * the recording, never as a silent widening. */
@@ -124,8 +124,16 @@ install_filter (void)
     die ("cannot create a seccomp filter");
   for (guint i = 0; i < G_N_ELEMENTS (allowed); i++)
     allow (ctx, allowed[i]);
-  /* Memory, never executable. */
-  if ((ret = seccomp_rule_add (ctx, SCMP_ACT_ALLOW, SCMP_SYS (mmap), 1, SCMP_A2 (SCMP_CMP_MASKED_EQ, PROT_EXEC, 0))) ||
+  /* Memory, never executable, and never a file: the unwinder reads the
+   * files it is handed through pread, because a mapping would cost the
+   * whole file against RLIMIT_DATA (privately writable, as libelf maps)
+   * and kill the helper with SIGBUS when the file shrinks.  Anonymous
+   * memory comes with descriptor -1 (the kernel reads an int: its low 32
+   * bits); a descriptor gets EACCES, and libelf falls back to reading. */
+  if ((ret = seccomp_rule_add (ctx, SCMP_ACT_ALLOW, SCMP_SYS (mmap), 2, SCMP_A2 (SCMP_CMP_MASKED_EQ, PROT_EXEC, 0),
+                               SCMP_A4 (SCMP_CMP_MASKED_EQ, 0xffffffff, 0xffffffff))) ||
+      (ret = seccomp_rule_add (ctx, SCMP_ACT_ERRNO (EACCES), SCMP_SYS (mmap), 2,
+                               SCMP_A2 (SCMP_CMP_MASKED_EQ, PROT_EXEC, 0), SCMP_A4 (SCMP_CMP_LT, 0xffffffff))) ||
       (ret =
            seccomp_rule_add (ctx, SCMP_ACT_ALLOW, SCMP_SYS (mprotect), 1, SCMP_A2 (SCMP_CMP_MASKED_EQ, PROT_EXEC, 0))))
     die ("seccomp rule for mmap: %s", g_strerror (-ret));

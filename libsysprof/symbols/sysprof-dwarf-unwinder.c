@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -10,12 +9,18 @@
 
 #include "sysprof-dwarf-unwinder.h"
 
-/* A mapped file: the descriptor handed to us, and what computing a module's
- * load bias needs from its program headers. */
+/* A mapped file: the descriptor handed to us, and one ELF handle on it for
+ * every process that maps it.  libelf reads the handle through pread (see
+ * open_elf()) and keeps what it read: each distinct file costs its
+ * headers and the sections unwinding needs once, however many processes
+ * map it.  The handle lives while a live DWARF state uses the file
+ * (@n_users), so the files of processes long gone hold nothing but their
+ * descriptor. */
 typedef struct
 {
   int     fd;
   Elf    *elf;
+  guint   n_users;
   guint16 e_type;
   char   *name;
 } File;
@@ -60,6 +65,8 @@ struct _Process
   GArray *maps;
   /* NULL until a sample needs it; rebuilt after the mappings changed. */
   Dwfl *dwfl;
+  /* The File of each module of @dwfl, one use each. */
+  GPtrArray *dwfl_files;
   /* Link in the unwinder's list of processes with a live Dwfl, most
    * recently used first. */
   GList   live_link;
@@ -75,13 +82,60 @@ struct _SysprofDwarfUnwinder
   GQueue      live;
 };
 
+/* An ELF handle on @fd that reads through pread, not mmap: a file truncated
+ * while we look at it must give a read error, not a SIGBUS, and one
+ * rewritten must not change under data libdw checked already.  NULL when
+ * @fd is not an x86-64 executable or shared library. */
+static Elf *
+open_elf (int fd, guint16 *e_type)
+{
+  Elf      *elf = elf_begin (fd, ELF_C_READ, NULL);
+  GElf_Ehdr ehdr;
+
+  if (elf == NULL || elf_kind (elf) != ELF_K_ELF || gelf_getehdr (elf, &ehdr) == NULL ||
+      ehdr.e_ident[EI_CLASS] != ELFCLASS64 || ehdr.e_machine != EM_X86_64 ||
+      (ehdr.e_type != ET_DYN && ehdr.e_type != ET_EXEC))
+    {
+      if (elf != NULL)
+        elf_end (elf);
+      return NULL;
+    }
+  *e_type = ehdr.e_type;
+  return elf;
+}
+
+/* The file's handle for one more module, opened again if no live state
+ * used the file; NULL when the file is no ELF file of ours (any more). */
+static Elf *
+file_use (File *file)
+{
+  if (file->elf == NULL && (file->elf = open_elf (file->fd, &file->e_type)) == NULL)
+    return NULL;
+  file->n_users++;
+  return file->elf;
+}
+
+static void
+file_unuse (File *file)
+{
+  g_assert (file->n_users > 0);
+  if (--file->n_users == 0)
+    {
+      /* libdwfl ended its references with the states: this frees what was
+       * read of the file. */
+      elf_end (file->elf);
+      file->elf = NULL;
+    }
+}
+
 static void
 file_free (gpointer data)
 {
   File *file = data;
 
-  if (file->elf != NULL)
-    elf_end (file->elf);
+  /* Only when no state uses the file: a handle libdwfl still held would
+   * read from a closed descriptor. */
+  g_assert (file->n_users == 0 && file->elf == NULL);
   if (file->fd >= 0)
     close (file->fd);
   g_free (file->name);
@@ -89,12 +143,21 @@ file_free (gpointer data)
 }
 
 static void
+process_end_dwfl (Process *process)
+{
+  dwfl_end (process->dwfl);
+  process->dwfl = NULL;
+  for (guint i = 0; i < process->dwfl_files->len; i++)
+    file_unuse (g_ptr_array_index (process->dwfl_files, i));
+  g_ptr_array_set_size (process->dwfl_files, 0);
+}
+
+static void
 process_drop_dwfl (SysprofDwarfUnwinder *self, Process *process)
 {
   if (process->dwfl == NULL)
     return;
-  dwfl_end (process->dwfl);
-  process->dwfl = NULL;
+  process_end_dwfl (process);
   g_queue_unlink (&self->live, &process->live_link);
 }
 
@@ -105,9 +168,18 @@ process_free (gpointer data)
 
   /* Only at destruction of the whole table: the live list goes with it. */
   if (process->dwfl != NULL)
-    dwfl_end (process->dwfl);
+    process_end_dwfl (process);
+  g_ptr_array_unref (process->dwfl_files);
   g_array_unref (process->maps);
   g_free (process);
+}
+
+/* Every live state, before a file they may use goes. */
+static void
+drop_every_dwfl (SysprofDwarfUnwinder *self)
+{
+  while (self->live.head != NULL)
+    process_drop_dwfl (self, self->live.head->data);
 }
 
 SysprofDwarfUnwinder *
@@ -127,6 +199,7 @@ sysprof_dwarf_unwinder_free (SysprofDwarfUnwinder *self)
 {
   if (self == NULL)
     return;
+  /* The states first: they use the files. */
   g_hash_table_unref (self->processes);
   g_hash_table_unref (self->files);
   g_free (self);
@@ -135,9 +208,9 @@ sysprof_dwarf_unwinder_free (SysprofDwarfUnwinder *self)
 gboolean
 sysprof_dwarf_unwinder_add_file (SysprofDwarfUnwinder *self, guint32 file_id, int fd, const char *name, GError **error)
 {
-  File     *file;
-  Elf      *elf;
-  GElf_Ehdr ehdr;
+  File   *file;
+  Elf    *elf;
+  guint16 e_type;
 
   g_return_val_if_fail (self != NULL, FALSE);
   g_return_val_if_fail (fd >= 0, FALSE);
@@ -151,25 +224,23 @@ sysprof_dwarf_unwinder_add_file (SysprofDwarfUnwinder *self, guint32 file_id, in
       return FALSE;
     }
 
-  /* Read through pread, not mmap: a file truncated while we look at it must
-   * give an error, not a SIGBUS. */
-  elf = elf_begin (fd, ELF_C_READ, NULL);
-  if (elf == NULL || elf_kind (elf) != ELF_K_ELF || gelf_getehdr (elf, &ehdr) == NULL ||
-      ehdr.e_ident[EI_CLASS] != ELFCLASS64 || ehdr.e_machine != EM_X86_64 ||
-      (ehdr.e_type != ET_DYN && ehdr.e_type != ET_EXEC))
+  if ((elf = open_elf (fd, &e_type)) == NULL)
     {
-      if (elf != NULL)
-        elf_end (elf);
       close (fd);
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s is not an x86-64 executable or shared library",
                    name ? name : "a file");
       return FALSE;
     }
+  /* Opened again by the first state that needs it. */
+  elf_end (elf);
 
+  /* A file replacing one under the same id: the states that use the old
+   * one go with it (rebuilt on demand, with the new file). */
+  if (g_hash_table_contains (self->files, GUINT_TO_POINTER (file_id)))
+    drop_every_dwfl (self);
   file = g_new0 (File, 1);
   file->fd = fd;
-  file->elf = elf;
-  file->e_type = ehdr.e_type;
+  file->e_type = e_type;
   file->name = g_strdup (name ? name : "?");
   g_hash_table_replace (self->files, GUINT_TO_POINTER (file_id), file);
   return TRUE;
@@ -252,6 +323,7 @@ sysprof_dwarf_unwinder_add_map (
       process = g_new0 (Process, 1);
       process->pid = pid;
       process->maps = g_array_new (FALSE, FALSE, sizeof (Map));
+      process->dwfl_files = g_ptr_array_new ();
       process->live_link.data = process;
       g_hash_table_insert (self->processes, GINT_TO_POINTER (pid), process);
     }
@@ -301,11 +373,20 @@ find_map (Process *process, guint64 addr)
 
 /* libdwfl callbacks -------------------------------------------------------- */
 
-/* Never look for files by name: everything we may read was handed to us. */
+/* A module's ELF file: another reference to the File's handle (set as the
+ * module's userdata by build_dwfl), which libdwfl ends with the module.  No
+ * descriptor: never a file by name, never libdwfl's own handle on the
+ * descriptor, which would map the whole file (privately writable, so
+ * counted against the helper's RLIMIT_DATA: a copy of every library for
+ * each live process) and die of SIGBUS when the file shrinks. */
 static int
-find_no_elf (Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base, char **file_name, Elf **elfp)
+find_shared_elf (Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base, char **file_name, Elf **elfp)
 {
-  (void) mod, (void) userdata, (void) modname, (void) base, (void) file_name, (void) elfp;
+  File *file = *userdata;
+
+  (void) mod, (void) modname, (void) base, (void) file_name;
+  if (file != NULL && file->elf != NULL)
+    *elfp = elf_begin (file->fd, ELF_C_READ, file->elf);
   return -1;
 }
 
@@ -325,7 +406,7 @@ find_no_debuginfo (Dwfl_Module *mod,
 }
 
 static const Dwfl_Callbacks dwfl_callbacks = {
-  .find_elf = find_no_elf,
+  .find_elf = find_shared_elf,
   .find_debuginfo = find_no_debuginfo,
 };
 
@@ -413,51 +494,91 @@ compute_bias (File *file, const Map *map, guint64 *bias)
   return FALSE;
 }
 
+/* The addresses the module of @file spans at @bias, as dwfl_report_elf()
+ * computes them: from the first PT_LOAD's page (which libdwfl subtracts again
+ * to find the bias) to the end of the last one. */
+static gboolean
+module_range (File *file, guint64 bias, guint64 *low, guint64 *high)
+{
+  size_t   n_phdrs;
+  gboolean first = TRUE;
+
+  if (elf_getphdrnum (file->elf, &n_phdrs) != 0)
+    return FALSE;
+  *low = *high = 0;
+  for (size_t i = 0; i < n_phdrs; i++)
+    {
+      GElf_Phdr phdr;
+
+      if (gelf_getphdr (file->elf, (int) i, &phdr) == NULL || phdr.p_type != PT_LOAD)
+        continue;
+      if (first)
+        *low = bias + (phdr.p_vaddr & -phdr.p_align);
+      first = FALSE;
+      *high = MAX (*high, bias + phdr.p_vaddr + phdr.p_memsz);
+    }
+  return !first && *low < *high;
+}
+
+/* Reports @file at @map's bias in @dwfl, with a use of its handle. */
+static gboolean
+report_file (Dwfl *dwfl, Process *process, File *file, const Map *map)
+{
+  Dwfl_Module *mod;
+  void       **userdata;
+  guint64      bias, low, high;
+
+  if (file_use (file) == NULL)
+    return FALSE;
+  /* libdwfl hands back the module it has when name and range repeat (two
+   * files of one name over the same addresses): one File per module. */
+  if (!compute_bias (file, map, &bias) || !module_range (file, bias, &low, &high) ||
+      (mod = dwfl_report_module (dwfl, file->name, low, high)) == NULL ||
+      dwfl_module_info (mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL) == NULL || *userdata != NULL)
+    {
+      file_unuse (file);
+      return FALSE;
+    }
+  *userdata = file;
+  g_ptr_array_add (process->dwfl_files, file);
+  return TRUE;
+}
+
 static gboolean
 build_dwfl (SysprofDwarfUnwinder *self, Process *process)
 {
   g_autoptr (GHashTable) reported = g_hash_table_new (NULL, NULL);
   Dwfl *dwfl;
-  guint n_modules = 0;
+
+  /* Bounded: the least recently used state goes, first, so that the
+   * handles of files no other state uses are freed before new ones are
+   * read. */
+  if (self->live.length >= SYSPROF_DWARF_UNWINDER_MAX_LIVE)
+    process_drop_dwfl (self, g_queue_peek_tail (&self->live));
 
   if ((dwfl = dwfl_begin (&dwfl_callbacks)) == NULL)
     return FALSE;
+  process->dwfl = dwfl;
   dwfl_report_begin (dwfl);
   for (guint i = 0; i < process->maps->len; i++)
     {
       const Map *map = &g_array_index (process->maps, Map, i);
       File      *file = g_hash_table_lookup (self->files, GUINT_TO_POINTER (map->file_id));
-      guint64    bias;
-      int        fd;
 
       /* One module per file: its other executable mappings (rare) are the
        * same module at the same bias. */
       if (file == NULL || g_hash_table_contains (reported, GUINT_TO_POINTER (map->file_id)))
         continue;
-      if (!compute_bias (file, map, &bias))
-        continue;
-      if ((fd = fcntl (file->fd, F_DUPFD_CLOEXEC, 0)) < 0)
-        continue;
-      /* On success libdwfl owns the descriptor. */
-      if (dwfl_report_elf (dwfl, file->name, file->name, fd, bias, true) == NULL)
-        {
-          close (fd);
-          continue;
-        }
-      g_hash_table_add (reported, GUINT_TO_POINTER (map->file_id));
-      n_modules++;
+      if (report_file (dwfl, process, file, map))
+        g_hash_table_add (reported, GUINT_TO_POINTER (map->file_id));
     }
-  if (dwfl_report_end (dwfl, NULL, NULL) != 0 || n_modules == 0 ||
+  if (dwfl_report_end (dwfl, NULL, NULL) != 0 || process->dwfl_files->len == 0 ||
       !dwfl_attach_state (dwfl, NULL, process->pid, &thread_callbacks, process))
     {
-      dwfl_end (dwfl);
+      process_end_dwfl (process);
       return FALSE;
     }
 
-  /* Bounded: the least recently used state goes. */
-  if (self->live.length >= SYSPROF_DWARF_UNWINDER_MAX_LIVE)
-    process_drop_dwfl (self, g_queue_peek_tail (&self->live));
-  process->dwfl = dwfl;
   g_queue_push_head_link (&self->live, &process->live_link);
   return TRUE;
 }

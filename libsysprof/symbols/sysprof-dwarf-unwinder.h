@@ -45,9 +45,12 @@ typedef enum
  * .debug_frame when the file itself has it).  It never opens a file: the
  * mapped files are handed over as descriptors (so that it can run in a
  * process that may not open anything) and the stack is whatever bytes the
- * caller copied.  Everything it is given is treated as hostile: a malformed
- * ELF file, absurd registers or a garbage stack give a short or failed stack,
- * never a crash or an unbounded loop.  Not thread-safe. */
+ * caller copied.  It never maps a file either: each is read through pread,
+ * once for all the processes that map it, while one of them has a live
+ * state.  Everything it is given is treated as hostile: a malformed ELF
+ * file, one truncated or rewritten meanwhile, absurd registers or a garbage
+ * stack give a short or failed stack, never a crash or an unbounded loop.
+ * Not thread-safe. */
 typedef struct _SysprofDwarfUnwinder SysprofDwarfUnwinder;
 
 SysprofDwarfUnwinder *sysprof_dwarf_unwinder_new (void);

@@ -138,15 +138,20 @@ lzma_self=$(awk -F'\t' 'NR > 1 && $2 ~ /^liblzma/ { s += $5 } END { print s + 0 
 at_least "$lzma_self" 50 || fail "liblzma has only $lzma_self % of xz's samples"
 ok "Debian's xz: ${start_total} % of its samples reach __libc_start_main, ${lzma_self} % in liblzma"
 
-# $helper: the unwinding helper of the session being recorded.
+# $helper: the unwinding helper of the session being recorded, ours: its
+# standard error is our sysprofd's log (the machine may run others).
 find_helper () {
   helper=
   for _ in $(seq 100); do
-    helper=$(pgrep -x sysprof-unwinde | head -1 || true)
-    [ -n "$helper" ] && return 0
+    for pid in $(pgrep -x sysprof-unwinde || true); do
+      if [ "$(readlink "/proc/$pid/fd/2" 2>/dev/null)" = "$W/logs/sysprofd.log" ]; then
+        helper=$pid
+        return 0
+      fi
+    done
     sleep 0.1
   done
-  fail "no sysprof-unwinder while a session records"
+  fail "no sysprof-unwinder of our sysprofd while a session records"
 }
 
 # 6. The helper of a running session: no capability, no_new_privs, a seccomp
@@ -182,10 +187,22 @@ for fd in /proc/"$helper"/fd/*; do
       ;;
   esac
 done
+# It maps none of the files it was handed, only its own program and
+# libraries: it reads the others through pread (a mapping would cost the
+# whole file against its data limit, for each process that maps it, and
+# kill the helper with SIGBUS when the file shrinks).  Looked at once it
+# has unwound the samples of a second of the whole system.
+sleep 1.5
+own=$({ readlink -f "/proc/$helper/exe"; ldd "/proc/$helper/exe" | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^\//) print $i }' \
+  | xargs -r readlink -f; } | sort -u)
+mapped=$(awk '$6 ~ /^\// { print $6 }' "/proc/$helper/maps" | xargs -r readlink -f | sort -u)
+[ -n "$mapped" ] || fail "cannot read the helper's mappings"
+foreign=$(comm -13 <(echo "$own") <(echo "$mapped"))
+[ -z "$foreign" ] || fail "the helper maps files it was handed: $(echo "$foreign" | tr '\n' ' ')"
 wait "$cli_pid" || fail "sysprof-cli failed: $(cat "$W/cli5.out")"
 for _ in $(seq 50); do kill -0 "$helper" 2>/dev/null || break; sleep 0.1; done
 kill -0 "$helper" 2>/dev/null && fail "the helper outlived its session"
-ok "the helper (pid $helper) runs without capabilities, with no_new_privs, seccomp, 1 GiB of data at most, no file writes, its socket and read-only files, and ends with the session"
+ok "the helper (pid $helper) runs without capabilities, with no_new_privs, seccomp, 1 GiB of data at most, no file writes, its socket and read-only files, maps only its own program and libraries, and ends with the session"
 
 # 7. A helper killed while recording is restarted, and the client is told
 # (sysprofd's session Warnings reach sysprof-cli).

@@ -8,7 +8,9 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -118,14 +120,19 @@ test_unwind_chain_a (Snapshot *snap, gsize max)
   x++;
 }
 
-/* The executable mappings of this process, each distinct file once. */
+/* The executable mappings of this process, as those of @pid; each distinct
+ * file is handed over once (@ids: its path -> its id, kept between calls).
+ * @exe_fd, unless -1, is handed over for our own executable instead of a
+ * descriptor opened here. */
 static void
-add_own_mappings (SysprofDwarfUnwinder *unwinder)
+add_mappings_as (SysprofDwarfUnwinder *unwinder, gint32 pid, GHashTable *ids, int exe_fd)
 {
+  g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
   g_autofree char *maps = NULL;
   g_auto (GStrv) lines = NULL;
-  g_autoptr (GHashTable) ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   guint n_maps = 0;
+
+  g_assert_nonnull (exe);
 
   g_assert_true (g_file_get_contents ("/proc/self/maps", &maps, NULL, NULL));
   lines = g_strsplit (maps, "\n", 0);
@@ -147,16 +154,38 @@ add_own_mappings (SysprofDwarfUnwinder *unwinder)
           g_autoptr (GError) error = NULL;
 
           id = g_hash_table_size (ids) + 1;
-          fd = open (path, O_RDONLY | O_CLOEXEC);
+          if (exe_fd >= 0 && g_str_equal (path, exe))
+            fd = g_steal_fd (&exe_fd);
+          else
+            fd = open (path, O_RDONLY | O_CLOEXEC);
           g_assert_cmpint (fd, >=, 0);
           g_assert_true (sysprof_dwarf_unwinder_add_file (unwinder, id, fd, path, &error));
           g_assert_no_error (error);
           g_hash_table_insert (ids, g_strdup (path), GUINT_TO_POINTER (id));
         }
-      g_assert_true (sysprof_dwarf_unwinder_add_map (unwinder, getpid (), start, end, pgoff, id, NULL));
+      g_assert_true (sysprof_dwarf_unwinder_add_map (unwinder, pid, start, end, pgoff, id, NULL));
       n_maps++;
     }
   g_assert_cmpuint (n_maps, >=, 2);
+  g_assert_cmpint (exe_fd, ==, -1);
+}
+
+static void
+add_own_mappings (SysprofDwarfUnwinder *unwinder)
+{
+  g_autoptr (GHashTable) ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  add_mappings_as (unwinder, getpid (), ids, -1);
+}
+
+static SysprofDwarfUnwindStatus
+unwind_snapshot (SysprofDwarfUnwinder *unwinder, gint32 pid, const Snapshot *snap, guint64 *addrs, guint *n)
+{
+  SysprofDwarfUnwindStatus status =
+      sysprof_dwarf_unwinder_unwind (unwinder, pid, pid, snap->regs, snap->stack, snap->stack_len, addrs, 128, n);
+
+  g_assert_cmpuint (*n, <=, 128);
+  return status;
 }
 
 static const char *
@@ -441,6 +470,146 @@ test_forget_and_many (void)
   g_free (snap.stack);
 }
 
+/* A file cut short while the unwinder holds it (a program truncating a
+ * library it maps).  The unwinder reads files through pread: short reads,
+ * never the SIGBUS of a mapping of the file, which killed the helper.  What
+ * was read before the cut still serves.  In a subprocess: a crash fails
+ * this test alone. */
+static void
+test_truncated_file (void)
+{
+  g_autoptr (SysprofDwarfUnwinder) unwinder = NULL;
+  g_autoptr (GHashTable) ids = NULL;
+  g_autofree char *exe = NULL;
+  g_autofree char *contents = NULL;
+  gsize            len;
+  Snapshot         snap;
+  guint64          addrs[128];
+  guint            n;
+  int              copy;
+
+  if (!g_test_subprocess ())
+    {
+      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+      g_test_trap_assert_passed ();
+      return;
+    }
+
+  unwinder = sysprof_dwarf_unwinder_new ();
+  ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  exe = g_file_read_link ("/proc/self/exe", NULL);
+  g_assert_true (g_file_get_contents (exe, &contents, &len, NULL));
+  copy = memfd_create ("copy", MFD_CLOEXEC);
+  g_assert_cmpint (copy, >=, 0);
+  g_assert_cmpint (write (copy, contents, len), ==, (gssize) len);
+  add_mappings_as (unwinder, getpid (), ids, dup (copy));
+
+  test_unwind_chain_a (&snap, 65528);
+  g_assert_cmpint (unwind_snapshot (unwinder, getpid (), &snap, addrs, &n), ==, SYSPROF_DWARF_UNWIND_COMPLETE);
+  g_assert_cmpint (ftruncate (copy, 0), ==, 0);
+  /* The same stack: every step of it was read before the cut. */
+  g_assert_cmpint (unwind_snapshot (unwinder, getpid (), &snap, addrs, &n), ==, SYSPROF_DWARF_UNWIND_COMPLETE);
+  /* A process met after the cut shares what was read. */
+  sysprof_dwarf_unwinder_fork (unwinder, getpid (), 4000000);
+  g_assert_cmpint (unwind_snapshot (unwinder, 4000000, &snap, addrs, &n), ==, SYSPROF_DWARF_UNWIND_COMPLETE);
+  /* Once no state uses the file, it is read again: empty, no ELF file, the
+   * instruction pointer is all that is left of our part of the stack. */
+  sysprof_dwarf_unwinder_forget_process (unwinder, getpid ());
+  sysprof_dwarf_unwinder_forget_process (unwinder, 4000000);
+  add_mappings_as (unwinder, 4000001, ids, -1);
+  unwind_snapshot (unwinder, 4000001, &snap, addrs, &n);
+  g_assert_cmpuint (n, >=, 1);
+  g_assert_cmpuint (addrs[0], ==, snap.regs[SYSPROF_DWARF_UNWINDER_REG_IP]);
+  g_free (snap.stack);
+  close (copy);
+}
+
+/* What the kernel counts against RLIMIT_DATA. */
+static guint64
+data_bytes (void)
+{
+  g_autofree char *status = NULL;
+  const char      *line;
+
+  g_assert_true (g_file_get_contents ("/proc/self/status", &status, NULL, NULL));
+  line = strstr (status, "\nVmData:");
+  g_assert_nonnull (line);
+  return g_ascii_strtoull (line + strlen ("\nVmData:"), NULL, 10) * 1024;
+}
+
+/* A whole-system recording keeps the states of
+ * SYSPROF_DWARF_UNWINDER_MAX_LIVE processes, most of them mapping the same
+ * libraries, in a helper whose memory is limited (RLIMIT_DATA).  libdwfl
+ * does not survive allocation failures (a module lookup that cannot
+ * allocate its table returns an uninitialized module: the helper died of
+ * SIGSEGV in recordings beside Chromium, whose 300 MB executable each of
+ * its processes' states mapped whole), so each file must cost once, not
+ * once per process: every state unwinds completely within 64 MiB more than
+ * the first one needed. */
+static void
+test_shared_files (void)
+{
+  g_autoptr (SysprofDwarfUnwinder) unwinder = NULL;
+  g_autoptr (GHashTable) ids = NULL;
+  struct rlimit limit;
+  Snapshot      snap;
+  guint64       addrs[128];
+  guint         n;
+
+#if defined(__SANITIZE_ADDRESS__)
+  g_test_skip ("AddressSanitizer's shadow memory is beyond any limit of the data segment");
+  return;
+#endif
+  if (!g_test_subprocess ())
+    {
+      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+      g_test_trap_assert_passed ();
+      return;
+    }
+
+  unwinder = sysprof_dwarf_unwinder_new ();
+  ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  test_unwind_chain_a (&snap, 65528);
+  add_mappings_as (unwinder, 200000, ids, -1);
+  g_assert_cmpint (unwind_snapshot (unwinder, 200000, &snap, addrs, &n), ==, SYSPROF_DWARF_UNWIND_COMPLETE);
+
+  limit.rlim_cur = limit.rlim_max = data_bytes () + 64 * 1024 * 1024;
+  g_assert_cmpint (setrlimit (RLIMIT_DATA, &limit), ==, 0);
+  for (gint32 pid = 200001; pid < 200000 + SYSPROF_DWARF_UNWINDER_MAX_LIVE; pid++)
+    {
+      add_mappings_as (unwinder, pid, ids, -1);
+      g_assert_cmpint (unwind_snapshot (unwinder, pid, &snap, addrs, &n), ==, SYSPROF_DWARF_UNWIND_COMPLETE);
+    }
+  g_free (snap.stack);
+}
+
+/* A file sent again under a known id replaces it for every process: the
+ * states that read the old one are rebuilt with the new one. */
+static void
+test_replaced_file (void)
+{
+  g_autoptr (SysprofDwarfUnwinder) unwinder = sysprof_dwarf_unwinder_new ();
+  g_autoptr (GHashTable) ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
+  Snapshot         snap;
+  guint64          addrs[128];
+  guint            n;
+  guint            id;
+
+  add_mappings_as (unwinder, getpid (), ids, -1);
+  sysprof_dwarf_unwinder_fork (unwinder, getpid (), 4000000);
+  test_unwind_chain_a (&snap, 65528);
+  g_assert_cmpint (unwind_snapshot (unwinder, getpid (), &snap, addrs, &n), ==, SYSPROF_DWARF_UNWIND_COMPLETE);
+  g_assert_cmpint (unwind_snapshot (unwinder, 4000000, &snap, addrs, &n), ==, SYSPROF_DWARF_UNWIND_COMPLETE);
+
+  id = GPOINTER_TO_UINT (g_hash_table_lookup (ids, exe));
+  g_assert_cmpuint (id, !=, 0);
+  g_assert_true (sysprof_dwarf_unwinder_add_file (unwinder, id, open (exe, O_RDONLY | O_CLOEXEC), exe, NULL));
+  g_assert_cmpint (unwind_snapshot (unwinder, 4000000, &snap, addrs, &n), ==, SYSPROF_DWARF_UNWIND_COMPLETE);
+  g_assert_cmpint (unwind_snapshot (unwinder, getpid (), &snap, addrs, &n), ==, SYSPROF_DWARF_UNWIND_COMPLETE);
+  g_free (snap.stack);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -450,5 +619,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/Libsysprof/DwarfUnwinder/garbage", test_garbage);
   g_test_add_func ("/Libsysprof/DwarfUnwinder/hostile-files", test_hostile_files);
   g_test_add_func ("/Libsysprof/DwarfUnwinder/forget-and-many", test_forget_and_many);
+  g_test_add_func ("/Libsysprof/DwarfUnwinder/truncated-file", test_truncated_file);
+  g_test_add_func ("/Libsysprof/DwarfUnwinder/shared-files", test_shared_files);
+  g_test_add_func ("/Libsysprof/DwarfUnwinder/replaced-file", test_replaced_file);
   return g_test_run ();
 }
