@@ -56,7 +56,9 @@ fi
 
 # --- inner half: under with-sysprofd.sh ------------------------------------------
 W=$SYSPROFD_TEST_WORKDIR
-U=sysprof-test-allowed
+# sysprof-test-other: test-attacks ends every process of sysprof-test-allowed,
+# so a benchmark beside the test suite would be stopped by it.
+U=sysprof-test-other
 mkdir -p "$W/bin" "$W/u"
 install -m 755 "$builddir/clients/cli/sysprof-cli" "$builddir/clients/report/sysprof-report" \
   "$builddir/tests/workloads/hot-functions" "$builddir/tests/workloads/libhotlib.so" "$W/bin/"
