@@ -221,13 +221,20 @@ static const char description[] =
     "                           are given up (default 10; 6 times that in all)\n"
     "  DEBUGINFOD_CACHE_PATH    where fetched files are kept (libdebuginfod's cache)\n";
 
-/* --max-size: bytes, or a number with K, M or G (powers of 1024), from
- * 1 MiB to SYSPROF_RECORDING_MAX_BYTES. */
+/* A unit a number may end with, and what it multiplies by. */
+typedef struct
+{
+  char    suffix;
+  guint64 factor;
+} Unit;
+
+/* A decimal number, optionally followed by one of @units' suffixes; at most
+ * @max once multiplied. */
 static gboolean
-parse_size (const char *text, guint64 *bytes)
+parse_with_unit (const char *text, const Unit *units, guint n_units, guint64 max, guint64 *value)
 {
   char   *end = NULL;
-  guint64 v, unit = 1;
+  guint64 v, factor = 1;
 
   if (!g_ascii_isdigit (text[0]))
     return FALSE;
@@ -235,44 +242,38 @@ parse_size (const char *text, guint64 *bytes)
   v = g_ascii_strtoull (text, &end, 10);
   if (errno != 0)
     return FALSE;
-  switch (g_ascii_toupper (*end))
-    {
-    case 'K': unit = 1024, end++; break;
-    case 'M': unit = 1024 * 1024, end++; break;
-    case 'G': unit = 1024 * 1024 * 1024, end++; break;
-    default: break;
-    }
-  if (*end != 0 || v > SYSPROF_RECORDING_MAX_BYTES / unit || v * unit < 1024 * 1024)
+  for (guint i = 0; i < n_units && *end != 0; i++)
+    if (*end == units[i].suffix)
+      {
+        factor = units[i].factor;
+        end++;
+        break;
+      }
+  if (*end != 0 || v > max / factor)
     return FALSE;
-  *bytes = v * unit;
+  *value = v * factor;
   return TRUE;
+}
+
+/* --max-size, --keep-size: bytes, or a number with K, M or G (powers of
+ * 1024), from 1 MiB to SYSPROF_RECORDING_MAX_BYTES. */
+static gboolean
+parse_size (const char *text, guint64 *bytes)
+{
+  static const Unit units[] = { { 'K', 1024 },        { 'k', 1024 },    { 'M', 1024 * 1024 },
+                                { 'm', 1024 * 1024 }, { 'G', 1 << 30 }, { 'g', 1 << 30 } };
+
+  return parse_with_unit (text, units, G_N_ELEMENTS (units), SYSPROF_RECORDING_MAX_BYTES, bytes) &&
+         *bytes >= 1024 * 1024;
 }
 
 /* --continuous, --keep-age: seconds, or a number with s, m, h or d. */
 static gboolean
 parse_seconds (const char *text, guint64 *seconds)
 {
-  char   *end = NULL;
-  guint64 v, unit = 1;
+  static const Unit units[] = { { 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 } };
 
-  if (!g_ascii_isdigit (text[0]))
-    return FALSE;
-  errno = 0;
-  v = g_ascii_strtoull (text, &end, 10);
-  if (errno != 0)
-    return FALSE;
-  switch (*end)
-    {
-    case 's': end++; break;
-    case 'm': unit = 60, end++; break;
-    case 'h': unit = 3600, end++; break;
-    case 'd': unit = 86400, end++; break;
-    default: break;
-    }
-  if (*end != 0 || v > G_MAXUINT32 / unit)
-    return FALSE;
-  *seconds = v * unit;
-  return TRUE;
+  return parse_with_unit (text, units, G_N_ELEMENTS (units), G_MAXUINT32, seconds);
 }
 
 typedef struct
