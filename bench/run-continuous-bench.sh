@@ -17,8 +17,9 @@
 # Usage (as root): bench/run-continuous-bench.sh [-s SECONDS] [-i INTERVAL] [-l idle|busy] [-P PERIOD] [-B BUILDDIR]
 #   -s SECONDS   how long to record (default 3600)
 #   -i INTERVAL  seconds between measurements (default 60)
-#   -l LOAD      idle (default: nothing started) or busy (hot-functions on every CPU, at
-#                nice 19: the CPUs are as busy, the machine stays usable)
+#   -l LOAD      idle (default: nothing started) or busy (bench/cpu-workload on every
+#                CPU, at nice 19: the CPUs are as busy, the machine stays usable; not
+#                tests/workloads/hot-functions, which tests beside it record by name)
 #   -P PERIOD    the --continuous period (default 60)
 #   -B BUILDDIR  the build to measure (default build)
 set -euo pipefail
@@ -43,9 +44,9 @@ case $load in idle | busy) ;; *) die "-l is idle or busy, not $load" ;; esac
 if [[ -z ${CONTINUOUS_BENCH_INNER:-} ]]; then
   [[ $(id -u) -eq 0 ]] || die "must run as root (test user, sysprofd)"
   if [[ ! -f $builddir/build.ninja ]]; then
-    meson setup "$builddir" "$root"
+    meson setup "$builddir" "$root" -Dsystem_service=false -Dbenchmarks=true
   fi
-  if ! out=$(ninja -C "$builddir" clients/cli/sysprof-cli clients/report/sysprof-report tests/workloads/hot-functions \
+  if ! out=$(ninja -C "$builddir" clients/cli/sysprof-cli clients/report/sysprof-report bench/cpu-workload \
     daemon/sysprofd daemon/unwinder/sysprof-unwinder 2>&1); then
     tail -n 30 <<<"$out" >&2
     die "the build failed"
@@ -61,7 +62,7 @@ W=$SYSPROFD_TEST_WORKDIR
 U=sysprof-test-other
 mkdir -p "$W/bin" "$W/u"
 install -m 755 "$builddir/clients/cli/sysprof-cli" "$builddir/clients/report/sysprof-report" \
-  "$builddir/tests/workloads/hot-functions" "$builddir/tests/workloads/libhotlib.so" "$W/bin/"
+  "$builddir/bench/cpu-workload" "$W/bin/"
 chown "$U" "$W/u"
 as_user=(runuser -u "$U" -- env -i PATH="$W/bin:/usr/bin:/bin" HOME="$W/u" DBUS_SYSTEM_BUS_ADDRESS="$DBUS_SYSTEM_BUS_ADDRESS"
   LD_LIBRARY_PATH="$W/bin")
@@ -92,10 +93,8 @@ nproc=$(nproc)
 echo "# continuous profiling, $load, ${seconds} s, a period every ${period} s, $nproc CPUs, $(date -u +%FT%TZ)"
 busy_pids=()
 if [[ $load == busy ]]; then
-  for _ in $(seq "$nproc"); do
-    nice -n 19 "${as_user[@]}" hot-functions $((seconds + 2 * interval + 60)) > /dev/null &
-    busy_pids+=($!)
-  done
+  nice -n 19 "${as_user[@]}" cpu-workload -j "$nproc" -t $((seconds + 2 * interval + 60)) > /dev/null &
+  busy_pids+=($!)
 fi
 
 # The peer: sysprofd without a session, over one interval.
@@ -133,6 +132,7 @@ while kill -0 "$cli_pid" 2> /dev/null; do
 done
 wait "$sudo_pid" || die "sysprof-cli failed: $(tail -n 5 "$W/cli.log")"
 for p in "${busy_pids[@]}"; do kill "$p" 2> /dev/null || true; done
+pkill -u "$U" -x cpu-workload 2> /dev/null || true
 
 [[ -s $samples ]] || die "no measurement: the run was shorter than one interval"
 periods=$(find "$out" -name 'sysprof-*.syscap' | wc -l)
