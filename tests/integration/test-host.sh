@@ -497,7 +497,9 @@ chmod a+rx "$cred/mapper"
 # in $2, once it has mapped everything.
 wait_ready () { local _ p=
   for _ in $(seq 200); do
-    p=$(sed -n 's/^ready \([0-9]*\)$/\1/p' "$2" 2> /dev/null)
+    # The job creates $2 when it starts, maybe after this first look: under
+    # set -e a missing file (sed's status 2) would end the test silently.
+    p=$(sed -n 's/^ready \([0-9]*\)$/\1/p' "$2" 2> /dev/null || true)
     [ -n "$p" ] && break
     kill -0 "$3" 2> /dev/null || fail "the mapper writing $2 exited: $(cat "$2")"
     sleep 0.05
