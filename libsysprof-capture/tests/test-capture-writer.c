@@ -595,7 +595,6 @@ test_switch_fd (void)
 
   for (guint i = 0; i < 2; i++)
     {
-      g_autoptr (GHashTable) names = NULL;
       const SysprofCaptureJitmap *jitmap;
       guint                       n_samples = 0;
       SysprofCaptureFrameType     type;
