@@ -242,8 +242,6 @@ sysprof_session_recorder_start (SysprofSessionRecorder              *self,
 gboolean
 sysprof_session_recorder_stop (SysprofSessionRecorder *self, GError **error)
 {
-  g_autoptr (GError) local_error = NULL;
-
   g_return_val_if_fail (SYSPROF_IS_SESSION_RECORDER (self), FALSE);
 
   if (self->state != STATE_RUNNING)
